@@ -1,0 +1,121 @@
+// Package testgpu opens the device tests run on and checks, when each test
+// ends, that the test left nothing behind.
+//
+// The test device is lavapipe (Mesa's software Vulkan driver) unless
+// WGT_BACKEND or WGT_ADAPTER choose another. With no matching adapter a
+// test is skipped, or fails when WGT_REQUIRE_GPU=1, as in CI: a GPU test
+// must never pass by skipping there.
+//
+// Every device opened here is leak-checked in t.Cleanup: pending readbacks
+// are settled, then no buffer may be live, the pool's figures must add up,
+// and Close must report nothing.
+package testgpu
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/wgtensor/wgtensor/wgpu"
+)
+
+// DefaultOptions are the options Open uses: lavapipe on Vulkan. WGT_BACKEND
+// and WGT_ADAPTER override them inside wgpu.Open.
+func DefaultOptions() wgpu.Options {
+	return wgpu.Options{Backend: wgpu.BackendVulkan, Adapter: "llvmpipe"}
+}
+
+// RequireGPU reports whether WGT_REQUIRE_GPU asks for a missing adapter to
+// fail tests instead of skipping them.
+func RequireGPU() bool { return os.Getenv("WGT_REQUIRE_GPU") == "1" }
+
+// Open opens the test device with DefaultOptions and registers its leak
+// check and Close with t.Cleanup.
+func Open(t testing.TB) *wgpu.Device {
+	t.Helper()
+	return OpenWith(t, DefaultOptions())
+}
+
+// OpenWith is Open with explicit options; WGT_BACKEND and WGT_ADAPTER still
+// override them.
+func OpenWith(t testing.TB, opts wgpu.Options) *wgpu.Device {
+	t.Helper()
+	d := OpenUnchecked(t, opts)
+	t.Cleanup(func() { CheckAndClose(t, d) })
+	return d
+}
+
+// OpenUnchecked opens a device like OpenWith but leaves closing it to the
+// test: for tests of Close itself.
+func OpenUnchecked(t testing.TB, opts wgpu.Options) *wgpu.Device {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	d, err := wgpu.Open(ctx, opts)
+	if errors.Is(err, wgpu.ErrNoAdapter) {
+		if RequireGPU() {
+			t.Fatalf("WGT_REQUIRE_GPU=1 and no adapter: %v (install lavapipe: apt-get install -y mesa-vulkan-drivers libvulkan1)", err)
+		}
+		t.Skipf("no adapter: %v", err)
+	}
+	if err != nil {
+		t.Fatalf("open device: %v", err)
+	}
+	return d
+}
+
+// CheckAndClose settles d's pending work, fails t if any buffer is still
+// live or the pool's figures do not add up, and closes d.
+func CheckAndClose(t testing.TB, d *wgpu.Device) {
+	t.Helper()
+	if err := Settle(d, time.Minute); err != nil && !closedOrLost(err) {
+		t.Errorf("leak check: settling pending work: %v", err)
+	}
+	for _, b := range d.LiveBuffers() {
+		t.Errorf("leak check: buffer %d (%d B, %s) still live, created at %s", b.ID, b.Size, b.Usage, b.Site)
+	}
+	if err := CheckPoolStats(d.Pool().Stats()); err != nil {
+		t.Errorf("leak check: %v", err)
+	}
+	if err := d.Close(); err != nil {
+		t.Errorf("leak check: close: %v", err)
+	}
+}
+
+// Settle submits d's recorded work and polls until no readback is pending,
+// or until timeout.
+func Settle(d *wgpu.Device, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := d.Sync(ctx); err != nil {
+		return err
+	}
+	for d.Stats().PendingReadbacks > 0 {
+		if err := d.Poll(true); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return errors.New("readbacks still pending after " + timeout.String())
+		}
+	}
+	return nil
+}
+
+func closedOrLost(err error) bool {
+	return errors.Is(err, wgpu.ErrClosed) || errors.Is(err, wgpu.ErrDeviceLost)
+}
+
+// CheckPoolStats returns an error if the pool's figures are inconsistent.
+func CheckPoolStats(s wgpu.PoolStats) error {
+	switch {
+	case s.ReservedBytes != s.LiveBytes+s.PooledBytes:
+		return errors.New("pool: reserved bytes != live + pooled: " + s.String())
+	case s.Allocs-s.Frees != uint64(s.LiveBuffers+s.PooledBuffers):
+		return errors.New("pool: allocs - frees != live + pooled buffers: " + s.String())
+	case s.PeakLiveBytes < s.LiveBytes || s.PeakReservedBytes < s.ReservedBytes:
+		return errors.New("pool: a peak is below its current value: " + s.String())
+	}
+	return nil
+}

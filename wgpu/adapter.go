@@ -1,0 +1,267 @@
+package wgpu
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/cogentcore/webgpu/wgpu"
+)
+
+// Backend is a native graphics API that WebGPU runs on.
+type Backend int
+
+// The backends. BackendAny lets Open choose.
+const (
+	BackendAny Backend = iota
+	BackendVulkan
+	BackendGL
+	BackendMetal
+	BackendDX12
+)
+
+var backendNames = [...]string{"any", "vulkan", "gl", "metal", "dx12"}
+
+func (b Backend) String() string {
+	if b >= 0 && int(b) < len(backendNames) {
+		return backendNames[b]
+	}
+	return fmt.Sprintf("Backend(%d)", int(b))
+}
+
+// ParseBackend parses a backend name as WGT_BACKEND spells it: any, vulkan,
+// gl (or opengl, gles), metal, dx12. Case does not matter.
+func ParseBackend(s string) (Backend, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "any", "all":
+		return BackendAny, nil
+	case "vulkan", "vk":
+		return BackendVulkan, nil
+	case "gl", "opengl", "gles", "opengles":
+		return BackendGL, nil
+	case "metal":
+		return BackendMetal, nil
+	case "dx12", "d3d12":
+		return BackendDX12, nil
+	}
+	return BackendAny, newError("parse backend "+strconv.Quote(s), ErrInvalidArgument, "want any, vulkan, gl, metal or dx12")
+}
+
+func (b Backend) instanceFlags() wgpu.InstanceBackend {
+	switch b {
+	case BackendVulkan:
+		return wgpu.InstanceBackendVulkan
+	case BackendGL:
+		return wgpu.InstanceBackendGL
+	case BackendMetal:
+		return wgpu.InstanceBackendMetal
+	case BackendDX12:
+		return wgpu.InstanceBackendDX12
+	}
+	return wgpu.InstanceBackendVulkan | wgpu.InstanceBackendGL | wgpu.InstanceBackendMetal | wgpu.InstanceBackendDX12
+}
+
+func backendOf(t wgpu.BackendType) Backend {
+	switch t {
+	case wgpu.BackendTypeVulkan:
+		return BackendVulkan
+	case wgpu.BackendTypeOpenGL, wgpu.BackendTypeOpenGLES:
+		return BackendGL
+	case wgpu.BackendTypeMetal:
+		return BackendMetal
+	case wgpu.BackendTypeD3D12:
+		return BackendDX12
+	}
+	return BackendAny
+}
+
+// AdapterType says what kind of processor an adapter runs on.
+type AdapterType int
+
+// The adapter types.
+const (
+	AdapterUnknown AdapterType = iota
+	AdapterCPU
+	AdapterIntegrated
+	AdapterDiscrete
+)
+
+func (t AdapterType) String() string {
+	switch t {
+	case AdapterCPU:
+		return "cpu"
+	case AdapterIntegrated:
+		return "integrated"
+	case AdapterDiscrete:
+		return "discrete"
+	}
+	return "unknown"
+}
+
+func adapterTypeOf(t wgpu.AdapterType) AdapterType {
+	switch t {
+	case wgpu.AdapterTypeCPU:
+		return AdapterCPU
+	case wgpu.AdapterTypeIntegratedGPU:
+		return AdapterIntegrated
+	case wgpu.AdapterTypeDiscreteGPU:
+		return AdapterDiscrete
+	}
+	return AdapterUnknown
+}
+
+// PowerPreference orders adapters when several match.
+type PowerPreference int
+
+// The power preferences. PowerDefault prefers discrete GPUs, then integrated
+// ones, then CPU adapters, and native backends over GL.
+const (
+	PowerDefault PowerPreference = iota
+	PowerHigh
+	PowerLow
+)
+
+// Limits are the device limits that matter to compute work.
+type Limits struct {
+	MaxBufferSize                     uint64
+	MaxStorageBufferBindingSize       uint64
+	MaxUniformBufferBindingSize       uint64
+	MaxStorageBuffersPerShaderStage   uint32
+	MaxComputeWorkgroupStorageSize    uint32
+	MaxComputeInvocationsPerWorkgroup uint32
+	MaxComputeWorkgroupSizeX          uint32
+	MaxComputeWorkgroupSizeY          uint32
+	MaxComputeWorkgroupSizeZ          uint32
+	MaxComputeWorkgroupsPerDimension  uint32
+	MinStorageBufferOffsetAlignment   uint32
+	MinUniformBufferOffsetAlignment   uint32
+}
+
+func limitsOf(l wgpu.Limits) Limits {
+	return Limits{
+		MaxBufferSize:                     l.MaxBufferSize,
+		MaxStorageBufferBindingSize:       l.MaxStorageBufferBindingSize,
+		MaxUniformBufferBindingSize:       l.MaxUniformBufferBindingSize,
+		MaxStorageBuffersPerShaderStage:   l.MaxStorageBuffersPerShaderStage,
+		MaxComputeWorkgroupStorageSize:    l.MaxComputeWorkgroupStorageSize,
+		MaxComputeInvocationsPerWorkgroup: l.MaxComputeInvocationsPerWorkgroup,
+		MaxComputeWorkgroupSizeX:          l.MaxComputeWorkgroupSizeX,
+		MaxComputeWorkgroupSizeY:          l.MaxComputeWorkgroupSizeY,
+		MaxComputeWorkgroupSizeZ:          l.MaxComputeWorkgroupSizeZ,
+		MaxComputeWorkgroupsPerDimension:  l.MaxComputeWorkgroupsPerDimension,
+		MinStorageBufferOffsetAlignment:   l.MinStorageBufferOffsetAlignment,
+		MinUniformBufferOffsetAlignment:   l.MinUniformBufferOffsetAlignment,
+	}
+}
+
+// AdapterInfo describes one adapter: what Adapters lists and what a Device
+// reports about the adapter it runs on.
+type AdapterInfo struct {
+	Index    int         // position in Adapters' list
+	Name     string      // the device's name, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)"
+	Backend  Backend     // the native API
+	Type     AdapterType // cpu, integrated or discrete
+	Driver   string      // the driver's description
+	VendorID uint32
+	DeviceID uint32
+	Limits   Limits // the adapter's own limits; Device.Limits has what was granted
+}
+
+func (a AdapterInfo) String() string {
+	return fmt.Sprintf("%s (%s, %s)", a.Name, a.Backend, a.Type)
+}
+
+func infoOf(index int, a *wgpu.Adapter) AdapterInfo {
+	info := a.GetInfo()
+	name := info.Name
+	if name == "" || strings.HasPrefix(name, "0x") {
+		name = info.DriverDescription
+	}
+	if name == "" {
+		name = info.VendorName
+	}
+	return AdapterInfo{
+		Index:    index,
+		Name:     name,
+		Backend:  backendOf(info.BackendType),
+		Type:     adapterTypeOf(info.AdapterType),
+		Driver:   info.DriverDescription,
+		VendorID: info.VendorId,
+		DeviceID: info.DeviceId,
+		Limits:   limitsOf(a.GetLimits().Limits),
+	}
+}
+
+var shared struct {
+	once sync.Once
+	inst *wgpu.Instance
+}
+
+// instance returns the process's one WebGPU instance. It is never released:
+// on the GL backend every instance shares one EGL display, and releasing
+// any instance terminates it under the devices of the others.
+func instance() *wgpu.Instance {
+	shared.once.Do(func() {
+		quietBinding()
+		shared.inst = wgpu.CreateInstance(nil) // never a descriptor: BINDING.md
+	})
+	return shared.inst
+}
+
+// Adapters lists every adapter wgpu-native finds on every backend.
+// It is safe for concurrent use.
+func Adapters() []AdapterInfo {
+	found := instance().EnumerateAdapters(&wgpu.InstanceEnumerateAdapterOptons{Backends: BackendAny.instanceFlags()})
+	infos := make([]AdapterInfo, len(found))
+	for i, a := range found {
+		infos[i] = infoOf(i, a)
+		a.Release()
+	}
+	return infos
+}
+
+// choose returns the index of the best adapter among infos for the options,
+// or -1.
+func choose(infos []AdapterInfo, backend Backend, name string, pref PowerPreference) int {
+	var idx []int
+	for i, a := range infos {
+		if a.Backend == BackendAny { // null or unknown backends
+			continue
+		}
+		if backend != BackendAny && a.Backend != backend {
+			continue
+		}
+		if name != "" && !strings.Contains(strings.ToLower(a.Name+" "+a.Driver), strings.ToLower(name)) {
+			continue
+		}
+		idx = append(idx, i)
+	}
+	if len(idx) == 0 {
+		return -1
+	}
+	score := func(a AdapterInfo) int {
+		s := 0
+		switch a.Type {
+		case AdapterDiscrete:
+			s = 30
+			if pref == PowerLow {
+				s = 20
+			}
+		case AdapterIntegrated:
+			s = 20
+			if pref == PowerLow {
+				s = 30
+			}
+		case AdapterCPU:
+			s = 10
+		}
+		if a.Backend != BackendGL {
+			s += 5
+		}
+		return s
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return score(infos[idx[i]]) > score(infos[idx[j]]) })
+	return idx[0]
+}

@@ -1,0 +1,407 @@
+package wgpu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cogentcore/webgpu/wgpu"
+)
+
+// Options choose an adapter and configure the device opened on it.
+// The zero value picks the best adapter on any backend with no memory limit.
+type Options struct {
+	// Backend restricts the choice to one native API. WGT_BACKEND overrides it.
+	Backend Backend
+	// Adapter, when set, picks the adapter whose name or driver contains it
+	// (case-insensitive). WGT_ADAPTER overrides it.
+	Adapter string
+	// Power orders the adapters that match.
+	Power PowerPreference
+	// MemoryLimit caps the bytes the pool holds (live plus pooled). An
+	// allocation that would pass it trims the pool, then fails with
+	// ErrOutOfMemory. 0 means no limit beyond the driver's.
+	MemoryLimit uint64
+	// BatchSize is how many commands (dispatches and copies) are recorded
+	// into one command buffer before it is submitted. 0 means 64.
+	BatchSize int
+	// PollInterval, when positive, starts a background poller that settles
+	// promises every interval even when nobody awaits them.
+	PollInterval time.Duration
+	// OnUncapturedError receives errors that no error scope captured and no
+	// call could return (a failed batch submission, say). If nil, they are
+	// kept and returned by Device.UncapturedErrors.
+	OnUncapturedError func(error)
+}
+
+const defaultBatchSize = 64
+
+// LostReason says why a device was lost, as WebGPU's GPUDeviceLostReason.
+type LostReason int
+
+// The reasons.
+const (
+	LostUnknown   LostReason = iota // the driver or the runtime lost it
+	LostDestroyed                   // Close destroyed it
+)
+
+func (r LostReason) String() string {
+	if r == LostDestroyed {
+		return "destroyed"
+	}
+	return "unknown"
+}
+
+// LostInfo is what Device.Lost settles with.
+type LostInfo struct {
+	Reason  LostReason
+	Message string
+}
+
+// Device is an open WebGPU device with its buffer pool, command recorder,
+// kernel cache and pending promises.
+//
+// A Device is safe for concurrent use by multiple goroutines. Calls that
+// touch the GPU are serialised on one lock; polling happens outside it, so
+// a goroutine waiting for the GPU does not block one recording work.
+type Device struct {
+	info   AdapterInfo
+	limits Limits // as granted
+	opts   Options
+	lost   *Promise[LostInfo]
+
+	inst    *wgpu.Instance // the process's; see instance()
+	adapter *wgpu.Adapter
+	dev     *wgpu.Device
+	queue   *wgpu.Queue
+
+	pollMu     sync.Mutex    // serialises polls and Close; taken before mu
+	stopPoller chan struct{} // closed by Close to stop the background poller
+	pollerDone chan struct{}
+
+	mu         sync.Mutex // protects the fields below and every binding call but Poll
+	state      *Error     // nil while usable, else why not (closed or lost)
+	closed     bool
+	pool       poolState
+	rec        recorder
+	pending    map[settler]struct{} // readbacks and work-done requests not yet settled
+	kernels    map[string]*Kernel
+	layouts    map[string]*wgpu.BindGroupLayout
+	scopes     []errorScope
+	uncaptured []error
+	polling    bool // an Await-driven poller goroutine is running
+	nextID     uint64
+	stats      DeviceStats
+
+	doneMu sync.Mutex // protects done; taken by callbacks, after mu if both
+	done   []settler  // requests whose callbacks fired, to settle under mu
+}
+
+// settler is a request that settles when a wgpu-native callback fires:
+// a readback or a work-done request.
+type settler interface {
+	// complete runs under Device.mu once the callback has fired.
+	complete(d *Device) (after func())
+	// fail settles the request with err without waiting for its callback.
+	fail(err error) (after func())
+}
+
+var quietOnce sync.Once
+
+// quietBinding turns wgpu-native's stderr logging off: every error reaches
+// the caller through a returned error, so nothing needs to be only logged.
+// WGT_WGPU_LOG=warn (or error, info, debug, trace) turns it back on.
+func quietBinding() {
+	quietOnce.Do(func() {
+		level := wgpu.LogLevelOff
+		switch strings.ToLower(os.Getenv("WGT_WGPU_LOG")) {
+		case "error":
+			level = wgpu.LogLevelError
+		case "warn":
+			level = wgpu.LogLevelWarn
+		case "info":
+			level = wgpu.LogLevelInfo
+		case "debug":
+			level = wgpu.LogLevelDebug
+		case "trace":
+			level = wgpu.LogLevelTrace
+		}
+		wgpu.SetLogLevel(level)
+	})
+}
+
+// Open chooses an adapter and opens a device on it, requesting the adapter's
+// own limits (or, where the backend refuses them, the most it grants).
+// WGT_BACKEND and WGT_ADAPTER, when set, override opts.Backend and
+// opts.Adapter. ctx bounds the wait; the binding's requests are synchronous,
+// so it is checked between steps.
+func Open(ctx context.Context, opts Options) (*Device, error) {
+	if v, ok := os.LookupEnv("WGT_BACKEND"); ok && v != "" {
+		b, err := ParseBackend(v)
+		if err != nil {
+			return nil, err
+		}
+		opts.Backend = b
+	}
+	if v := os.Getenv("WGT_ADAPTER"); v != "" {
+		opts.Adapter = v
+	}
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = defaultBatchSize
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	inst := instance()
+	adapters := inst.EnumerateAdapters(&wgpu.InstanceEnumerateAdapterOptons{Backends: opts.Backend.instanceFlags()})
+	infos := make([]AdapterInfo, len(adapters))
+	for i, a := range adapters {
+		infos[i] = infoOf(i, a)
+	}
+	pick := choose(infos, opts.Backend, opts.Adapter, opts.Power)
+	for i, a := range adapters {
+		if i != pick {
+			a.Release()
+		}
+	}
+	if pick < 0 {
+		return nil, newError("open", ErrNoAdapter, fmt.Sprintf("backend %s, name %q, %d adapters seen", opts.Backend, opts.Adapter, len(infos)))
+	}
+	adapter, info := adapters[pick], infos[pick]
+	if err := ctx.Err(); err != nil {
+		adapter.Release()
+		return nil, err
+	}
+	dev, err := requestDevice(adapter, info)
+	if err != nil {
+		adapter.Release()
+		return nil, err
+	}
+	d := &Device{
+		info:    info,
+		limits:  limitsOf(dev.GetLimits().Limits),
+		opts:    opts,
+		lost:    newPromise[LostInfo](nil),
+		inst:    inst,
+		adapter: adapter,
+		dev:     dev,
+		queue:   dev.GetQueue(),
+		pending: make(map[settler]struct{}),
+		kernels: make(map[string]*Kernel),
+		layouts: make(map[string]*wgpu.BindGroupLayout),
+	}
+	d.pool.init(opts.MemoryLimit)
+	d.rec.seq = 1
+	if err := d.checkShim(); err != nil {
+		d.Close()
+		return nil, err
+	}
+	if opts.PollInterval > 0 {
+		d.stopPoller = make(chan struct{})
+		d.pollerDone = make(chan struct{})
+		go d.backgroundPoll(opts.PollInterval)
+	}
+	return d, nil
+}
+
+// requestDevice asks for the adapter's full limits, then for the default
+// limits raised to the adapter's buffer and workgroup sizes, then for the
+// defaults: the GL backend refuses the first (BINDING.md).
+func requestDevice(a *wgpu.Adapter, info AdapterInfo) (*wgpu.Device, error) {
+	full := a.GetLimits().Limits
+	compute := wgpu.DefaultLimits()
+	compute.MaxBufferSize = full.MaxBufferSize
+	compute.MaxStorageBufferBindingSize = full.MaxStorageBufferBindingSize
+	compute.MaxComputeWorkgroupStorageSize = full.MaxComputeWorkgroupStorageSize
+	compute.MaxComputeInvocationsPerWorkgroup = full.MaxComputeInvocationsPerWorkgroup
+	compute.MaxComputeWorkgroupSizeX = full.MaxComputeWorkgroupSizeX
+	compute.MaxComputeWorkgroupSizeY = full.MaxComputeWorkgroupSizeY
+	compute.MaxComputeWorkgroupsPerDimension = full.MaxComputeWorkgroupsPerDimension
+	compute.MaxStorageBuffersPerShaderStage = full.MaxStorageBuffersPerShaderStage
+	var lastErr error
+	for _, lim := range []*wgpu.Limits{&full, &compute, nil} {
+		desc := &wgpu.DeviceDescriptor{Label: "wgtensor"}
+		if lim != nil {
+			desc.RequiredLimits = &wgpu.RequiredLimits{Limits: *lim}
+		}
+		dev, err := a.RequestDevice(desc)
+		if err == nil {
+			return dev, nil
+		}
+		lastErr = err
+	}
+	return nil, newError("open "+info.String(), ErrValidation, lastErr.Error())
+}
+
+// checkShim verifies, on a scratch buffer, that the shim's mirrors of the
+// binding's handle types (shim.go) still match the binding.
+func (d *Device) checkShim() error {
+	b, err := d.dev.CreateBuffer(&wgpu.BufferDescriptor{Size: 4, Usage: wgpu.BufferUsageMapRead | wgpu.BufferUsageCopyDst})
+	if err != nil {
+		return fromBinding("open: create scratch buffer", err)
+	}
+	defer func() { b.Destroy(); b.Release() }()
+	if !rawLayoutOK(d.dev, b, d.queue) {
+		return newError("open", ErrValidation, "the binding's handle layout is not the one wgpu/shim.go mirrors")
+	}
+	return nil
+}
+
+// Info describes the adapter the device runs on.
+func (d *Device) Info() AdapterInfo { return d.info }
+
+// Limits returns the limits the device was granted.
+func (d *Device) Limits() Limits { return d.limits }
+
+// Lost returns a promise that settles when the device is lost or closed,
+// like WebGPU's device.lost. It never rejects.
+func (d *Device) Lost() *Promise[LostInfo] { return d.lost }
+
+// usable returns nil if the device accepts work, else the error saying why
+// not. Callers hold d.mu.
+func (d *Device) usable(op string) error {
+	if d.state == nil {
+		return nil
+	}
+	return newError(op, d.state.Kind, d.state.Detail)
+}
+
+// InjectLoss makes the device lost exactly as a loss reported by the driver
+// does: pending promises reject with ErrDeviceLost, Lost settles, and later
+// calls fail fast. It is for testing code that must survive device loss.
+func (d *Device) InjectLoss(message string) {
+	d.mu.Lock()
+	after := d.loseLocked(LostUnknown, message)
+	d.mu.Unlock()
+	after()
+}
+
+// loseLocked marks the device lost and rejects everything pending.
+func (d *Device) loseLocked(reason LostReason, message string) (after func()) {
+	if d.state != nil {
+		return func() {}
+	}
+	d.state = newError("device", ErrDeviceLost, message)
+	afters := d.rejectPendingLocked(d.state)
+	afters = append(afters, d.lost.settle(LostInfo{Reason: reason, Message: message}, nil))
+	return runAll(afters)
+}
+
+// noteErr inspects an error a binding call returned and marks the device
+// lost if it says so.
+func (d *Device) noteErr(err error) (after func()) {
+	if err != nil && isLoss(err) {
+		var e *Error
+		msg := err.Error()
+		if errors.As(err, &e) {
+			msg = e.Detail
+		}
+		return d.loseLocked(LostUnknown, msg)
+	}
+	return func() {}
+}
+
+func (d *Device) rejectPendingLocked(err error) []func() {
+	var afters []func()
+	for s := range d.pending {
+		afters = append(afters, s.fail(err))
+		delete(d.pending, s)
+		if rb, ok := s.(*readback); ok {
+			// No new work is accepted from here on, so the staging buffer
+			// cannot be handed to another readback while its map is pending.
+			rb.reclaim(d)
+		}
+	}
+	return afters
+}
+
+func runAll(fs []func()) func() {
+	return func() {
+		for _, f := range fs {
+			f()
+		}
+	}
+}
+
+// Close rejects every pending promise with ErrClosed, drops recorded work
+// that was not submitted, waits for submitted work, destroys every buffer
+// the device owns (pooled and live) and releases the device. If buffers
+// other than the runtime's own were still live, it returns an error wrapping
+// ErrLeaked that lists them. Close is idempotent.
+func (d *Device) Close() error {
+	if d.stopPoller != nil {
+		select {
+		case <-d.stopPoller:
+		default:
+			close(d.stopPoller)
+		}
+		<-d.pollerDone
+	}
+	d.pollMu.Lock()
+	defer d.pollMu.Unlock()
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil
+	}
+	d.closed = true
+	closedErr := newError("close", ErrClosed, "")
+	afters := d.rejectPendingLocked(closedErr)
+	if d.state == nil {
+		d.state = closedErr
+	}
+	d.rec.discard(d)
+	leaked := d.pool.liveReport(false)
+	// Submit the queue's pending writes: a device released with unsubmitted
+	// writes corrupts the next device's first submit in wgpu-native.
+	d.queue.Submit()
+	d.dev.Poll(true, nil) // let submitted work finish
+	d.pool.destroyAll()
+	d.dev.Poll(true, nil) // run the callbacks of maps the destroys aborted
+	d.doneMu.Lock()
+	d.done = nil
+	d.doneMu.Unlock()
+	for _, k := range d.kernels {
+		k.pipeline.Release()
+	}
+	for _, l := range d.layouts {
+		l.Release()
+	}
+	d.queue.Release()
+	d.dev.Release()
+	d.adapter.Release()
+	afters = append(afters, d.lost.settle(LostInfo{Reason: LostDestroyed, Message: "device closed"}, nil))
+	d.mu.Unlock()
+	runAll(afters)()
+	if leaked != "" {
+		return newError("close", ErrLeaked, leaked)
+	}
+	return nil
+}
+
+// DeviceStats counts the work a device has done.
+type DeviceStats struct {
+	Submits          uint64 // command buffers submitted
+	Dispatches       uint64 // compute dispatches recorded
+	Copies           uint64 // buffer-to-buffer copies recorded
+	Writes           uint64 // queue writes (uploads)
+	KernelsCompiled  uint64 // pipelines built; a cached kernel is not counted again
+	PendingReadbacks int    // readbacks not yet settled
+}
+
+// Stats returns the device's counters.
+func (d *Device) Stats() DeviceStats {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s := d.stats
+	for p := range d.pending {
+		if _, ok := p.(*readback); ok {
+			s.PendingReadbacks++
+		}
+	}
+	return s
+}

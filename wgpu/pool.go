@@ -1,0 +1,475 @@
+package wgpu
+
+import (
+	"fmt"
+	"math/bits"
+	"runtime"
+	"sort"
+	"strings"
+
+	"github.com/cogentcore/webgpu/wgpu"
+)
+
+// Usage says what a buffer is for; the pool keeps one free list per usage
+// and size class.
+type Usage int
+
+// The usages.
+const (
+	// UsageStorage: kernel inputs and outputs; can be written from the host
+	// and copied out for readback.
+	UsageStorage Usage = iota
+	// UsageReadback: staging buffers that readbacks map for reading.
+	UsageReadback
+	// UsageUniform: kernel parameters.
+	UsageUniform
+)
+
+func (u Usage) String() string {
+	switch u {
+	case UsageReadback:
+		return "readback"
+	case UsageUniform:
+		return "uniform"
+	}
+	return "storage"
+}
+
+func (u Usage) flags() wgpu.BufferUsage {
+	switch u {
+	case UsageReadback:
+		return wgpu.BufferUsageMapRead | wgpu.BufferUsageCopyDst
+	case UsageUniform:
+		return wgpu.BufferUsageUniform | wgpu.BufferUsageCopyDst
+	}
+	return wgpu.BufferUsageStorage | wgpu.BufferUsageCopySrc | wgpu.BufferUsageCopyDst
+}
+
+// Buffer is a GPU buffer handed out by a device's pool. Release gives it
+// back; the pool reuses it or, on Trim, destroys it.
+//
+// A Buffer is safe for concurrent use: its methods go through the device.
+type Buffer struct {
+	d        *Device
+	raw      *wgpu.Buffer
+	id       uint64
+	size     uint64 // bytes asked for
+	capacity uint64 // bytes allocated: the size class
+	usage    Usage
+	site     uintptr // where it was handed out
+	internal bool    // the runtime's own (staging, parameters)
+
+	// Protected by d.mu.
+	live      bool   // handed out and not released
+	destroyed bool   // destroyed: by Trim, Close or a test
+	lastBatch uint64 // the recorder batch that last named it
+}
+
+// ID is the buffer's number, unique within its device.
+func (b *Buffer) ID() uint64 { return b.id }
+
+// Size is the size asked for, in bytes.
+func (b *Buffer) Size() uint64 { return b.size }
+
+// Capacity is the size allocated, in bytes: Size rounded up to its class.
+func (b *Buffer) Capacity() uint64 { return b.capacity }
+
+// Usage says what the buffer is for.
+func (b *Buffer) Usage() Usage { return b.usage }
+
+// Release gives the buffer back to the pool. Work already recorded or
+// submitted that reads or writes it still runs correctly: the pool only
+// destroys buffers no unsubmitted work names. Releasing twice returns
+// ErrDisposed; releasing after the device closed does nothing.
+func (b *Buffer) Release() error {
+	d := b.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil
+	}
+	if !b.live {
+		return newError(fmt.Sprintf("release buffer %d", b.id), ErrDisposed, "")
+	}
+	d.pool.put(b)
+	return nil
+}
+
+// PoolStats are a device pool's figures, exact at the moment they are taken.
+// Bytes are allocated bytes (size classes), not bytes asked for.
+type PoolStats struct {
+	// Pool status.
+	LiveBuffers       int    // buffers handed out and not released
+	LiveBytes         uint64 // their bytes
+	PooledBuffers     int    // released buffers kept for reuse
+	PooledBytes       uint64 // their bytes
+	ReservedBytes     uint64 // LiveBytes + PooledBytes: what the driver holds for the pool
+	PeakLiveBytes     uint64 // highest LiveBytes since open
+	PeakReservedBytes uint64 // highest ReservedBytes since open
+	MemoryLimit       uint64 // 0 when there is none
+
+	// Counters.
+	Allocs     uint64 // buffers created through the driver
+	Reuses     uint64 // requests served from the pool
+	Frees      uint64 // buffers destroyed
+	Trims      uint64 // Trim calls, including those the memory limit made
+	OOMRetries uint64 // allocations retried after trimming for memory
+}
+
+func (s PoolStats) String() string {
+	return fmt.Sprintf("live %d buffers %s, pooled %d buffers %s, reserved %s (peak live %s, peak reserved %s); allocs %d, reuses %d, frees %d, trims %d, oom retries %d",
+		s.LiveBuffers, FormatBytes(s.LiveBytes), s.PooledBuffers, FormatBytes(s.PooledBytes), FormatBytes(s.ReservedBytes),
+		FormatBytes(s.PeakLiveBytes), FormatBytes(s.PeakReservedBytes), s.Allocs, s.Reuses, s.Frees, s.Trims, s.OOMRetries)
+}
+
+// FormatBytes formats n in B, KiB, MiB or GiB.
+func FormatBytes(n uint64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.2f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+type poolKey struct {
+	capacity uint64
+	usage    Usage
+}
+
+// poolState is the pool's bookkeeping, protected by Device.mu.
+type poolState struct {
+	free  map[poolKey][]*Buffer
+	live  map[*Buffer]struct{}
+	stats PoolStats
+}
+
+func (p *poolState) init(limit uint64) {
+	p.free = make(map[poolKey][]*Buffer)
+	p.live = make(map[*Buffer]struct{})
+	p.stats.MemoryLimit = limit
+}
+
+// sizeClass rounds n up to the size the pool allocates: multiples of 256 B
+// up to 64 KiB, then four classes per power of two, so at most a quarter
+// of a buffer is slack.
+func sizeClass(n uint64) uint64 {
+	const small = 64 << 10
+	if n <= small {
+		return max(256, (n+255)&^255)
+	}
+	step := uint64(1) << (63 - bits.LeadingZeros64(n)) / 4
+	return (n + step - 1) / step * step
+}
+
+// Pool is a view of a device's buffer pool. It is safe for concurrent use
+// by multiple goroutines.
+type Pool struct{ d *Device }
+
+// Pool returns the device's buffer pool.
+func (d *Device) Pool() Pool { return Pool{d} }
+
+// Stats returns the pool's figures, all taken under one lock.
+func (p Pool) Stats() PoolStats {
+	p.d.mu.Lock()
+	defer p.d.mu.Unlock()
+	return p.d.pool.stats
+}
+
+// SetMemoryLimit sets the most bytes the pool may hold, live and pooled;
+// 0 removes the limit. A limit below what is live now fails later
+// allocations; it never frees live buffers.
+func (p Pool) SetMemoryLimit(n uint64) {
+	p.d.mu.Lock()
+	defer p.d.mu.Unlock()
+	p.d.pool.stats.MemoryLimit = n
+}
+
+// Trim destroys every pooled buffer, returning its memory to the driver.
+// Pooled buffers that recorded but unsubmitted work still names are
+// submitted first, so no submission ever names a destroyed buffer.
+func (p Pool) Trim() error {
+	d := p.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.usable("trim"); err != nil {
+		return err
+	}
+	return d.trimLocked()
+}
+
+func (d *Device) trimLocked() error {
+	p := &d.pool
+	p.stats.Trims++
+	for _, list := range p.free {
+		for _, b := range list {
+			if d.rec.names(b) {
+				if err := d.flushLocked(); err != nil {
+					return err
+				}
+				break
+			}
+		}
+	}
+	for k, list := range p.free {
+		for _, b := range list {
+			p.destroy(b)
+			p.stats.PooledBuffers--
+			p.stats.PooledBytes -= b.capacity
+		}
+		delete(p.free, k)
+	}
+	p.stats.ReservedBytes = p.stats.LiveBytes + p.stats.PooledBytes
+	return nil
+}
+
+func (p *poolState) destroy(b *Buffer) {
+	if b.destroyed {
+		return
+	}
+	b.raw.Destroy()
+	b.raw.Release()
+	b.destroyed = true
+	p.stats.Frees++
+}
+
+// NewBuffer hands out a buffer of at least size bytes for usage, reusing a
+// pooled one of the same size class when it can. Its creation site, for
+// memory reports, is NewBuffer's caller.
+func (d *Device) NewBuffer(size uint64, usage Usage) (*Buffer, error) {
+	var pc [1]uintptr
+	runtime.Callers(2, pc[:])
+	return d.NewBufferAt(size, usage, pc[0])
+}
+
+// NewBufferAt is NewBuffer with the creation site given as a program
+// counter, for layers that report their own caller's line.
+func (d *Device) NewBufferAt(size uint64, usage Usage, site uintptr) (*Buffer, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.newBufferLocked(size, usage, site, false)
+}
+
+func (d *Device) newBufferLocked(size uint64, usage Usage, site uintptr, internal bool) (*Buffer, error) {
+	op := fmt.Sprintf("new %s buffer of %d B", usage, size)
+	if err := d.usable(op); err != nil {
+		return nil, err
+	}
+	if usage < UsageStorage || usage > UsageUniform {
+		return nil, newError(op, ErrInvalidArgument, fmt.Sprintf("unknown usage %d", int(usage)))
+	}
+	if size > d.limits.MaxBufferSize {
+		return nil, newError(op, ErrLimit, fmt.Sprintf("the device's max buffer size is %d B", d.limits.MaxBufferSize))
+	}
+	capacity := sizeClass(size)
+	if capacity > d.limits.MaxBufferSize {
+		capacity = (size + 3) &^ 3
+	}
+	p := &d.pool
+	key := poolKey{capacity, usage}
+	var b *Buffer
+	if list := p.free[key]; len(list) > 0 {
+		b = list[len(list)-1]
+		list[len(list)-1] = nil
+		p.free[key] = list[:len(list)-1]
+		p.stats.PooledBuffers--
+		p.stats.PooledBytes -= capacity
+		p.stats.Reuses++
+		b.size, b.site, b.internal = size, site, internal
+		d.nextID++
+		b.id = d.nextID
+	} else {
+		raw, err := d.allocLocked(op, capacity, usage)
+		if err != nil {
+			return nil, err
+		}
+		d.nextID++
+		b = &Buffer{d: d, raw: raw, id: d.nextID, size: size, capacity: capacity, usage: usage, site: site, internal: internal}
+		p.stats.Allocs++
+	}
+	b.live = true
+	p.live[b] = struct{}{}
+	p.stats.LiveBuffers++
+	p.stats.LiveBytes += capacity
+	p.stats.ReservedBytes = p.stats.LiveBytes + p.stats.PooledBytes
+	p.stats.PeakLiveBytes = max(p.stats.PeakLiveBytes, p.stats.LiveBytes)
+	p.stats.PeakReservedBytes = max(p.stats.PeakReservedBytes, p.stats.ReservedBytes)
+	return b, nil
+}
+
+// allocLocked creates a buffer through the driver, enforcing the memory
+// limit: trim, then fail. A driver out-of-memory also trims and retries once.
+func (d *Device) allocLocked(op string, capacity uint64, usage Usage) (*wgpu.Buffer, error) {
+	p := &d.pool
+	limit := p.stats.MemoryLimit
+	if limit > 0 && p.stats.ReservedBytes+capacity > limit {
+		if capacity <= limit && p.stats.PooledBytes > 0 {
+			p.stats.OOMRetries++
+			if err := d.trimLocked(); err != nil {
+				return nil, err
+			}
+		}
+		if p.stats.LiveBytes+capacity > limit {
+			return nil, newError(op, ErrOutOfMemory, fmt.Sprintf("%s would pass the memory limit of %s; %s",
+				FormatBytes(capacity), FormatBytes(limit), p.liveReport(true)))
+		}
+	}
+	desc := &wgpu.BufferDescriptor{Size: capacity, Usage: usage.flags()}
+	raw, err := d.dev.CreateBuffer(desc)
+	if err != nil && errorsIsOOM(err) && p.stats.PooledBytes > 0 {
+		p.stats.OOMRetries++
+		if terr := d.trimLocked(); terr != nil {
+			return nil, terr
+		}
+		raw, err = d.dev.CreateBuffer(desc)
+	}
+	if err != nil {
+		e := fromBinding(op, err)
+		if e.Kind == ErrOutOfMemory {
+			e.Detail += "; " + p.liveReport(true)
+		}
+		d.noteErr(e)()
+		return nil, e
+	}
+	return raw, nil
+}
+
+func errorsIsOOM(err error) bool { return fromBinding("", err).Kind == ErrOutOfMemory }
+
+// put returns a live buffer to its free list.
+func (p *poolState) put(b *Buffer) {
+	delete(p.live, b)
+	b.live = false
+	p.stats.LiveBuffers--
+	p.stats.LiveBytes -= b.capacity
+	if b.destroyed {
+		p.stats.ReservedBytes = p.stats.LiveBytes + p.stats.PooledBytes
+		return
+	}
+	key := poolKey{b.capacity, b.usage}
+	p.free[key] = append(p.free[key], b)
+	p.stats.PooledBuffers++
+	p.stats.PooledBytes += b.capacity
+}
+
+// destroyAll destroys every buffer, live and pooled (Close).
+func (p *poolState) destroyAll() {
+	for b := range p.live {
+		p.destroy(b)
+		b.live = false
+		delete(p.live, b)
+	}
+	for k, list := range p.free {
+		for _, b := range list {
+			p.destroy(b)
+		}
+		delete(p.free, k)
+	}
+	p.stats.LiveBuffers, p.stats.LiveBytes = 0, 0
+	p.stats.PooledBuffers, p.stats.PooledBytes, p.stats.ReservedBytes = 0, 0, 0
+}
+
+// BufferInfo describes one live buffer, for memory reports.
+type BufferInfo struct {
+	ID       uint64
+	Size     uint64 // bytes asked for
+	Capacity uint64 // bytes allocated
+	Usage    Usage
+	Site     string // file:line where it was handed out
+	Internal bool   // the runtime's own: staging or parameters
+}
+
+// LiveBuffers lists the buffers handed out and not released, by id.
+func (d *Device) LiveBuffers() []BufferInfo {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	infos := make([]BufferInfo, 0, len(d.pool.live))
+	for b := range d.pool.live {
+		infos = append(infos, BufferInfo{ID: b.id, Size: b.size, Capacity: b.capacity, Usage: b.usage, Site: Site(b.site), Internal: b.internal})
+	}
+	sort.Slice(infos, func(i, j int) bool { return infos[i].ID < infos[j].ID })
+	return infos
+}
+
+// liveReport summarises live buffers by creation site, largest first:
+// "live 3 buffers, 12.00 MiB: 2 × 8.00 MiB at x.go:10, ...". Internal
+// buffers are included only if withInternal; "" if there is nothing to say.
+func (p *poolState) liveReport(withInternal bool) string {
+	type group struct {
+		site  string
+		n     int
+		bytes uint64
+	}
+	groups := map[string]*group{}
+	var n int
+	var total uint64
+	for b := range p.live {
+		if b.internal && !withInternal {
+			continue
+		}
+		site := Site(b.site)
+		if b.internal {
+			site = "wgtensor (" + b.usage.String() + ")"
+		}
+		g := groups[site]
+		if g == nil {
+			g = &group{site: site}
+			groups[site] = g
+		}
+		g.n++
+		g.bytes += b.capacity
+		n++
+		total += b.capacity
+	}
+	if n == 0 {
+		if withInternal {
+			return "nothing is live"
+		}
+		return ""
+	}
+	list := make([]*group, 0, len(groups))
+	for _, g := range groups {
+		list = append(list, g)
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].bytes != list[j].bytes {
+			return list[i].bytes > list[j].bytes
+		}
+		return list[i].site < list[j].site
+	})
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "live %d buffers, %s:", n, FormatBytes(total))
+	for i, g := range list {
+		if i == 5 {
+			fmt.Fprintf(&sb, " and %d more sites", len(list)-i)
+			break
+		}
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, " %d × %s at %s", g.n, FormatBytes(g.bytes/uint64(g.n)), g.site)
+	}
+	return sb.String()
+}
+
+// Site formats a program counter as "dir/file.go:line", or "unknown".
+func Site(pc uintptr) string {
+	if pc == 0 {
+		return "unknown"
+	}
+	frames := runtime.CallersFrames([]uintptr{pc})
+	f, _ := frames.Next()
+	if f.File == "" {
+		return "unknown"
+	}
+	file := f.File
+	if i := strings.LastIndexByte(file, '/'); i >= 0 {
+		if j := strings.LastIndexByte(file[:i], '/'); j >= 0 {
+			file = file[j+1:]
+		}
+	}
+	return fmt.Sprintf("%s:%d", file, f.Line)
+}

@@ -1,0 +1,160 @@
+package wgpu
+
+import (
+	"context"
+	"sync"
+)
+
+// PromiseState is where a promise is in its life, like a JavaScript promise's.
+type PromiseState int
+
+// The promise states.
+const (
+	Pending PromiseState = iota
+	Fulfilled
+	Rejected
+)
+
+func (s PromiseState) String() string {
+	switch s {
+	case Fulfilled:
+		return "fulfilled"
+	case Rejected:
+		return "rejected"
+	}
+	return "pending"
+}
+
+// Promise is the result of asynchronous GPU work, such as a readback. Like a
+// WebGPU promise it settles only when the device is polled: by Await, by
+// Device.Poll, by frame.Next, or by the device's background poller.
+//
+// A Promise is safe for concurrent use by multiple goroutines: any number
+// may Await it, and all see the same result.
+type Promise[T any] struct {
+	drive func() // asks the producer to make progress; nil if none is needed
+	done  chan struct{}
+
+	mu    sync.Mutex // protects the fields below
+	state PromiseState
+	val   T
+	err   error
+	thens []func(T, error)
+}
+
+func newPromise[T any](drive func()) *Promise[T] {
+	return &Promise[T]{drive: drive, done: make(chan struct{})}
+}
+
+// Resolved returns a promise already fulfilled with v.
+func Resolved[T any](v T) *Promise[T] {
+	p := newPromise[T](nil)
+	p.settle(v, nil)()
+	return p
+}
+
+// RejectedWith returns a promise already rejected with err.
+func RejectedWith[T any](err error) *Promise[T] {
+	p := newPromise[T](nil)
+	var zero T
+	p.settle(zero, err)()
+	return p
+}
+
+// settle fulfils (err == nil) or rejects the promise, unless it has settled
+// already. It returns the function that runs the Then callbacks, which the
+// caller runs once it holds no lock.
+func (p *Promise[T]) settle(v T, err error) (runThens func()) {
+	p.mu.Lock()
+	if p.state != Pending {
+		p.mu.Unlock()
+		return func() {}
+	}
+	if err != nil {
+		p.state = Rejected
+		p.err = err
+	} else {
+		p.state = Fulfilled
+		p.val = v
+	}
+	thens := p.thens
+	p.thens = nil
+	close(p.done)
+	p.mu.Unlock()
+	return func() {
+		for _, f := range thens {
+			f(v, err)
+		}
+	}
+}
+
+// State reports whether the promise is pending, fulfilled or rejected.
+func (p *Promise[T]) State() PromiseState {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.state
+}
+
+// Done returns a channel that is closed when the promise settles. Waiting on
+// it does not poll the device; Await does.
+func (p *Promise[T]) Done() <-chan struct{} { return p.done }
+
+// Then registers f to run with the result when the promise settles, on the
+// goroutine that settles it (the polling goroutine). If the promise has
+// settled already, f runs before Then returns. f must not block.
+func (p *Promise[T]) Then(f func(T, error)) {
+	p.mu.Lock()
+	if p.state == Pending {
+		p.thens = append(p.thens, f)
+		p.mu.Unlock()
+		return
+	}
+	v, err := p.val, p.err
+	p.mu.Unlock()
+	f(v, err)
+}
+
+// Await submits the work the promise depends on, polls the device until the
+// promise settles, and returns its result. If ctx is done first, Await
+// returns ctx.Err() and the promise stays pending: its resources are
+// reclaimed when it settles, and it may be awaited again.
+func (p *Promise[T]) Await(ctx context.Context) (T, error) {
+	select {
+	case <-p.done:
+		return p.result()
+	default:
+	}
+	var zero T
+	if err := ctx.Err(); err != nil {
+		return zero, err
+	}
+	if p.drive != nil {
+		p.drive()
+	}
+	select {
+	case <-p.done:
+		return p.result()
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	}
+}
+
+func (p *Promise[T]) result() (T, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.val, p.err
+}
+
+// Then returns a promise of f applied to p's value. A rejection of p passes
+// through without calling f. Awaiting the new promise drives p's device.
+func Then[T, U any](p *Promise[T], f func(T) (U, error)) *Promise[U] {
+	q := newPromise[U](p.drive)
+	p.Then(func(v T, err error) {
+		var u U
+		if err == nil {
+			u, err = f(v)
+		}
+		q.settle(u, err)()
+	})
+	return q
+}

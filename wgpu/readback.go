@@ -1,0 +1,276 @@
+package wgpu
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// readback copies part of a buffer into a staging buffer and maps it.
+// Its fields are protected by Device.mu, except status, which the map
+// callback sets under Device.doneMu before handing it over.
+type readback struct {
+	p       *Promise[[]byte]
+	staging *Buffer
+	skip    uint64 // bytes of the staging copy before the first byte asked for
+	size    uint64 // bytes asked for
+	status  uint32
+	// reclaimed: the staging buffer went back to the pool; it may since
+	// serve another readback, so nothing here may touch it again.
+	reclaimed bool
+}
+
+// reclaim returns the staging buffer to the pool, once.
+func (rb *readback) reclaim(d *Device) {
+	if rb.reclaimed || d.closed {
+		return
+	}
+	rb.reclaimed = true
+	if rb.staging.live {
+		d.pool.put(rb.staging)
+	}
+}
+
+// ReadAsync starts reading size bytes of b at offset back to the host and
+// returns at once. The copy is recorded in the open batch, so it sees all
+// work recorded before it; the batch is submitted when the promise is
+// awaited, on Flush or Poll, or when the batch fills.
+//
+// Releasing b after ReadAsync returns is safe: the promise still resolves
+// with the bytes b held when the copy was recorded. Any offset and size are
+// accepted; reading 0 bytes resolves at once.
+func (d *Device) ReadAsync(b *Buffer, offset, size uint64) *Promise[[]byte] {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	op := fmt.Sprintf("read %d B at %d from buffer %d", size, offset, b.id)
+	if err := d.usable(op); err != nil {
+		return RejectedWith[[]byte](err)
+	}
+	switch {
+	case b.d != d:
+		return RejectedWith[[]byte](newError(op, ErrInvalidArgument, "buffer belongs to another device"))
+	case !b.live:
+		return RejectedWith[[]byte](newError(op, ErrDisposed, ""))
+	case b.usage != UsageStorage:
+		return RejectedWith[[]byte](newError(op, ErrInvalidArgument, fmt.Sprintf("a %s buffer", b.usage)))
+	case offset > b.size || size > b.size-offset:
+		return RejectedWith[[]byte](newError(op, ErrInvalidArgument, fmt.Sprintf("buffer holds %d B", b.size)))
+	}
+	if size == 0 {
+		return Resolved([]byte{})
+	}
+	lo := offset &^ 3
+	hi := (offset + size + 3) &^ 3 // within Capacity, which is a multiple of 4
+	staging, err := d.newBufferLocked(hi-lo, UsageReadback, 0, true)
+	if err != nil {
+		return RejectedWith[[]byte](err)
+	}
+	if err := d.encoderLocked(); err != nil {
+		d.pool.put(staging)
+		return RejectedWith[[]byte](err)
+	}
+	r := &d.rec
+	r.endPass()
+	if err := r.enc.CopyBufferToBuffer(b.raw, lo, staging.raw, 0, hi-lo); err != nil {
+		// The encoder is now invalid; Finish will report it for the batch.
+		d.pool.put(staging)
+		return RejectedWith[[]byte](fromBinding(op, err))
+	}
+	b.lastBatch, staging.lastBatch = r.seq, r.seq
+	rb := &readback{p: newPromise[[]byte](d.drive), staging: staging, skip: offset - lo, size: size}
+	d.pending[rb] = struct{}{}
+	r.readbacks = append(r.readbacks, rb)
+	r.commands++
+	d.stats.Copies++
+	if r.commands >= d.opts.BatchSize {
+		// An error here has rejected rb and reached the error scopes.
+		_ = d.flushLocked()
+	}
+	return rb.p
+}
+
+// requestMap asks for the staging buffer to be mapped, after the batch that
+// copies into it was submitted. Called under Device.mu.
+func (rb *readback) requestMap(d *Device) (after func()) {
+	err := mapRead(d.dev, rb.staging.raw, rb.staging.capacity, func(status uint32) {
+		d.doneMu.Lock()
+		rb.status = status
+		d.done = append(d.done, rb)
+		d.doneMu.Unlock()
+	})
+	if err != nil {
+		// Settle now; a late callback finds rb no longer pending.
+		delete(d.pending, rb)
+		rb.reclaim(d)
+		return rb.p.settle(nil, fromBinding(fmt.Sprintf("map %d B for readback", rb.size), err))
+	}
+	return func() {}
+}
+
+// complete settles rb from its map status and reclaims the staging buffer.
+func (rb *readback) complete(d *Device) func() {
+	st := rb.staging
+	if rb.status == mapSuccess && !st.destroyed {
+		data := make([]byte, rb.size)
+		copy(data, st.raw.GetMappedRange(0, uint(st.capacity))[rb.skip:rb.skip+rb.size])
+		err := st.raw.Unmap()
+		rb.reclaim(d)
+		if err != nil {
+			return rb.p.settle(nil, fromBinding("unmap staging buffer", err))
+		}
+		return rb.p.settle(data, nil)
+	}
+	var err error
+	op := fmt.Sprintf("map %d B for readback", rb.size)
+	switch {
+	case st.destroyed:
+		err = newError(op, ErrAborted, "the staging buffer was destroyed while its map was pending")
+	case rb.status == mapDeviceLost:
+		err = newError(op, ErrDeviceLost, "")
+	default:
+		err = newError(op, ErrOperation, mapStatusString(rb.status))
+	}
+	rb.reclaim(d)
+	return rb.p.settle(nil, err)
+}
+
+// fail settles rb with err; its staging buffer is reclaimed when the map
+// callback fires, or by Close.
+func (rb *readback) fail(err error) func() { return rb.p.settle(nil, err) }
+
+// workDone is a WorkDone request.
+type workDone struct{ p *Promise[struct{}] }
+
+func (w *workDone) complete(*Device) func() { return w.p.settle(struct{}{}, nil) }
+func (w *workDone) fail(err error) func()   { return w.p.settle(struct{}{}, err) }
+
+// WorkDone submits the recorded work and returns a promise that settles
+// when the GPU has finished everything submitted so far, like WebGPU's
+// queue.onSubmittedWorkDone().
+func (d *Device) WorkDone() *Promise[struct{}] {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.usable("work done"); err != nil {
+		return RejectedWith[struct{}](err)
+	}
+	if err := d.flushLocked(); err != nil {
+		return RejectedWith[struct{}](err)
+	}
+	w := &workDone{p: newPromise[struct{}](d.drive)}
+	d.pending[w] = struct{}{}
+	onWorkDone(d.queue, func(uint32) {
+		d.doneMu.Lock()
+		d.done = append(d.done, w)
+		d.doneMu.Unlock()
+	})
+	return w.p
+}
+
+// Sync submits the recorded work and waits until the GPU has finished it.
+func (d *Device) Sync(ctx context.Context) error {
+	_, err := d.WorkDone().Await(ctx)
+	return err
+}
+
+// Poll submits the recorded work, asks wgpu-native to run the callbacks of
+// finished work (waiting for the GPU if wait is true), and settles the
+// promises they complete. Then callbacks run on the calling goroutine.
+func (d *Device) Poll(wait bool) error {
+	_, err := d.poll(wait)
+	return err
+}
+
+// poll is Poll; it also reports whether any request settled.
+func (d *Device) poll(wait bool) (progressed bool, err error) {
+	d.pollMu.Lock()
+	defer d.pollMu.Unlock()
+	d.mu.Lock()
+	if err := d.usable("poll"); err != nil {
+		d.mu.Unlock()
+		return false, err
+	}
+	ferr := d.flushLocked()
+	d.mu.Unlock()
+	d.dev.Poll(wait, nil)
+	d.mu.Lock()
+	d.doneMu.Lock()
+	done := d.done
+	d.done = nil
+	d.doneMu.Unlock()
+	afters := make([]func(), 0, len(done))
+	var lostAfter func()
+	for _, s := range done {
+		if rb, ok := s.(*readback); ok && rb.status == mapDeviceLost && d.state == nil {
+			lostAfter = d.loseLocked(LostUnknown, "a map reported device loss")
+		}
+		if _, ok := d.pending[s]; ok {
+			delete(d.pending, s)
+			afters = append(afters, s.complete(d))
+		} else if rb, ok := s.(*readback); ok && !rb.reclaimed && !d.closed {
+			// Settled earlier (by loss); reclaim its staging buffer now.
+			if rb.status == mapSuccess {
+				_ = rb.staging.raw.Unmap()
+			}
+			rb.reclaim(d)
+		}
+	}
+	d.mu.Unlock()
+	if lostAfter != nil {
+		lostAfter()
+	}
+	runAll(afters)()
+	return len(done) > 0, ferr
+}
+
+// drive is what awaiting a device promise does: submit recorded work and
+// make sure a goroutine polls until nothing is pending.
+func (d *Device) drive() {
+	d.mu.Lock()
+	if d.state != nil {
+		d.mu.Unlock()
+		return
+	}
+	_ = d.flushLocked() // a failure rejects what it concerns
+	start := !d.polling && len(d.pending) > 0
+	if start {
+		d.polling = true
+	}
+	d.mu.Unlock()
+	if start {
+		go d.pollUntilSettled()
+	}
+}
+
+// pollUntilSettled polls, waiting for the GPU, until no request is pending.
+func (d *Device) pollUntilSettled() {
+	for {
+		progressed, err := d.poll(true)
+		d.mu.Lock()
+		if err != nil || d.state != nil || len(d.pending) == 0 {
+			d.polling = false
+			d.mu.Unlock()
+			return
+		}
+		d.mu.Unlock()
+		if !progressed {
+			time.Sleep(50 * time.Microsecond)
+		}
+	}
+}
+
+// backgroundPoll polls every interval until Close.
+func (d *Device) backgroundPoll(every time.Duration) {
+	defer close(d.pollerDone)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-d.stopPoller:
+			return
+		case <-t.C:
+			if _, err := d.poll(false); err != nil {
+				return
+			}
+		}
+	}
+}

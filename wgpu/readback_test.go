@@ -1,0 +1,242 @@
+package wgpu_test
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wgtensor/wgtensor/internal/testgpu"
+	"github.com/wgtensor/wgtensor/wgpu"
+)
+
+func TestReadbackSizesAndOffsets(t *testing.T) {
+	d := testgpu.Open(t)
+	src := make([]byte, 1003)
+	for i := range src {
+		src[i] = byte(i * 7)
+	}
+	b, err := d.NewBuffer(uint64(len(src)), wgpu.UsageStorage)
+	require.NoError(t, err)
+	defer b.Release()
+	require.NoError(t, d.Write(b, 0, src)) // not a multiple of 4: padded
+	for _, c := range []struct{ off, n uint64 }{{0, 0}, {0, 1}, {0, 3}, {1, 1}, {2, 5}, {3, 4}, {5, 998}, {0, 1003}, {1002, 1}, {1003, 0}} {
+		got, err := d.ReadAsync(b, c.off, c.n).Await(ctxT(t))
+		require.NoError(t, err, "%+v", c)
+		assert.Equal(t, src[c.off:c.off+c.n], got, "%+v", c)
+	}
+	_, err = d.ReadAsync(b, 1000, 4).Await(ctxT(t))
+	assert.ErrorIs(t, err, wgpu.ErrInvalidArgument, "past the end")
+	zero, err := d.ReadAsync(b, 0, 0).Await(ctxT(t))
+	require.NoError(t, err)
+	assert.NotNil(t, zero)
+	assert.Empty(t, zero)
+}
+
+func TestReadback64MiB(t *testing.T) {
+	d := testgpu.Open(t)
+	n := 16 << 20
+	v := ramp(n, 1)
+	b := upload(t, d, v)
+	got := readF32(t, d, b)
+	require.Len(t, got, n)
+	for i := 0; i < n; i += 4099 {
+		require.Equal(t, v[i], got[i], "element %d", i)
+	}
+	require.Equal(t, v[n-1], got[n-1])
+	require.NoError(t, b.Release())
+}
+
+func TestThousandPromisesFromEightGoroutines(t *testing.T) {
+	d := testgpu.Open(t)
+	const n, workers = 1000, 8
+	src := ramp(1000, 1)
+	b := upload(t, d, src)
+	promises := make([]*wgpu.Promise[[]byte], n)
+	for i := range promises {
+		promises[i] = d.ReadAsync(b, uint64(4*i), 4)
+	}
+	require.NoError(t, b.Release(), "releasing the source with readbacks pending is safe")
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += workers {
+				got, err := promises[i].Await(context.Background())
+				if err != nil {
+					errs <- err
+					continue
+				}
+				if v := bytesF32(got)[0]; v != src[i] {
+					t.Errorf("promise %d = %v, want %v", i, v, src[i])
+				}
+			}
+		}()
+	}
+	// The same promise awaited from several goroutines gives one answer.
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got, err := promises[n-1].Await(context.Background())
+			if err != nil || bytesF32(got)[0] != src[n-1] {
+				t.Errorf("shared promise: %v %v", got, err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	assert.Zero(t, d.Stats().PendingReadbacks)
+}
+
+// spinWGSL keeps each invocation busy for a while, so a readback behind it
+// is still pending when a short context runs out.
+const spinWGSL = `
+@group(0) @binding(0) var<storage, read_write> y: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+	var acc = f32(id.x);
+	for (var i = 0u; i < 20000u; i++) { acc = acc * 0.999 + 1.0; }
+	y[id.x] = acc;
+}
+`
+
+func TestCancelledAwaitReclaimsStaging(t *testing.T) {
+	d := testgpu.Open(t)
+	k, err := d.Kernel(wgpu.KernelSpec{Name: "spin", Source: spinWGSL, Bindings: []wgpu.Access{wgpu.ReadWrite}})
+	require.NoError(t, err)
+	y, err := d.NewBuffer(4*64*256, wgpu.UsageStorage)
+	require.NoError(t, err)
+	require.NoError(t, d.Dispatch(k, [3]uint32{256, 1, 1}, nil, y))
+	p := d.ReadAsync(y, 0, 16)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel()
+	_, err = p.Await(ctx)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Equal(t, wgpu.Pending, p.State(), "cancelling an await does not settle the promise")
+	// The poller that Await started finishes the work and reclaims the staging buffer.
+	require.Eventually(t, func() bool { return p.State() == wgpu.Fulfilled }, time.Minute, time.Millisecond)
+	for _, b := range d.LiveBuffers() {
+		assert.NotEqual(t, wgpu.UsageReadback, b.Usage, "staging buffer %d still live", b.ID)
+	}
+	got, err := p.Await(context.Background())
+	require.NoError(t, err)
+	assert.Len(t, got, 16)
+	require.NoError(t, y.Release())
+}
+
+func TestReleaseSourceWhileReadbackPending(t *testing.T) {
+	d := testgpu.Open(t)
+	want := ramp(4096, 2)
+	x := upload(t, d, want)
+	p := d.ReadAsync(x, 0, x.Size())
+	require.NoError(t, x.Release())
+	// Reuse the same pooled buffer at once and overwrite it.
+	x2, err := d.NewBuffer(x.Size(), wgpu.UsageStorage)
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, d.Pool().Stats().Reuses)
+	require.NoError(t, d.Write(x2, 0, f32bytes(ramp(4096, -1))))
+	require.NoError(t, d.Pool().Trim())
+	got, err := p.Await(ctxT(t))
+	require.NoError(t, err)
+	assert.Equal(t, want, bytesF32(got), "the readback sees the bytes from when it was recorded")
+	assert.Equal(t, ramp(4096, -1), readF32(t, d, x2))
+	require.NoError(t, x2.Release())
+}
+
+func TestDestroyedStagingRejectsWithAbort(t *testing.T) {
+	d := testgpu.Open(t)
+	x := upload(t, d, ramp(64, 1))
+	p := d.ReadAsync(x, 0, x.Size())
+	require.Equal(t, 1, wgpu.DestroyPendingStaging(d))
+	_, err := p.Await(ctxT(t))
+	require.ErrorIs(t, err, wgpu.ErrAborted)
+	assert.Contains(t, err.Error(), "destroyed while its map was pending")
+	assert.Equal(t, wgpu.Rejected, p.State())
+	// The device is unharmed.
+	assert.Equal(t, ramp(64, 1), readF32(t, d, x))
+	require.NoError(t, x.Release())
+}
+
+func TestPromisesSettleOnlyWhenPolled(t *testing.T) {
+	d := testgpu.Open(t)
+	x := upload(t, d, ramp(64, 1))
+	p := d.ReadAsync(x, 0, 8)
+	var thenRan bool
+	p.Then(func([]byte, error) { thenRan = true })
+	require.NoError(t, d.Flush())
+	time.Sleep(20 * time.Millisecond)
+	assert.Equal(t, wgpu.Pending, p.State(), "submitted and finished on the GPU, but nobody polled")
+	require.NoError(t, d.Poll(true))
+	assert.Equal(t, wgpu.Fulfilled, p.State())
+	assert.True(t, thenRan, "Then ran on the polling goroutine")
+	doubled := wgpu.Then(p, func(b []byte) (float32, error) { return 2 * bytesF32(b)[1], nil })
+	v, err := doubled.Await(ctxT(t))
+	require.NoError(t, err)
+	assert.Equal(t, float32(2), v)
+	require.NoError(t, x.Release())
+}
+
+func TestBackgroundPollerSettlesWithoutAwait(t *testing.T) {
+	opts := testgpu.DefaultOptions()
+	opts.PollInterval = time.Millisecond
+	d := testgpu.OpenWith(t, opts)
+	x := upload(t, d, ramp(64, 1))
+	p := d.ReadAsync(x, 0, 8)
+	require.NoError(t, d.Flush())
+	select {
+	case <-p.Done():
+	case <-time.After(time.Minute):
+		t.Fatal("the background poller did not settle the promise")
+	}
+	require.NoError(t, x.Release())
+}
+
+func TestWorkDone(t *testing.T) {
+	d := testgpu.Open(t)
+	k, err := d.Kernel(wgpu.KernelSpec{Name: "spin", Source: spinWGSL, Bindings: []wgpu.Access{wgpu.ReadWrite}})
+	require.NoError(t, err)
+	y, err := d.NewBuffer(4*64, wgpu.UsageStorage)
+	require.NoError(t, err)
+	require.NoError(t, d.Dispatch(k, [3]uint32{1, 1, 1}, nil, y))
+	_, err = d.WorkDone().Await(ctxT(t))
+	require.NoError(t, err)
+	require.NoError(t, y.Release())
+}
+
+// The binding's own MapAsync keeps its callback handle in memory that a GC
+// may free before the callback runs; wgtensor's shim must not. Forcing
+// collections between map requests and the poll exercises exactly that.
+func TestMapCallbacksSurviveGC(t *testing.T) {
+	d := testgpu.Open(t)
+	x := upload(t, d, ramp(64, 1))
+	for range 20 {
+		var ps []*wgpu.Promise[[]byte]
+		for i := range 32 {
+			ps = append(ps, d.ReadAsync(x, uint64(4*i), 4))
+		}
+		require.NoError(t, d.Flush())
+		runtime.GC()
+		garbage := make([][]byte, 0, 4096)
+		for i := range 4096 {
+			garbage = append(garbage, make([]byte, 8+i%3))
+		}
+		_ = garbage
+		require.NoError(t, d.Poll(true))
+		for i, p := range ps {
+			got, err := p.Await(ctxT(t))
+			require.NoError(t, err)
+			require.Equal(t, float32(i), bytesF32(got)[0])
+		}
+	}
+	require.NoError(t, x.Release())
+}
