@@ -121,10 +121,10 @@ func TestDispatchRejectsBadArguments(t *testing.T) {
 	x := upload(t, d, ramp(64, 1))
 	defer x.Release()
 	for name, call := range map[string]func() error{
-		"too few buffers":  func() error { return d.Dispatch(k, groupsFor(64), scaleParams(1, 64), x) },
-		"missing params":   func() error { return d.Dispatch(k, groupsFor(64), nil, x, x) },
-		"written twice":    func() error { return d.Dispatch(k, groupsFor(64), scaleParams(1, 64), x, x) },
-		"too many groups":  func() error { return d.Dispatch(k, [3]uint32{1 << 31, 1, 1}, scaleParams(1, 64), x, x) },
+		"too few buffers": func() error { return d.Dispatch(k, groupsFor(64), scaleParams(1, 64), x) },
+		"missing params":  func() error { return d.Dispatch(k, groupsFor(64), nil, x, x) },
+		"written twice":   func() error { return d.Dispatch(k, groupsFor(64), scaleParams(1, 64), x, x) },
+		"too many groups": func() error { return d.Dispatch(k, [3]uint32{1 << 31, 1, 1}, scaleParams(1, 64), x, x) },
 		"released buffer": func() error {
 			y, _ := d.NewBuffer(256, wgpu.UsageStorage)
 			y.Release()

@@ -1,0 +1,50 @@
+// Package wgpu is wgtensor's device runtime: it opens a WebGPU device
+// through wgpu-native, owns every GPU buffer in an exactly counted pool,
+// batches compute dispatches into few queue submissions, and reads results
+// back through promises.
+//
+// It is the only package that imports the WebGPU binding
+// (github.com/cogentcore/webgpu); everything above it speaks in Devices,
+// Buffers, Kernels and Promises.
+//
+// # Overview
+//
+//	d, err := wgpu.Open(ctx, wgpu.Options{Backend: wgpu.BackendVulkan})
+//	buf, err := d.NewBuffer(4096, wgpu.UsageStorage) // from the pool
+//	err = d.Write(buf, 0, data)                      // upload
+//	k, err := d.Kernel(wgpu.KernelSpec{...})         // compiled once per device
+//	err = d.Dispatch(k, groups, params, buf)         // recorded, not yet submitted
+//	out, err := d.ReadAsync(buf, 0, 4096).Await(ctx) // submits, maps, copies
+//	buf.Release()                                    // back to the pool
+//	d.Pool().Trim()                                  // pooled memory back to the driver
+//	err = d.Close()                                  // reports what was still live
+//
+// # Invariants
+//
+//   - Every buffer is counted: [PoolStats] adds up to what the device holds
+//     from the driver (on the GL backend a test checks it against the
+//     driver's own count).
+//   - A buffer named by recorded but unsubmitted work is never destroyed
+//     before that work is submitted (wgpu-native aborts the process on such
+//     a submission): Trim, the memory limit and Close flush first.
+//   - Releasing a buffer with a pending readback is safe: the copy was
+//     recorded first, and queue order runs it first.
+//   - Everything a dispatch names is validated when it is recorded, so a
+//     batch is never poisoned by one bad command.
+//
+// # Concurrency
+//
+// A Device, its Pool, its Kernels and Promises are safe for concurrent use
+// by multiple goroutines. GPU calls are serialised on the device's lock;
+// polling runs outside it, so a goroutine awaiting a readback does not stop
+// others from recording work. Promise callbacks registered with Then run on
+// the goroutine that polled.
+//
+// # Errors
+//
+// Errors are *Error values that wrap a sentinel (ErrDeviceLost,
+// ErrOutOfMemory, ErrClosed, ErrDisposed, ErrLimit, ErrCompile, ...) with the
+// operation that failed; test for them with errors.Is. After the device is
+// lost or closed, every call fails fast with that error and every pending
+// promise is rejected with it.
+package wgpu
