@@ -103,6 +103,21 @@ func (d *Device) Kernel(spec KernelSpec) (*Kernel, error) {
 	return k, nil
 }
 
+// KernelFor returns the kernel cached under key, calling build for its
+// spec only on a miss: callers that generate WGSL pay for it once per
+// device. build's spec must carry key as its Key.
+func (d *Device) KernelFor(key string, build func() KernelSpec) (*Kernel, error) {
+	d.mu.Lock()
+	k, ok := d.kernels[key]
+	d.mu.Unlock()
+	if ok {
+		return k, nil
+	}
+	spec := build()
+	spec.Key = key
+	return d.Kernel(spec)
+}
+
 func compileError(op string, err error) error {
 	e := fromBinding(op, err)
 	if e.Kind == ErrValidation {

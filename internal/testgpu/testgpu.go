@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
@@ -118,4 +119,25 @@ func CheckPoolStats(s wgpu.PoolStats) error {
 		return errors.New("pool: a peak is below its current value: " + s.String())
 	}
 	return nil
+}
+
+// Engine opens the test device and an engine on it. At cleanup it fails t
+// if any tensor is still live (naming where each was created), then runs
+// the device's leak check and closes it.
+func Engine(t testing.TB) *tensor.Engine {
+	t.Helper()
+	return EngineOn(t, Open(t))
+}
+
+// EngineOn returns an engine on d whose tensors are leak-checked at
+// cleanup, before d's own check (cleanups run last-registered first).
+func EngineOn(t testing.TB, d *wgpu.Device) *tensor.Engine {
+	t.Helper()
+	e := tensor.New(d)
+	t.Cleanup(func() {
+		for _, ti := range e.LiveTensors() {
+			t.Errorf("leak check: tensor %d (%s %v, %d B) still live, created at %s", ti.ID, ti.DType, ti.Shape, ti.Bytes, ti.Site)
+		}
+	})
+	return e
 }

@@ -1,0 +1,23 @@
+// Package shaders holds wgtensor's WGSL kernels and the scheme that names
+// them: each kernel family is a small Go description (types, rank,
+// expression, transpose flags) whose Key identifies the compiled pipeline
+// and whose Spec generates its WGSL. The package is text only: it never
+// touches the GPU, and tensor/ decides when a kernel is compiled
+// (wgpu.Device.KernelFor compiles each key once per device).
+//
+// # Parameter layout
+//
+// Every kernel takes one uniform block, built with Params: a header of four
+// u32 words (usually the element count, the threads per dispatch row, and
+// two kernel-specific words), four f32 scalars, then the kernel's metadata
+// words (shape dimensions and strides) packed four to a vec4<u32>.
+//
+// Large launches are two-dimensional: Grid spreads n threads over x and y
+// so that no dimension exceeds the device's limit, and a kernel recovers
+// the flat index as g.x + g.y * row.
+//
+// # Concurrency
+//
+// Every function and type here is a pure value computation, safe for
+// concurrent use.
+package shaders

@@ -1,0 +1,126 @@
+package shaders
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wgtensor/wgtensor/wgpu"
+)
+
+// MatMul multiplies float32 matrices, batched: C[b] = op(A[b]) · op(B[b]),
+// where op transposes when TransA/TransB say so, A[b] is M×K after op and
+// B[b] is K×N. Batch dimensions broadcast: the batch index z (the grid's z)
+// is decomposed over BatchRank dimensions, each with an A stride and a B
+// stride counted in whole matrices (0 where that side is broadcast).
+//
+// The kernel tiles C into 64×64 blocks, one per workgroup of 16×16
+// threads. Each K step stages a 64×16 slice of A and a 16×64 slice of B in
+// workgroup memory, and each thread accumulates a 4×4 block of C in
+// registers, so every value loaded from memory is used 64 times.
+//
+// Header: batches, 0, 0, 0. Metadata: M, N, K, the BatchRank batch
+// dimensions, their A strides, their B strides.
+type MatMul struct {
+	TransA, TransB bool
+	BatchRank      int
+}
+
+// The tile's shape.
+const (
+	MatMulTileM = 64
+	MatMulTileN = 64
+	matmulTileK = 16
+)
+
+// Key identifies m's pipeline.
+func (m MatMul) Key() string { return fmt.Sprintf("matmul/tiled/%v/%v/b%d", m.TransA, m.TransB, m.BatchRank) }
+
+// MetaWords is how many metadata words m takes.
+func (m MatMul) MetaWords() int { return 3 + 3*m.BatchRank }
+
+// Groups is the grid for an M×N result with the given batch count.
+func (m MatMul) Groups(M, N, batches int) [3]uint32 {
+	return [3]uint32{uint32((N + MatMulTileN - 1) / MatMulTileN), uint32((M + MatMulTileM - 1) / MatMulTileM), uint32(batches)}
+}
+
+// Spec generates m's kernel.
+func (m MatMul) Spec() wgpu.KernelSpec {
+	var b strings.Builder
+	b.WriteString(paramsStruct(m.MetaWords()))
+	// The staging loops map consecutive threads to consecutive addresses
+	// of the stored layout, so global reads are coalesced.
+	loadA := `let kk = e % 16u; let mm = e / 16u; let gm = row0 + mm; let gk = k0 + kk;
+			var v = 0.0; if (gm < M && gk < K) { v = a[aoff + gm * K + gk]; }`
+	if m.TransA {
+		loadA = `let mm = e % 64u; let kk = e / 64u; let gm = row0 + mm; let gk = k0 + kk;
+			var v = 0.0; if (gm < M && gk < K) { v = a[aoff + gk * M + gm]; }`
+	}
+	loadB := `let nn = e % 64u; let kk = e / 64u; let gn = col0 + nn; let gk = k0 + kk;
+			var v = 0.0; if (gn < N && gk < K) { v = bm[boff + gk * N + gn]; }`
+	if m.TransB {
+		loadB = `let kk = e % 16u; let nn = e / 16u; let gn = col0 + nn; let gk = k0 + kk;
+			var v = 0.0; if (gn < N && gk < K) { v = bm[boff + gn * K + gk]; }`
+	}
+	var batch strings.Builder
+	for d := m.BatchRank - 1; d >= 0; d-- {
+		fmt.Fprintf(&batch, "\t{ let dim = %s; let c = rem %% dim; rem = rem / dim; aoff += c * %s; boff += c * %s; }\n",
+			meta(3+d), meta(3+m.BatchRank+d), meta(3+2*m.BatchRank+d))
+	}
+	fmt.Fprintf(&b, `@group(0) @binding(0) var<storage, read> a: array<f32>;
+@group(0) @binding(1) var<storage, read> bm: array<f32>;
+@group(0) @binding(2) var<storage, read_write> c: array<f32>;
+@group(0) @binding(3) var<uniform> p: Params;
+var<workgroup> As: array<f32, 1024>; // [k][m], 16×64
+var<workgroup> Bs: array<f32, 1024>; // [k][n], 16×64
+@compute @workgroup_size(16, 16)
+fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>,
+		@builtin(local_invocation_index) li: u32) {
+	let M = %s; let N = %s; let K = %s;
+	var rem = w.z;
+	var aoff = 0u;
+	var boff = 0u;
+%s	aoff = aoff * M * K;
+	boff = boff * K * N;
+	let row0 = w.y * 64u;
+	let col0 = w.x * 64u;
+	var acc: array<f32, 16>;
+	for (var k0 = 0u; k0 < K; k0 += 16u) {
+		for (var s = 0u; s < 4u; s++) {
+			let e = li + s * 256u;
+			%s
+			As[kk * 64u + mm] = v;
+		}
+		for (var s = 0u; s < 4u; s++) {
+			let e = li + s * 256u;
+			%s
+			Bs[kk * 64u + nn] = v;
+		}
+		workgroupBarrier();
+		for (var kk = 0u; kk < 16u; kk++) {
+			var ar: array<f32, 4>;
+			var br: array<f32, 4>;
+			for (var t = 0u; t < 4u; t++) {
+				ar[t] = As[kk * 64u + l.y + 16u * t];
+				br[t] = Bs[kk * 64u + l.x + 16u * t];
+			}
+			for (var i = 0u; i < 4u; i++) {
+				for (var j = 0u; j < 4u; j++) {
+					acc[i * 4u + j] = fma(ar[i], br[j], acc[i * 4u + j]);
+				}
+			}
+		}
+		workgroupBarrier();
+	}
+	let cbase = w.z * M * N;
+	for (var i = 0u; i < 4u; i++) {
+		let r = row0 + l.y + 16u * i;
+		for (var j = 0u; j < 4u; j++) {
+			let col = col0 + l.x + 16u * j;
+			if (r < M && col < N) { c[cbase + r * N + col] = acc[i * 4u + j]; }
+		}
+	}
+}
+`, meta(0), meta(1), meta(2), batch.String(), loadA, loadB)
+	return wgpu.KernelSpec{Name: "matmul", Key: m.Key(), Source: b.String(),
+		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true}
+}

@@ -1,0 +1,192 @@
+package tensor
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/wgtensor/wgtensor/shaders"
+)
+
+// FromFloat32s creates a float32 tensor holding data. With no shape it is
+// one-dimensional; otherwise the shape's size must equal len(data).
+func (e *Engine) FromFloat32s(data []float32, shape ...int) *Tensor {
+	return fromSlice(e, callerPC(), data, Float32, math.Float32bits, shape)
+}
+
+// FromInt32s creates an int32 tensor holding data.
+func (e *Engine) FromInt32s(data []int32, shape ...int) *Tensor {
+	return fromSlice(e, callerPC(), data, Int32, func(v int32) uint32 { return uint32(v) }, shape)
+}
+
+// FromUint32s creates a uint32 tensor holding data.
+func (e *Engine) FromUint32s(data []uint32, shape ...int) *Tensor {
+	return fromSlice(e, callerPC(), data, Uint32, func(v uint32) uint32 { return v }, shape)
+}
+
+// Scalar creates a float32 tensor of shape [] holding v.
+func (e *Engine) Scalar(v float32) *Tensor {
+	return fromSlice(e, callerPC(), []float32{v}, Float32, math.Float32bits, []int{})
+}
+
+func fromSlice[T any](e *Engine, site uintptr, data []T, dtype DType, bits func(T) uint32, shape []int) *Tensor {
+	o, bad := e.begin("from "+dtype.String()+"s", site)
+	if bad != nil {
+		return bad
+	}
+	defer o.end()
+	s := Shape(shape).clone()
+	if shape == nil {
+		s = Shape{len(data)}
+	}
+	if err := checkShape(s); err != nil {
+		return o.fail(ErrShape, "shape %v: %v", s, err)
+	}
+	if s.Size() != len(data) {
+		return o.fail(ErrShape, "%d values do not fill shape %v (%d elements)", len(data), s, s.Size())
+	}
+	t, err := o.alloc(s, dtype)
+	if err != nil {
+		return e.errTensor(err)
+	}
+	if len(data) == 0 {
+		return t
+	}
+	b := make([]byte, 4*len(data))
+	for i, v := range data {
+		binary.LittleEndian.PutUint32(b[4*i:], bits(v))
+	}
+	if err := e.dev.Write(t.buf(), 0, b); err != nil {
+		t.Dispose()
+		return o.failErr(err)
+	}
+	return t
+}
+
+func checkShape(s Shape) error {
+	for _, d := range s {
+		if d < 0 {
+			return fmt.Errorf("negative dimension %d", d)
+		}
+	}
+	return nil
+}
+
+// bitsOf encodes v as dtype's 32 bits.
+func bitsOf(v float64, dtype DType) uint32 {
+	switch dtype {
+	case Int32:
+		return uint32(int32(v))
+	case Uint32:
+		return uint32(v)
+	}
+	return math.Float32bits(float32(v))
+}
+
+// generate creates a tensor of shape whose elements come from a kernel with
+// no inputs: Expr may use i (the flat index), s (scalars) and p.h2, p.h3.
+func (e *Engine) generate(site uintptr, name string, dtype DType, shape Shape, m shaders.Map, p shaders.Params) *Tensor {
+	o, bad := e.begin(name, site)
+	if bad != nil {
+		return bad
+	}
+	defer o.end()
+	if !dtype.valid() {
+		return o.fail(ErrDType, "dtype %v", dtype)
+	}
+	if err := checkShape(shape); err != nil {
+		return o.fail(ErrShape, "shape %v: %v", shape, err)
+	}
+	t, err := o.alloc(shape.clone(), dtype)
+	if err != nil {
+		return e.errTensor(err)
+	}
+	m.Name, m.Out = name, dtype.wgsl()
+	if err := o.run(m.Key(), m.Spec, shape.Size(), p, t.buf()); err != nil {
+		t.Dispose()
+		return e.errTensor(err)
+	}
+	return t
+}
+
+// Fill creates a tensor of shape whose every element is value, converted
+// to dtype.
+func (e *Engine) Fill(dtype DType, value float64, shape ...int) *Tensor {
+	return e.fill(callerPC(), "fill", dtype, value, shape)
+}
+
+// Zeros creates a tensor of zeros.
+func (e *Engine) Zeros(dtype DType, shape ...int) *Tensor {
+	return e.fill(callerPC(), "zeros", dtype, 0, shape)
+}
+
+// Ones creates a tensor of ones.
+func (e *Engine) Ones(dtype DType, shape ...int) *Tensor {
+	return e.fill(callerPC(), "ones", dtype, 1, shape)
+}
+
+func (e *Engine) fill(site uintptr, name string, dtype DType, value float64, shape []int) *Tensor {
+	m := shaders.Map{Expr: fmt.Sprintf("bitcast<%s>(p.h2)", dtype.wgsl())}
+	return e.generate(site, name, dtype, Shape(shape), m, shaders.Params{Header: [4]uint32{2: bitsOf(value, dtype)}})
+}
+
+// Range creates the one-dimensional tensor start, start+step, ... up to
+// but excluding stop, like NumPy's arange. Float32 elements are computed as
+// start + i*step in float32.
+func (e *Engine) Range(dtype DType, start, stop, step float64) *Tensor {
+	site := callerPC()
+	if step == 0 || math.IsNaN(start+stop+step) || math.IsInf(start+stop+step, 0) {
+		o, bad := e.begin("range", site)
+		if bad != nil {
+			return bad
+		}
+		defer o.end()
+		return o.fail(ErrArgument, "range(%v, %v, %v)", start, stop, step)
+	}
+	n := max(0, int(math.Ceil((stop-start)/step)))
+	var m shaders.Map
+	p := shaders.Params{Scalars: [4]float32{float32(start), float32(step)}}
+	switch dtype {
+	case Float32:
+		m.Expr = "s.x + f32(i) * s.y"
+	default:
+		T := dtype.wgsl()
+		m.Expr = fmt.Sprintf("bitcast<%[1]s>(p.h2) + %[1]s(i) * bitcast<%[1]s>(p.h3)", T)
+		p.Header[2], p.Header[3] = uint32(int32(start)), uint32(int32(step))
+	}
+	return e.generate(site, "range", dtype, Shape{n}, m, p)
+}
+
+// Eye creates an n×m matrix with ones on the diagonal.
+func (e *Engine) Eye(dtype DType, n, m int) *Tensor {
+	T := dtype.wgsl()
+	k := shaders.Map{Expr: fmt.Sprintf("select(%[1]s(0), %[1]s(1), i / p.h2 == i %% p.h2)", T)}
+	return e.generate(callerPC(), "eye", dtype, Shape{n, m}, k, shaders.Params{Header: [4]uint32{2: uint32(max(m, 1))}})
+}
+
+// RandUniform creates a float32 tensor of values uniform in [lo, hi),
+// generated on the GPU by the Philox4x32-10 counter-based generator: the
+// element at flat index i is a function of (seed, i) only, so the same seed
+// gives the same numbers on every backend and for every shape.
+func (e *Engine) RandUniform(seed uint64, lo, hi float32, shape ...int) *Tensor {
+	m := shaders.Map{Helpers: shaders.Philox,
+		Expr: "s.x + (s.y - s.x) * unit(philox(vec4<u32>(i, 0u, 0u, 0u), vec2<u32>(p.h2, p.h3)).x)"}
+	p := shaders.Params{Header: [4]uint32{2: uint32(seed), 3: uint32(seed >> 32)}, Scalars: [4]float32{lo, hi}}
+	return e.generate(callerPC(), "rand_uniform", Float32, Shape(shape), m, p)
+}
+
+// RandNormal creates a float32 tensor of normally distributed values with
+// the given mean and standard deviation: Box–Muller over two Philox words
+// per element, so the same seed gives the same numbers everywhere (up to
+// the backend's precision of log, sqrt and cos).
+func (e *Engine) RandNormal(seed uint64, mean, std float32, shape ...int) *Tensor {
+	m := shaders.Map{Helpers: shaders.Philox + `
+fn normal(i: u32, key: vec2<u32>) -> f32 {
+	let r = philox(vec4<u32>(i, 0u, 0u, 0u), key);
+	let u1 = (f32(r.x >> 8u) + 1.0) * (1.0 / 16777216.0);
+	return sqrt(-2.0 * log(u1)) * cos(6.2831853 * unit(r.y));
+}
+`, Expr: "s.x + s.y * normal(i, vec2<u32>(p.h2, p.h3))"}
+	p := shaders.Params{Header: [4]uint32{2: uint32(seed), 3: uint32(seed >> 32)}, Scalars: [4]float32{mean, std}}
+	return e.generate(callerPC(), "rand_normal", Float32, Shape(shape), m, p)
+}

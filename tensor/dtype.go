@@ -1,0 +1,144 @@
+package tensor
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/wgtensor/wgtensor/shaders"
+)
+
+// DType is a tensor's element type. Every dtype is 32 bits wide.
+type DType uint8
+
+// The dtypes. Comparisons return Uint32 tensors of 0 and 1.
+const (
+	Float32 DType = iota
+	Int32
+	Uint32
+)
+
+func (d DType) String() string {
+	switch d {
+	case Float32:
+		return "float32"
+	case Int32:
+		return "int32"
+	case Uint32:
+		return "uint32"
+	}
+	return "dtype(" + strconv.Itoa(int(d)) + ")"
+}
+
+// wgsl is d's WGSL scalar type.
+func (d DType) wgsl() shaders.Type {
+	switch d {
+	case Int32:
+		return shaders.I32
+	case Uint32:
+		return shaders.U32
+	}
+	return shaders.F32
+}
+
+func (d DType) valid() bool { return d <= Uint32 }
+
+// Shape is a tensor's dimensions, outermost first. The empty shape is a
+// scalar.
+type Shape []int
+
+// Size is the number of elements: the product of the dimensions.
+func (s Shape) Size() int {
+	n := 1
+	for _, d := range s {
+		n *= d
+	}
+	return n
+}
+
+// Equal reports whether s and o have the same dimensions.
+func (s Shape) Equal(o Shape) bool {
+	if len(s) != len(o) {
+		return false
+	}
+	for i := range s {
+		if s[i] != o[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (s Shape) String() string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, d := range s {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strconv.Itoa(d))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// clone returns a copy of s that shares nothing with it.
+func (s Shape) clone() Shape { return append(Shape{}, s...) }
+
+// strides returns s's row-major strides in elements.
+func (s Shape) strides() []int {
+	st := make([]int, len(s))
+	acc := 1
+	for i := len(s) - 1; i >= 0; i-- {
+		st[i] = acc
+		acc *= s[i]
+	}
+	return st
+}
+
+// broadcast returns the NumPy broadcast of the shapes.
+func broadcast(shapes ...Shape) (Shape, error) {
+	rank := 0
+	for _, s := range shapes {
+		rank = max(rank, len(s))
+	}
+	out := make(Shape, rank)
+	for i := range out {
+		out[i] = 1
+	}
+	for _, s := range shapes {
+		off := rank - len(s)
+		for i, d := range s {
+			switch o := out[off+i]; {
+			case o == d || d == 1:
+			case o == 1:
+				out[off+i] = d
+			default:
+				return nil, fmt.Errorf("dimension %d is %d in one shape and %d in another", off+i-rank, o, d)
+			}
+		}
+	}
+	return out, nil
+}
+
+// broadcastStrides returns the strides that read a tensor of shape s as
+// the larger shape out: 0 along broadcast dimensions.
+func broadcastStrides(s, out Shape) []int {
+	st := make([]int, len(out))
+	inner := s.strides()
+	off := len(out) - len(s)
+	for i := range s {
+		if s[i] != 1 || out[off+i] == 1 {
+			st[off+i] = inner[i]
+		}
+	}
+	return st
+}
+
+// axis normalises a possibly negative axis of a rank-r shape.
+func normAxis(axis, rank int) (int, bool) {
+	if axis < 0 {
+		axis += rank
+	}
+	return axis, axis >= 0 && axis < rank
+}

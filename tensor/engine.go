@@ -1,0 +1,233 @@
+package tensor
+
+import (
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/wgtensor/wgtensor/shaders"
+	"github.com/wgtensor/wgtensor/wgpu"
+)
+
+// Engine creates tensors on one device and runs ops on them. Engines are
+// cheap: create one per goroutine that computes.
+//
+// An Engine is used by one goroutine at a time, like a *sql.Tx. Two
+// goroutines calling ops on one Engine at once is detected: the op that
+// loses returns a tensor carrying ErrConcurrentUse. Dispose, Err, Shape,
+// readbacks and the reporting methods (LiveTensors, NumTensors) are safe
+// from any goroutine. The Device under many Engines is shared and safe for
+// concurrent use.
+type Engine struct {
+	dev  *wgpu.Device
+	busy atomic.Int32 // 1 while an op runs
+
+	mu       sync.Mutex // protects the fields below
+	live     map[*Tensor]struct{}
+	trackers []Tracker
+}
+
+// Tracker is told about every tensor an engine creates. tidy's scopes are
+// trackers.
+type Tracker interface {
+	Track(t *Tensor)
+}
+
+var nextID atomic.Uint64
+
+// New returns an Engine computing on d.
+func New(d *wgpu.Device) *Engine {
+	return &Engine{dev: d, live: make(map[*Tensor]struct{})}
+}
+
+// Device returns the device e computes on.
+func (e *Engine) Device() *wgpu.Device { return e.dev }
+
+// PushTracker makes tr see every tensor e creates until PopTracker.
+// Trackers nest; every one on the stack sees each tensor.
+func (e *Engine) PushTracker(tr Tracker) {
+	e.mu.Lock()
+	e.trackers = append(e.trackers, tr)
+	e.mu.Unlock()
+}
+
+// PopTracker removes the tracker pushed last.
+func (e *Engine) PopTracker() {
+	e.mu.Lock()
+	if n := len(e.trackers); n > 0 {
+		e.trackers[n-1] = nil
+		e.trackers = e.trackers[:n-1]
+	}
+	e.mu.Unlock()
+}
+
+// NumTensors returns how many tensors are live (created and not disposed).
+func (e *Engine) NumTensors() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.live)
+}
+
+// TensorInfo describes a live tensor.
+type TensorInfo struct {
+	ID    uint64
+	Shape Shape
+	DType DType
+	Bytes uint64 // the bytes of its storage (shared storage is counted for each tensor)
+	Site  string // file:line of the call that created it
+}
+
+// LiveTensors lists the live tensors in creation order.
+func (e *Engine) LiveTensors() []TensorInfo {
+	e.mu.Lock()
+	out := make([]TensorInfo, 0, len(e.live))
+	for t := range e.live {
+		out = append(out, TensorInfo{ID: t.id, Shape: t.shape.clone(), DType: t.dtype, Bytes: t.bytes(), Site: wgpu.Site(t.site)})
+	}
+	e.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// callerPC returns the program counter of the user code that called the
+// public op that called callerPC.
+func callerPC() uintptr {
+	var pc [1]uintptr
+	if runtime.Callers(3, pc[:]) == 0 {
+		return 0
+	}
+	return pc[0]
+}
+
+// op is one call of an op: its name, inputs and the site that called it.
+type op struct {
+	e      *Engine
+	name   string
+	site   uintptr
+	inputs []*Tensor
+}
+
+// begin starts an op: it claims the engine and checks the inputs. A non-nil
+// result is the tensor to return at once (carrying an error).
+func (e *Engine) begin(name string, site uintptr, inputs ...*Tensor) (*op, *Tensor) {
+	o := &op{e: e, name: name, site: site, inputs: inputs}
+	if !e.busy.CompareAndSwap(0, 1) {
+		return nil, e.errTensor(opErr(name, o.shapes(), ErrConcurrentUse, ""))
+	}
+	for i, t := range inputs {
+		var err error
+		switch {
+		case t == nil:
+			err = opErr(name, nil, ErrArgument, "input %d is nil", i)
+		case t.err != nil:
+			err = t.err
+		case t.eng != nil && t.eng.dev != e.dev:
+			err = opErr(name, o.shapes(), ErrArgument, "input %d lives on another device", i)
+		case t.disposed.Load():
+			err = opErr(name, o.shapes(), ErrDisposed, "input %d (tensor %d) was disposed", i, t.id)
+		}
+		if err != nil {
+			e.busy.Store(0)
+			return nil, e.errTensor(err)
+		}
+	}
+	return o, nil
+}
+
+// end releases the engine.
+func (o *op) end() { o.e.busy.Store(0) }
+
+func (o *op) shapes() []Shape {
+	s := make([]Shape, 0, len(o.inputs))
+	for _, t := range o.inputs {
+		if t != nil {
+			s = append(s, t.shape)
+		}
+	}
+	return s
+}
+
+// fail returns a tensor carrying an error about this op.
+func (o *op) fail(kind error, format string, args ...any) *Tensor {
+	return o.e.errTensor(opErr(o.name, o.shapes(), kind, format, args...))
+}
+
+// failErr returns a tensor carrying err from the device, named with the op.
+func (o *op) failErr(err error) *Tensor {
+	return o.e.errTensor(&OpError{Op: o.name, Shapes: o.shapes(), Err: err})
+}
+
+// alloc creates an uninitialised tensor of the given shape for this op.
+func (o *op) alloc(shape Shape, dtype DType) (*Tensor, error) {
+	n := uint64(shape.Size()) * 4
+	buf, err := o.e.dev.NewBufferAt(n, wgpu.UsageStorage, o.site)
+	if err != nil {
+		return nil, &OpError{Op: o.name, Shapes: o.shapes(), Detail: "allocating " + shape.String() + " " + dtype.String(), Err: err}
+	}
+	st := &storage{buf: buf}
+	st.refs.Store(1)
+	return o.e.register(&Tensor{shape: shape, dtype: dtype, st: st, site: o.site}), nil
+}
+
+// register gives t its id and engine and makes it live.
+func (e *Engine) register(t *Tensor) *Tensor {
+	t.eng = e
+	t.id = nextID.Add(1)
+	e.mu.Lock()
+	e.live[t] = struct{}{}
+	var trackers []Tracker
+	if len(e.trackers) > 0 {
+		trackers = append(trackers, e.trackers...)
+	}
+	e.mu.Unlock()
+	for _, tr := range trackers {
+		tr.Track(t)
+	}
+	return t
+}
+
+// errTensor returns a tensor that carries err and holds no memory.
+func (e *Engine) errTensor(err error) *Tensor {
+	t := &Tensor{eng: e, id: nextID.Add(1), err: err}
+	t.disposed.Store(true)
+	return t
+}
+
+// run dispatches a kernel over n threads of a one-dimensional grid (the
+// elementwise, copy and gather kernels), filling header words 0 and 1.
+func (o *op) run(key string, build func() wgpu.KernelSpec, n int, p shaders.Params, bufs ...*wgpu.Buffer) error {
+	if n == 0 {
+		return nil
+	}
+	lim := o.e.dev.Limits()
+	groups, row, err := shaders.Grid(uint64(n), shaders.WorkgroupSize, lim.MaxComputeWorkgroupsPerDimension)
+	if err != nil {
+		return opErr(o.name, o.shapes(), wgpu.ErrLimit, "%v", err)
+	}
+	p.Header[0], p.Header[1] = uint32(n), row
+	return o.dispatch(key, build, groups, p, bufs...)
+}
+
+// dispatch compiles (once per device) and records a kernel.
+func (o *op) dispatch(key string, build func() wgpu.KernelSpec, groups [3]uint32, p shaders.Params, bufs ...*wgpu.Buffer) error {
+	k, err := o.e.dev.KernelFor(key, build)
+	if err != nil {
+		return &OpError{Op: o.name, Shapes: o.shapes(), Err: err}
+	}
+	if err := o.e.dev.Dispatch(k, groups, p.Bytes(), bufs...); err != nil {
+		return &OpError{Op: o.name, Shapes: o.shapes(), Err: err}
+	}
+	return nil
+}
+
+// u32s converts ints to metadata words.
+func u32s(vs ...[]int) []uint32 {
+	var out []uint32
+	for _, v := range vs {
+		for _, x := range v {
+			out = append(out, uint32(x))
+		}
+	}
+	return out
+}

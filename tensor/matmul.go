@@ -1,0 +1,70 @@
+package tensor
+
+import (
+	"github.com/wgtensor/wgtensor/shaders"
+)
+
+// MatMul returns the matrix product a·b of float32 tensors of rank 2 or
+// more: the last two dimensions multiply, and the dimensions before them
+// are batch dimensions that broadcast.
+func (e *Engine) MatMul(a, b *Tensor) *Tensor {
+	return e.matmul(callerPC(), a, b, false, false)
+}
+
+// MatMulT is MatMul with either side transposed (in its last two
+// dimensions) first, without a copy.
+func (e *Engine) MatMulT(a, b *Tensor, transA, transB bool) *Tensor {
+	return e.matmul(callerPC(), a, b, transA, transB)
+}
+
+func (e *Engine) matmul(site uintptr, a, b *Tensor, ta, tb bool) *Tensor {
+	o, bad := e.begin("matmul", site, a, b)
+	if bad != nil {
+		return bad
+	}
+	defer o.end()
+	if a.dtype != Float32 || b.dtype != Float32 {
+		return o.fail(ErrDType, "matmul takes float32, got %s and %s", a.dtype, b.dtype)
+	}
+	if a.Rank() < 2 || b.Rank() < 2 {
+		return o.fail(ErrShape, "matmul needs rank 2 or more")
+	}
+	ra, rb := a.Rank(), b.Rank()
+	M, K := a.shape[ra-2], a.shape[ra-1]
+	if ta {
+		M, K = K, M
+	}
+	K2, N := b.shape[rb-2], b.shape[rb-1]
+	if tb {
+		K2, N = N, K2
+	}
+	if K != K2 {
+		return o.fail(ErrShape, "inner dimensions %d and %d differ (transposed: %v, %v)", K, K2, ta, tb)
+	}
+	aBatch, bBatch := a.shape[:ra-2], b.shape[:rb-2]
+	batch, err := broadcast(aBatch, bBatch)
+	if err != nil {
+		return o.fail(ErrShape, "batch dimensions do not broadcast: %v", err)
+	}
+	shape := append(batch.clone(), M, N)
+	out, err := o.alloc(shape, Float32)
+	if err != nil {
+		return e.errTensor(err)
+	}
+	batches := batch.Size()
+	if shape.Size() == 0 {
+		return out
+	}
+	if lim := e.dev.Limits().MaxComputeWorkgroupsPerDimension; batches > int(lim) {
+		out.Dispose()
+		return o.fail(ErrShape, "%d batches; the device runs at most %d", batches, lim)
+	}
+	k := shaders.MatMul{TransA: ta, TransB: tb, BatchRank: len(batch)}
+	meta := u32s([]int{M, N, K}, batch, broadcastStrides(aBatch, batch), broadcastStrides(bBatch, batch))
+	p := shaders.Params{Header: [4]uint32{uint32(batches)}, Meta: meta}
+	if err := o.dispatch(k.Key(), k.Spec, k.Groups(M, N, batches), p, a.buf(), b.buf(), out.buf()); err != nil {
+		out.Dispose()
+		return e.errTensor(err)
+	}
+	return out
+}

@@ -1,0 +1,207 @@
+package tensor
+
+import (
+	"slices"
+
+	"github.com/wgtensor/wgtensor/shaders"
+	"github.com/wgtensor/wgtensor/wgpu"
+)
+
+// Sum adds x's elements over axes (all of them when axes is empty); with
+// keepDims the reduced dimensions stay as size 1.
+func (e *Engine) Sum(x *Tensor, keepDims bool, axes ...int) *Tensor {
+	return e.reduce(callerPC(), shaders.Sum, x, keepDims, axes)
+}
+
+// Mean averages x over axes; the result is float32 for every dtype.
+func (e *Engine) Mean(x *Tensor, keepDims bool, axes ...int) *Tensor {
+	return e.reduce(callerPC(), shaders.Mean, x, keepDims, axes)
+}
+
+// Prod multiplies x's elements over axes.
+func (e *Engine) Prod(x *Tensor, keepDims bool, axes ...int) *Tensor {
+	return e.reduce(callerPC(), shaders.Prod, x, keepDims, axes)
+}
+
+// Max is the largest element over axes, which must not be empty.
+func (e *Engine) Max(x *Tensor, keepDims bool, axes ...int) *Tensor {
+	return e.reduce(callerPC(), shaders.Max, x, keepDims, axes)
+}
+
+// Min is the smallest element over axes.
+func (e *Engine) Min(x *Tensor, keepDims bool, axes ...int) *Tensor {
+	return e.reduce(callerPC(), shaders.Min, x, keepDims, axes)
+}
+
+// ArgMax is the index (int32) of the largest element along axis; ties give
+// the first.
+func (e *Engine) ArgMax(x *Tensor, axis int) *Tensor {
+	return e.reduce(callerPC(), shaders.ArgMax, x, false, []int{axis})
+}
+
+// ArgMin is the index (int32) of the smallest element along axis.
+func (e *Engine) ArgMin(x *Tensor, axis int) *Tensor {
+	return e.reduce(callerPC(), shaders.ArgMin, x, false, []int{axis})
+}
+
+// reduceAxes normalises axes (all when empty) and returns a mask of the
+// reduced dimensions.
+func reduceAxes(o *op, rank int, axes []int) ([]bool, *Tensor) {
+	mask := make([]bool, rank)
+	if len(axes) == 0 {
+		for i := range mask {
+			mask[i] = true
+		}
+		return mask, nil
+	}
+	for _, a := range axes {
+		ax, ok := normAxis(a, rank)
+		if !ok || mask[ax] {
+			return nil, o.fail(ErrAxis, "axes %v of rank %d", axes, rank)
+		}
+		mask[ax] = true
+	}
+	return mask, nil
+}
+
+func (e *Engine) reduce(site uintptr, rop shaders.ReduceOp, x *Tensor, keepDims bool, axes []int) *Tensor {
+	o, bad := e.begin(string(rop), site, x)
+	if bad != nil {
+		return bad
+	}
+	defer o.end()
+	if rop.Arg() && x.Rank() == 0 {
+		return o.fail(ErrAxis, "axis %d of a scalar", axes[0])
+	}
+	mask, bad := reduceAxes(o, x.Rank(), axes)
+	if bad != nil {
+		return bad
+	}
+	// Move the reduced dimensions last, then reduce rows.
+	var perm []int
+	var shape Shape = Shape{}
+	rows, length := 1, 1
+	for i, d := range x.shape {
+		if !mask[i] {
+			perm = append(perm, i)
+			rows *= d
+			shape = append(shape, d)
+		} else if keepDims {
+			shape = append(shape, 1)
+		}
+	}
+	for i, d := range x.shape {
+		if mask[i] {
+			perm = append(perm, i)
+			length *= d
+		}
+	}
+	if length == 0 && rows > 0 && (rop == shaders.Max || rop == shaders.Min || rop.Arg()) {
+		return o.fail(ErrShape, "%s over an empty dimension", rop)
+	}
+	// Short rows, or many rows, take a thread each; long rows a workgroup.
+	k := shaders.Reduce{Op: rop, In: x.dtype.wgsl(), PerThread: length <= 32 || (rows >= 8192 && length <= 512)}
+	outType := map[shaders.Type]DType{shaders.F32: Float32, shaders.I32: Int32, shaders.U32: Uint32}[k.Out()]
+	out, err := o.alloc(shape, outType)
+	if err != nil {
+		return e.errTensor(err)
+	}
+	src := x
+	if !slices.IsSorted(perm) {
+		src = o.transpose(x, perm)
+		if src.err != nil {
+			out.Dispose()
+			return src
+		}
+		// Safe to dispose now: the reduce below is recorded after the copy,
+		// and the pool never hands the storage to a later op before it.
+		defer src.Dispose()
+	}
+	if rows > 0 {
+		if err := o.rows(k.Key(), k.Spec, !k.PerThread, rows, length, src, out, 1/float32(length)); err != nil {
+			out.Dispose()
+			return e.errTensor(err)
+		}
+	}
+	return out
+}
+
+// rows dispatches a row kernel (reduce, softmax) over rows rows of length
+// elements: a workgroup per row, or a thread per row.
+func (o *op) rows(key string, build func() wgpu.KernelSpec, perGroup bool, rows, length int, src, dst *Tensor, scale float32) error {
+	lim := o.e.dev.Limits()
+	wg := uint32(shaders.WorkgroupSize)
+	n := uint64(rows)
+	if perGroup {
+		wg, n = 1, uint64(rows)
+	}
+	groups, row, err := shaders.Grid(n, wg, lim.MaxComputeWorkgroupsPerDimension)
+	if err != nil {
+		return opErr(o.name, o.shapes(), ErrShape, "%v", err)
+	}
+	p := shaders.Params{Header: [4]uint32{uint32(rows), row, uint32(length)}, Scalars: [4]float32{scale}}
+	return o.dispatch(key, build, groups, p, src.buf(), dst.buf())
+}
+
+// Softmax returns exp(x) / sum(exp(x)) along axis (float32), computed after
+// subtracting the maximum so that large inputs do not overflow.
+func (e *Engine) Softmax(x *Tensor, axis int) *Tensor {
+	return e.softmax(callerPC(), x, axis, false)
+}
+
+// LogSoftmax returns x - max - log(sum(exp(x - max))) along axis.
+func (e *Engine) LogSoftmax(x *Tensor, axis int) *Tensor {
+	return e.softmax(callerPC(), x, axis, true)
+}
+
+func (e *Engine) softmax(site uintptr, x *Tensor, axis int, log bool) *Tensor {
+	name := "softmax"
+	if log {
+		name = "log_softmax"
+	}
+	o, bad := e.begin(name, site, x)
+	if bad != nil {
+		return bad
+	}
+	defer o.end()
+	if x.dtype != Float32 {
+		return o.fail(ErrDType, "%s takes float32, not %s", name, x.dtype)
+	}
+	ax, ok := normAxis(axis, x.Rank())
+	if !ok {
+		return o.fail(ErrAxis, "axis %d", axis)
+	}
+	last := x.Rank() - 1
+	src := x
+	var perm []int
+	if ax != last {
+		// Swap the axis with the last one; the swap is its own inverse.
+		perm = make([]int, x.Rank())
+		for i := range perm {
+			perm[i] = i
+		}
+		perm[ax], perm[last] = last, ax
+		src = o.transpose(x, perm)
+		if src.err != nil {
+			return src
+		}
+		defer src.Dispose()
+	}
+	out, err := o.alloc(src.shape.clone(), Float32)
+	if err != nil {
+		return e.errTensor(err)
+	}
+	length := src.shape[last]
+	if rows := src.Size() / max(length, 1); length > 0 && rows > 0 {
+		k := shaders.Softmax{Log: log}
+		if err := o.rows(k.Key(), k.Spec, true, rows, length, src, out, 0); err != nil {
+			out.Dispose()
+			return e.errTensor(err)
+		}
+	}
+	if perm == nil {
+		return out
+	}
+	defer out.Dispose()
+	return o.transpose(out, perm)
+}

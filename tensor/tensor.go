@@ -1,0 +1,140 @@
+package tensor
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"sync/atomic"
+
+	"github.com/wgtensor/wgtensor/wgpu"
+)
+
+// Tensor is an n-dimensional array of one dtype on the GPU. Tensors are
+// immutable: ops return new tensors. Reshape and Clone share storage with
+// their source, reference-counted, so disposing one never frees storage
+// another still uses.
+//
+// A tensor made by a failed op carries the error (Err); ops on it return
+// it again and its readbacks reject with it. It holds no memory.
+//
+// Dispose, Err, Shape, DType, ID and readbacks are safe for concurrent use.
+type Tensor struct {
+	eng      *Engine
+	id       uint64
+	shape    Shape
+	dtype    DType
+	st       *storage
+	err      error
+	site     uintptr
+	disposed atomic.Bool
+}
+
+// storage is a buffer shared by the tensors that view it.
+type storage struct {
+	buf  *wgpu.Buffer
+	refs atomic.Int32
+}
+
+func (s *storage) retain() { s.refs.Add(1) }
+
+func (s *storage) release() {
+	if s.refs.Add(-1) == 0 {
+		s.buf.Release()
+	}
+}
+
+// ID is unique among the tensors of the process.
+func (t *Tensor) ID() uint64 { return t.id }
+
+// Shape returns a copy of t's dimensions.
+func (t *Tensor) Shape() Shape { return t.shape.clone() }
+
+// Rank is the number of dimensions.
+func (t *Tensor) Rank() int { return len(t.shape) }
+
+// Size is the number of elements.
+func (t *Tensor) Size() int { return t.shape.Size() }
+
+// DType is t's element type.
+func (t *Tensor) DType() DType { return t.dtype }
+
+// Err is the error of the op that made t, or nil.
+func (t *Tensor) Err() error { return t.err }
+
+// Engine returns the engine that made t.
+func (t *Tensor) Engine() *Engine { return t.eng }
+
+// IsDisposed reports whether t was disposed (tensors carrying an error
+// count as disposed: they hold nothing).
+func (t *Tensor) IsDisposed() bool { return t.disposed.Load() }
+
+// Site is the file:line of the call that created t.
+func (t *Tensor) Site() string { return wgpu.Site(t.site) }
+
+func (t *Tensor) bytes() uint64 { return uint64(t.shape.Size()) * 4 }
+
+func (t *Tensor) buf() *wgpu.Buffer { return t.st.buf }
+
+// Dispose frees t. Its storage returns to the device's pool once no other
+// tensor shares it. Disposing twice is harmless. A readback of t started
+// before Dispose still resolves with t's values.
+func (t *Tensor) Dispose() {
+	if t == nil || t.disposed.Swap(true) {
+		return
+	}
+	t.eng.mu.Lock()
+	delete(t.eng.live, t)
+	t.eng.mu.Unlock()
+	t.st.release()
+}
+
+func (t *Tensor) String() string {
+	if t.err != nil {
+		return fmt.Sprintf("Tensor(%d, error: %v)", t.id, t.err)
+	}
+	return fmt.Sprintf("Tensor(%d, %s %s)", t.id, t.dtype, t.shape)
+}
+
+// Data starts reading t's elements back as little-endian bytes, 4 per
+// element, and returns at once.
+func (t *Tensor) Data() *wgpu.Promise[[]byte] {
+	switch {
+	case t.err != nil:
+		return wgpu.RejectedWith[[]byte](t.err)
+	case t.disposed.Load():
+		return wgpu.RejectedWith[[]byte](opErr("read", []Shape{t.shape}, ErrDisposed, "tensor %d", t.id))
+	}
+	return t.eng.dev.ReadAsync(t.st.buf, 0, t.bytes())
+}
+
+// Float32s reads a float32 tensor back, blocking until it arrives or ctx
+// ends.
+func (t *Tensor) Float32s(ctx context.Context) ([]float32, error) {
+	return read(ctx, t, Float32, math.Float32frombits)
+}
+
+// Int32s reads an int32 tensor back.
+func (t *Tensor) Int32s(ctx context.Context) ([]int32, error) {
+	return read(ctx, t, Int32, func(u uint32) int32 { return int32(u) })
+}
+
+// Uint32s reads a uint32 tensor back.
+func (t *Tensor) Uint32s(ctx context.Context) ([]uint32, error) {
+	return read(ctx, t, Uint32, func(u uint32) uint32 { return u })
+}
+
+func read[T any](ctx context.Context, t *Tensor, want DType, conv func(uint32) T) ([]T, error) {
+	if t.err == nil && t.dtype != want {
+		return nil, opErr("read", []Shape{t.shape}, ErrDType, "tensor is %s, not %s", t.dtype, want)
+	}
+	b, err := t.Data().Await(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, len(b)/4)
+	for i := range out {
+		out[i] = conv(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out, nil
+}
