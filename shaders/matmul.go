@@ -33,7 +33,9 @@ const (
 )
 
 // Key identifies m's pipeline.
-func (m MatMul) Key() string { return fmt.Sprintf("matmul/tiled/%v/%v/b%d", m.TransA, m.TransB, m.BatchRank) }
+func (m MatMul) Key() string {
+	return fmt.Sprintf("matmul/tiled/%v/%v/b%d", m.TransA, m.TransB, m.BatchRank)
+}
 
 // MetaWords is how many metadata words m takes.
 func (m MatMul) MetaWords() int { return 3 + 3*m.BatchRank }

@@ -212,4 +212,5 @@ func u32s(t testing.TB, x *tensor.Tensor) []uint32 {
 }
 
 func sprintf(format string, args ...any) string { return fmtSprintf(format, args...) }
+
 var fmtSprintf = fmt.Sprintf
