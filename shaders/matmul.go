@@ -18,7 +18,8 @@ import (
 // workgroup memory, and each thread accumulates a 4×4 block of C in
 // registers, so every value loaded from memory is used 64 times.
 //
-// Header: batches, 0, 0, 0. Metadata: M, N, K, the BatchRank batch
+// Header: batches, 0, the first row of tiles (a large product is split
+// into several dispatches of row blocks), 0. Metadata: M, N, K, the BatchRank batch
 // dimensions, their A strides, their B strides.
 type MatMul struct {
 	TransA, TransB bool
@@ -40,9 +41,10 @@ func (m MatMul) Key() string {
 // MetaWords is how many metadata words m takes.
 func (m MatMul) MetaWords() int { return 3 + 3*m.BatchRank }
 
-// Groups is the grid for an M×N result with the given batch count.
-func (m MatMul) Groups(M, N, batches int) [3]uint32 {
-	return [3]uint32{uint32((N + MatMulTileN - 1) / MatMulTileN), uint32((M + MatMulTileM - 1) / MatMulTileM), uint32(batches)}
+// Groups is the grid for rowTiles row tiles of an M×N result with the given
+// batch count.
+func (m MatMul) Groups(rowTiles, N, batches int) [3]uint32 {
+	return [3]uint32{uint32((N + MatMulTileN - 1) / MatMulTileN), uint32(rowTiles), uint32(batches)}
 }
 
 // Spec generates m's kernel.
@@ -83,7 +85,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 	var boff = 0u;
 %s	aoff = aoff * M * K;
 	boff = boff * K * N;
-	let row0 = w.y * 64u;
+	let row0 = (w.y + p.h2) * 64u;
 	let col0 = w.x * 64u;
 	var acc: array<f32, 16>;
 	for (var k0 = 0u; k0 < K; k0 += 16u) {

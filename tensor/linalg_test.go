@@ -44,10 +44,10 @@ func TestMatMulShapes(t *testing.T) {
 		{[]int{130, 1}, []int{1, 70}},
 		{[]int{3, 0}, []int{0, 5}}, // K = 0: zeros
 		{[]int{0, 4}, []int{4, 5}},
-		{[]int{3, 7, 9}, []int{9, 5}},           // batch on one side
-		{[]int{2, 1, 7, 9}, []int{3, 9, 5}},     // batches broadcast both ways
-		{[]int{4, 33, 20}, []int{4, 20, 31}},    // batched, odd sizes
-		{[]int{200, 129}, []int{129, 190}},      // several tiles, ragged edges
+		{[]int{3, 7, 9}, []int{9, 5}},        // batch on one side
+		{[]int{2, 1, 7, 9}, []int{3, 9, 5}},  // batches broadcast both ways
+		{[]int{4, 33, 20}, []int{4, 20, 31}}, // batched, odd sizes
+		{[]int{200, 129}, []int{129, 190}},   // several tiles, ragged edges
 	} {
 		for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
 			as, bs := append([]int{}, c.a...), append([]int{}, c.b...)

@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"github.com/wgtensor/wgtensor/shaders"
+	"github.com/wgtensor/wgtensor/wgpu"
 )
 
 // MatMul returns the matrix product a·b of float32 tensors of rank 2 or
@@ -61,10 +62,30 @@ func (e *Engine) matmul(site uintptr, a, b *Tensor, ta, tb bool) *Tensor {
 	}
 	k := shaders.MatMul{TransA: ta, TransB: tb, BatchRank: len(batch)}
 	meta := u32s([]int{M, N, K}, batch, broadcastStrides(aBatch, batch), broadcastStrides(bBatch, batch))
-	p := shaders.Params{Header: [4]uint32{uint32(batches)}, Meta: meta}
-	if err := o.dispatch(k.Key(), k.Spec, k.Groups(M, N, batches), p, a.buf(), b.buf(), out.buf()); err != nil {
-		out.Dispose()
-		return e.errTensor(err)
+	// Split the rows into dispatches of bounded work, and on a CPU adapter
+	// submit each on its own: lavapipe crashes at device release after a
+	// submission that ran for more than about five seconds.
+	cpu := e.dev.Info().Type == wgpu.AdapterCPU
+	tiles := (M + shaders.MatMulTileM - 1) / shaders.MatMulTileM
+	perTile := float64(shaders.MatMulTileM) * float64(N) * float64(max(K, 1)) * float64(batches)
+	budget := float64(1 << 34)
+	if cpu {
+		budget = 1 << 28
+	}
+	step := max(1, min(tiles, int(budget/perTile)))
+	for t0 := 0; t0 < tiles; t0 += step {
+		n := min(step, tiles-t0)
+		p := shaders.Params{Header: [4]uint32{uint32(batches), 0, uint32(t0)}, Meta: meta}
+		if err := o.dispatch(k.Key(), k.Spec, k.Groups(n, N, batches), p, a.buf(), b.buf(), out.buf()); err != nil {
+			out.Dispose()
+			return e.errTensor(err)
+		}
+		if cpu && tiles > step {
+			if err := e.dev.Flush(); err != nil {
+				out.Dispose()
+				return o.failErr(err)
+			}
+		}
 	}
 	return out
 }
