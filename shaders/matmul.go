@@ -26,6 +26,10 @@ type MatMul struct {
 	BatchRank      int
 }
 
+// MaxMatMulK is the longest inner dimension MatMul handles: its K loop
+// takes 16 per trip (see MaxLoopTrips).
+const MaxMatMulK = MaxLoopTrips * matmulTileK
+
 // The tile's shape.
 const (
 	MatMulTileM = 64

@@ -40,6 +40,15 @@ type Reduce struct {
 // ReduceWorkgroup is the number of threads that share one row.
 const ReduceWorkgroup = 64
 
+// MaxLoopTrips is the most iterations one WGSL loop may run: on lavapipe
+// (Mesa 22.3 through wgpu-native) a loop stops silently after 65,535 trips,
+// so every loop over data runs an inner loop of 16 per outer trip, and
+// callers refuse work that would need more.
+const MaxLoopTrips = 65535
+
+// MaxRowLength is the longest row a reduction or softmax handles.
+const MaxRowLength = MaxLoopTrips * 16 * ReduceWorkgroup
+
 // Out is the type of the reduction's result.
 func (r Reduce) Out() Type {
 	switch {
@@ -134,9 +143,13 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l:
 	let base = row * len;
 	var acc = %s;
 	var ai = none;
-	for (var j = l; j < len; j += %du) {
-		let v = %s(src[base + j]);
-		%s
+	for (var b0 = 0u; b0 < len; b0 += %du) {
+		for (var u = 0u; u < 16u; u++) {
+			let j = b0 + u * %du + l;
+			if (j >= len) { break; }
+			let v = %s(src[base + j]);
+			%s
+		}
 	}
 	sv[l] = acc;
 	si[l] = ai;
@@ -153,7 +166,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l:
 		dst[row] = %s;
 	}
 }
-`, A, ReduceWorkgroup, ReduceWorkgroup, ReduceWorkgroup, ident, ReduceWorkgroup, A, step, ReduceWorkgroup/2, combine, final)
+`, A, ReduceWorkgroup, ReduceWorkgroup, ReduceWorkgroup, ident, 16*ReduceWorkgroup, ReduceWorkgroup, A, step, ReduceWorkgroup/2, combine, final)
 	}
 	return wgpu.KernelSpec{Name: string(r.Op), Key: r.Key(), Source: b.String(),
 		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}, Params: true}
@@ -187,7 +200,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l:
 	let len = p.h2;
 	let base = row * len;
 	var m = -3.4028234e38;
-	for (var j = l; j < len; j += %[1]du) { m = max(m, src[base + j]); }
+	for (var b0 = 0u; b0 < len; b0 += %[4]du) { for (var u = 0u; u < 16u; u++) { let j = b0 + u * %[1]du + l; if (j >= len) { break; } m = max(m, src[base + j]); } }
 	red[l] = m;
 	workgroupBarrier();
 	for (var h = %[2]du; h > 0u; h = h >> 1u) {
@@ -197,7 +210,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l:
 	let mx = red[0];
 	workgroupBarrier();
 	var sum = 0.0;
-	for (var j = l; j < len; j += %[1]du) { sum += exp(src[base + j] - mx); }
+	for (var b0 = 0u; b0 < len; b0 += %[4]du) { for (var u = 0u; u < 16u; u++) { let j = b0 + u * %[1]du + l; if (j >= len) { break; } sum += exp(src[base + j] - mx); } }
 	red[l] = sum;
 	workgroupBarrier();
 	for (var h = %[2]du; h > 0u; h = h >> 1u) {
@@ -205,9 +218,9 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l:
 		workgroupBarrier();
 	}
 	let total = red[0];
-	for (var j = l; j < len; j += %[1]du) { dst[base + j] = %[3]s; }
+	for (var b0 = 0u; b0 < len; b0 += %[4]du) { for (var u = 0u; u < 16u; u++) { let j = b0 + u * %[1]du + l; if (j >= len) { break; } dst[base + j] = %[3]s; } }
 }
-`, ReduceWorkgroup, ReduceWorkgroup/2, write)
+`, ReduceWorkgroup, ReduceWorkgroup/2, write, 16*ReduceWorkgroup)
 	return wgpu.KernelSpec{Name: name, Key: s.Key(), Source: src,
 		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}, Params: true}
 }

@@ -42,6 +42,9 @@ func (e *Engine) matmul(site uintptr, a, b *Tensor, ta, tb bool) *Tensor {
 	if K != K2 {
 		return o.fail(ErrShape, "inner dimensions %d and %d differ (transposed: %v, %v)", K, K2, ta, tb)
 	}
+	if K > shaders.MaxMatMulK {
+		return o.fail(ErrShape, "inner dimension %d; at most %d", K, shaders.MaxMatMulK)
+	}
 	aBatch, bBatch := a.shape[:ra-2], b.shape[:rb-2]
 	batch, err := broadcast(aBatch, bBatch)
 	if err != nil {

@@ -96,6 +96,9 @@ func (e *Engine) reduce(site uintptr, rop shaders.ReduceOp, x *Tensor, keepDims 
 			length *= d
 		}
 	}
+	if length > shaders.MaxRowLength {
+		return o.fail(ErrShape, "reducing %d elements per output; at most %d", length, shaders.MaxRowLength)
+	}
 	if length == 0 && rows > 0 && (rop == shaders.Max || rop == shaders.Min || rop.Arg()) {
 		return o.fail(ErrShape, "%s over an empty dimension", rop)
 	}
@@ -172,6 +175,9 @@ func (e *Engine) softmax(site uintptr, x *Tensor, axis int, log bool) *Tensor {
 		return o.fail(ErrAxis, "axis %d", axis)
 	}
 	last := x.Rank() - 1
+	if x.shape[ax] > shaders.MaxRowLength {
+		return o.fail(ErrShape, "%d elements along axis %d; at most %d", x.shape[ax], axis, shaders.MaxRowLength)
+	}
 	src := x
 	var perm []int
 	if ax != last {

@@ -70,7 +70,7 @@ func TestTranspose(t *testing.T) {
 	for _, c := range []struct {
 		shape, perm []int
 	}{{[]int{}, []int{}}, {[]int{5}, []int{0}}, {[]int{2, 3}, []int{1, 0}}, {[]int{2, 3, 4}, []int{2, 0, 1}},
-		{[]int{2, 0, 3}, []int{2, 1, 0}}, {[]int{65, 3, 1, 7}, []int{3, 1, 0, 2}}} {
+		{[]int{2, 0, 3}, []int{2, 1, 0}}, {[]int{65, 3, 1, 7}, []int{3, 1, 0, 2}}, {[]int{2048, 2048}, []int{1, 0}}} {
 		xv := iota32(size(c.shape))
 		x := e.FromFloat32s(xv, c.shape...)
 		y := e.Transpose(x, c.perm...)
