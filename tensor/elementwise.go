@@ -195,9 +195,11 @@ fn powf(x: f32, y: f32) -> f32 {
 }
 `
 
+// modi avoids WGSL's % on negative integers: the GL backend emits GLSL's %,
+// which is undefined for negative operands.
 const modHelper = `
 fn modi(a: i32, b: i32) -> i32 {
-	let r = a % b;
+	let r = a - b * (a / b);
 	return select(r, r + b, r != 0 && ((r < 0) != (b < 0)));
 }
 `
