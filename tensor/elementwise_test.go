@@ -10,6 +10,7 @@ import (
 
 	"github.com/wgtensor/wgtensor/internal/testgpu"
 	"github.com/wgtensor/wgtensor/tensor"
+	"github.com/wgtensor/wgtensor/wgpu"
 )
 
 var unaryShapes = [][]int{{}, {0}, {1}, {257}, {3, 5, 7}, {2, 0, 3}}
@@ -290,4 +291,23 @@ func TestOpErrorsPropagate(t *testing.T) {
 	ints := e.FromInt32s([]int32{1})
 	defer ints.Dispose()
 	assert.ErrorIs(t, e.Add(a, ints).Err(), tensor.ErrDType)
+}
+
+func TestOutOfMemoryIsAnOpError(t *testing.T) {
+	opts := testgpu.DefaultOptions()
+	opts.MemoryLimit = 1 << 20
+	e := testgpu.EngineOn(t, testgpu.OpenWith(t, opts))
+	a := e.Zeros(tensor.Float32, 128<<10) // 512 KiB
+	defer a.Dispose()
+	b := e.Add(a, a) // another 512 KiB: over the limit with the op's parameters
+	defer b.Dispose()
+	c := e.Mul(a, a)
+	if b.Err() == nil {
+		require.Error(t, c.Err(), "a third 512 KiB tensor cannot fit in 1 MiB")
+		b, c = c, b
+	}
+	require.ErrorIs(t, b.Err(), wgpu.ErrOutOfMemory)
+	assert.Contains(t, b.Err().Error(), "tensor: ")
+	assert.Contains(t, b.Err().Error(), "[131072]", "the error names the shapes")
+	assert.Contains(t, b.Err().Error(), "elementwise_test.go:", "and where live memory was allocated")
 }
