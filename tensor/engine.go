@@ -28,10 +28,12 @@ type Engine struct {
 	trackers []Tracker
 }
 
-// Tracker is told about every tensor an engine creates. tidy's scopes are
-// trackers.
-type Tracker interface {
-	Track(t *Tensor)
+// Tracker is told about every tensor an engine creates while it is the
+// innermost tracker pushed. tidy's scopes are trackers. The method set is
+// spelled with unnamed types so that packages below tensor (tidy) can
+// implement it without importing tensor.
+type Tracker = interface {
+	Track(x interface{ Dispose() })
 }
 
 var nextID atomic.Uint64
@@ -45,8 +47,8 @@ func New(d *wgpu.Device) *Engine {
 func (e *Engine) Device() *wgpu.Device { return e.dev }
 
 // PushTracker makes tr see every tensor e creates until PopTracker.
-// Trackers nest; every one on the stack sees each tensor.
-func (e *Engine) PushTracker(tr Tracker) {
+// Trackers nest; only the innermost sees a new tensor.
+func (e *Engine) PushTracker(tr interface{ Track(x interface{ Dispose() }) }) {
 	e.mu.Lock()
 	e.trackers = append(e.trackers, tr)
 	e.mu.Unlock()
@@ -60,6 +62,20 @@ func (e *Engine) PopTracker() {
 		e.trackers = e.trackers[:n-1]
 	}
 	e.mu.Unlock()
+}
+
+// Retrack hands x to the innermost tracker, if any: a scope that ends
+// passes the tensors it returns to the scope around it.
+func (e *Engine) Retrack(x interface{ Dispose() }) {
+	e.mu.Lock()
+	var top Tracker
+	if n := len(e.trackers); n > 0 {
+		top = e.trackers[n-1]
+	}
+	e.mu.Unlock()
+	if top != nil {
+		top.Track(x)
+	}
 }
 
 // NumTensors returns how many tensors are live (created and not disposed).
@@ -176,13 +192,13 @@ func (e *Engine) register(t *Tensor) *Tensor {
 	t.id = nextID.Add(1)
 	e.mu.Lock()
 	e.live[t] = struct{}{}
-	var trackers []Tracker
-	if len(e.trackers) > 0 {
-		trackers = append(trackers, e.trackers...)
+	var top Tracker
+	if n := len(e.trackers); n > 0 {
+		top = e.trackers[n-1]
 	}
 	e.mu.Unlock()
-	for _, tr := range trackers {
-		tr.Track(t)
+	if top != nil {
+		top.Track(t)
 	}
 	return t
 }

@@ -28,7 +28,15 @@ type Tensor struct {
 	err      error
 	site     uintptr
 	disposed atomic.Bool
+	kept     atomic.Bool
 }
+
+// Keep marks t to survive every tidy scope it is created in, as tf.keep
+// does; it is disposed only by Dispose.
+func (t *Tensor) Keep() { t.kept.Store(true) }
+
+// Kept reports whether Keep was called.
+func (t *Tensor) Kept() bool { return t.kept.Load() }
 
 // storage is a buffer shared by the tensors that view it.
 type storage struct {
