@@ -48,7 +48,9 @@ func (e *Engine) Device() *wgpu.Device { return e.dev }
 
 // PushTracker makes tr see every tensor e creates until PopTracker.
 // Trackers nest; only the innermost sees a new tensor.
-func (e *Engine) PushTracker(tr interface{ Track(x interface{ Dispose() }) }) {
+func (e *Engine) PushTracker(tr interface {
+	Track(x interface{ Dispose() })
+}) {
 	e.mu.Lock()
 	e.trackers = append(e.trackers, tr)
 	e.mu.Unlock()

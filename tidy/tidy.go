@@ -43,7 +43,9 @@ type Disposable interface{ Dispose() }
 // Scoper reports what it creates to the innermost tracker pushed on it.
 // *tensor.Engine is a Scoper.
 type Scoper interface {
-	PushTracker(tr interface{ Track(x interface{ Dispose() }) })
+	PushTracker(tr interface {
+		Track(x interface{ Dispose() })
+	})
 	PopTracker()
 	Retrack(x interface{ Dispose() })
 }
