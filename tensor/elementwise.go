@@ -180,7 +180,7 @@ type binaryOp struct {
 	compare bool
 }
 
-func cmp(op string) binaryOp {
+func compare(op string) binaryOp {
 	return binaryOp{expr: func(shaders.Type) string { return "select(0u, 1u, a0 " + op + " a1)" }, compare: true}
 }
 
@@ -226,12 +226,12 @@ var binaryOps = map[string]binaryOp{
 		}
 		return "a0 % a1"
 	}, helpers: modHelper},
-	"equal":         cmp("=="),
-	"not_equal":     cmp("!="),
-	"less":          cmp("<"),
-	"less_equal":    cmp("<="),
-	"greater":       cmp(">"),
-	"greater_equal": cmp(">="),
+	"equal":         compare("=="),
+	"not_equal":     compare("!="),
+	"less":          compare("<"),
+	"less_equal":    compare("<="),
+	"greater":       compare(">"),
+	"greater_equal": compare(">="),
 }
 
 // Add returns a+b with NumPy broadcasting. Both must have one dtype; so

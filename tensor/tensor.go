@@ -146,3 +146,12 @@ func read[T any](ctx context.Context, t *Tensor, want DType, conv func(uint32) T
 	}
 	return out, nil
 }
+
+// Float32sFromBytes decodes the little-endian bytes of Data as float32s.
+func Float32sFromBytes(b []byte) []float32 {
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
+}

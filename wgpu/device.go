@@ -405,3 +405,18 @@ func (d *Device) Stats() DeviceStats {
 	}
 	return s
 }
+
+// DriverBufferCount returns how many buffers wgpu-native's own registry
+// holds, from its report, and whether the backend keeps one (only GL does).
+// The count covers every GL device of the process, since they share one
+// instance: it is a cross-check of the pool's figures, for tests and
+// diagnostics. Sync first, so that destroyed buffers have left the registry.
+func (d *Device) DriverBufferCount() (uint64, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	r := d.inst.GenerateReport()
+	if r.Gl == nil {
+		return 0, false
+	}
+	return r.Gl.Buffers.NumAllocated, true
+}

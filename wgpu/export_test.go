@@ -26,19 +26,6 @@ func DestroyPendingStaging(d *Device) int {
 	return n
 }
 
-// DriverBufferCount returns the buffers the driver's registry holds for this
-// device's instance, from wgpu-native's report, and whether the backend
-// reports one (only GL does).
-func DriverBufferCount(d *Device) (uint64, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	r := d.inst.GenerateReport()
-	if r.Gl == nil {
-		return 0, false
-	}
-	return r.Gl.Buffers.NumAllocated, true
-}
-
 // ReportAsync sends err down the path of errors no call can return.
 func ReportAsync(d *Device, err error) {
 	d.mu.Lock()

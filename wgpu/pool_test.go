@@ -161,7 +161,7 @@ func TestPoolAgreesWithDriverBufferCount(t *testing.T) {
 	check := func(step string) {
 		t.Helper()
 		require.NoError(t, d.Sync(ctxT(t)))
-		n, ok := wgpu.DriverBufferCount(d)
+		n, ok := d.DriverBufferCount()
 		require.True(t, ok, "GL reports buffer counts")
 		s := d.Pool().Stats()
 		assert.EqualValues(t, s.LiveBuffers+s.PooledBuffers, n, "%s: driver holds %d buffers, pool %s", step, n, s)

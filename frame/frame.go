@@ -1,0 +1,189 @@
+// Package frame is the tick that drives a device, tf.nextFrame for Go:
+// each frame submits pending work, polls the device so that finished
+// readbacks settle, and records a memory sample. Loop runs a function every
+// frame and watches memory for leaks.
+//
+// # Concurrency
+//
+// A Clock belongs to the goroutine that owns its Engine, as the Engine
+// does. Its samples may be read (Samples, Last) from any goroutine.
+package frame
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wgtensor/wgtensor/tensor"
+	"github.com/wgtensor/wgtensor/wgpu"
+)
+
+// Sample is the state of memory at the end of a frame.
+type Sample struct {
+	Frame         int
+	At            time.Time
+	Duration      time.Duration // since the previous frame ended
+	LiveTensors   int
+	LiveBytes     uint64 // bytes of the tensors' buffers
+	ReservedBytes uint64 // what the device's pool holds from the driver
+	Pending       int    // readbacks not yet settled
+}
+
+// Clock counts frames for one engine and keeps their samples.
+type Clock struct {
+	e *tensor.Engine
+
+	mu      sync.Mutex // protects the fields below
+	frame   int
+	last    time.Time
+	samples []Sample // the last keep samples
+	marks   []uint64 // tensor.LastID() at the end of each kept frame
+	keep    int
+}
+
+// NewClock returns a clock for e that keeps the last keep samples (at
+// least 2).
+func NewClock(e *tensor.Engine, keep int) *Clock {
+	return &Clock{e: e, keep: max(keep, 2), last: time.Now()}
+}
+
+// Next ends the current frame: it submits recorded work, polls the device
+// without blocking so that finished readbacks settle, and records a sample.
+func (c *Clock) Next(ctx context.Context) (Sample, error) {
+	if err := ctx.Err(); err != nil {
+		return Sample{}, err
+	}
+	d := c.e.Device()
+	if err := d.Flush(); err != nil {
+		return Sample{}, fmt.Errorf("frame: %w", err)
+	}
+	if err := d.Poll(false); err != nil {
+		return Sample{}, fmt.Errorf("frame: %w", err)
+	}
+	m := c.e.Memory()
+	now := time.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.frame++
+	s := Sample{Frame: c.frame, At: now, Duration: now.Sub(c.last), LiveTensors: m.Tensors,
+		LiveBytes: m.Bytes, ReservedBytes: m.Pool.ReservedBytes, Pending: m.PendingReadbacks}
+	c.last = now
+	c.samples = append(c.samples, s)
+	c.marks = append(c.marks, tensor.LastID())
+	if len(c.samples) > c.keep {
+		c.samples = c.samples[1:]
+		c.marks = c.marks[1:]
+	}
+	return s, nil
+}
+
+// Next is Clock.Next for a caller that keeps no clock: it submits, polls
+// and returns e's memory as a sample of frame 0.
+func Next(ctx context.Context, e *tensor.Engine) (Sample, error) {
+	return NewClock(e, 2).Next(ctx)
+}
+
+// Samples returns the kept samples, oldest first.
+func (c *Clock) Samples() []Sample {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]Sample(nil), c.samples...)
+}
+
+// Frame is the number of frames ended so far.
+func (c *Clock) Frame() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.frame
+}
+
+// bornSince returns the newest id before frame f began (f among the kept
+// frames), or false.
+func (c *Clock) bornSince(f int) (uint64, bool) {
+	for i, s := range c.samples {
+		if s.Frame == f-1 {
+			return c.marks[i], true
+		}
+	}
+	return 0, false
+}
+
+// Snapshot returns the engine's live tensors with their age in frames:
+// how many frames ended since the tensor was created (0 for one created in
+// the current frame; -1 for one older than the kept samples).
+func (c *Clock) Snapshot() tensor.Snapshot {
+	s := c.e.Snapshot()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range s.Tensors {
+		it := &s.Tensors[i]
+		it.AgeFrames = 0
+		for j := range c.marks {
+			if it.ID <= c.marks[j] { // created in or before frame j
+				if j == 0 && len(c.marks) == c.keep {
+					it.AgeFrames = -1
+				} else {
+					it.AgeFrames = c.frame - c.samples[j].Frame + 1
+				}
+				break
+			}
+		}
+	}
+	return s
+}
+
+// Leak is the watchdog's report: live tensors or bytes grew for Frames
+// frames in a row, and these sites created the tensors born in those
+// frames that are still alive.
+type Leak struct {
+	FromFrame, ToFrame int
+	Tensors            [2]int    // live tensors at the start and the end
+	Bytes              [2]uint64 // live bytes at the start and the end
+	Sites              []tensor.SiteSummary
+}
+
+func (l *Leak) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "frame: memory grew in every frame from %d to %d: %d → %d tensors, %s → %s",
+		l.FromFrame, l.ToFrame, l.Tensors[0], l.Tensors[1], wgpu.FormatBytes(l.Bytes[0]), wgpu.FormatBytes(l.Bytes[1]))
+	for i, s := range l.Sites {
+		if i == 5 {
+			fmt.Fprintf(&b, "; and %d more sites", len(l.Sites)-5)
+			break
+		}
+		fmt.Fprintf(&b, "; %d tensors (%s) still alive from %s", s.Tensors, wgpu.FormatBytes(s.Bytes), s.Site)
+	}
+	return b.String()
+}
+
+// checkLeak reports growth over the last n frames.
+func (c *Clock) checkLeak(n int) *Leak {
+	c.mu.Lock()
+	if len(c.samples) < n+1 {
+		c.mu.Unlock()
+		return nil
+	}
+	win := c.samples[len(c.samples)-n-1:]
+	growT, growB := true, true
+	for i := 1; i < len(win); i++ {
+		growT = growT && win[i].LiveTensors > win[i-1].LiveTensors
+		growB = growB && win[i].LiveBytes > win[i-1].LiveBytes
+	}
+	first, last := win[0], win[len(win)-1]
+	since, _ := c.bornSince(first.Frame + 1)
+	c.mu.Unlock()
+	if !growT && !growB {
+		return nil
+	}
+	var born []tensor.TensorInfo
+	for _, t := range c.e.LiveTensors() {
+		if t.ID > since {
+			born = append(born, t)
+		}
+	}
+	return &Leak{FromFrame: first.Frame, ToFrame: last.Frame,
+		Tensors: [2]int{first.LiveTensors, last.LiveTensors}, Bytes: [2]uint64{first.LiveBytes, last.LiveBytes},
+		Sites: tensor.BySite(born)}
+}

@@ -1,0 +1,136 @@
+package tensor
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/wgtensor/wgtensor/wgpu"
+)
+
+// LastID returns the id of the newest tensor created in the process (0 if
+// none): tensors born after a moment have ids above LastID at that moment.
+func LastID() uint64 { return nextID.Load() }
+
+// Memory is an exact account of an engine's tensors and its device's
+// memory, the figures tf.memory() reports and more.
+type Memory struct {
+	Tensors          int    // live tensors
+	Storages         int    // distinct buffers they use (views share one)
+	Bytes            uint64 // the bytes of those buffers as tensors see them
+	Pool             wgpu.PoolStats
+	PendingReadbacks int
+}
+
+// Memory returns e's memory account. It is safe from any goroutine.
+func (e *Engine) Memory() Memory {
+	e.mu.Lock()
+	seen := make(map[*storage]bool, len(e.live))
+	m := Memory{Tensors: len(e.live)}
+	for t := range e.live {
+		if !seen[t.st] {
+			seen[t.st] = true
+			m.Storages++
+			m.Bytes += t.st.buf.Size()
+		}
+	}
+	e.mu.Unlock()
+	m.Pool = e.dev.Pool().Stats()
+	m.PendingReadbacks = e.dev.Stats().PendingReadbacks
+	return m
+}
+
+// SiteSummary is the live tensors created at one line of code.
+type SiteSummary struct {
+	Site    string
+	Tensors int
+	Bytes   uint64
+}
+
+// BySite groups tensors by creation site, largest bytes first.
+func BySite(ts []TensorInfo) []SiteSummary {
+	idx := map[string]int{}
+	var out []SiteSummary
+	for _, t := range ts {
+		i, ok := idx[t.Site]
+		if !ok {
+			i = len(out)
+			idx[t.Site] = i
+			out = append(out, SiteSummary{Site: t.Site})
+		}
+		out[i].Tensors++
+		out[i].Bytes += t.Bytes
+	}
+	slices.SortStableFunc(out, func(a, b SiteSummary) int {
+		return cmp.Or(cmp.Compare(b.Bytes, a.Bytes), cmp.Compare(b.Tensors, a.Tensors))
+	})
+	return out
+}
+
+// Summary writes a text report like PyTorch's memory_summary(): the
+// engine's tensors, the pool's figures, and the creation sites holding the
+// most memory.
+func (e *Engine) Summary(w io.Writer) error {
+	m := e.Memory()
+	p := m.Pool
+	var b strings.Builder
+	fmt.Fprintf(&b, "wgtensor memory summary (%s)\n", e.dev.Info())
+	fmt.Fprintf(&b, "  tensors            %8d in %d buffers, %s\n", m.Tensors, m.Storages, wgpu.FormatBytes(m.Bytes))
+	fmt.Fprintf(&b, "  pending readbacks  %8d\n", m.PendingReadbacks)
+	fmt.Fprintf(&b, "  pool live          %8d buffers, %s (peak %s)\n", p.LiveBuffers, wgpu.FormatBytes(p.LiveBytes), wgpu.FormatBytes(p.PeakLiveBytes))
+	fmt.Fprintf(&b, "  pool cached        %8d buffers, %s\n", p.PooledBuffers, wgpu.FormatBytes(p.PooledBytes))
+	fmt.Fprintf(&b, "  reserved           %8s (peak %s", wgpu.FormatBytes(p.ReservedBytes), wgpu.FormatBytes(p.PeakReservedBytes))
+	if p.MemoryLimit > 0 {
+		fmt.Fprintf(&b, ", limit %s", wgpu.FormatBytes(p.MemoryLimit))
+	}
+	fmt.Fprintf(&b, ")\n  allocations %d, reuses %d, frees %d, trims %d, oom retries %d\n", p.Allocs, p.Reuses, p.Frees, p.Trims, p.OOMRetries)
+	sites := BySite(e.LiveTensors())
+	if len(sites) > 0 {
+		b.WriteString("  live tensors by creation site:\n")
+		for i, s := range sites {
+			if i == 10 {
+				fmt.Fprintf(&b, "    ... and %d more sites\n", len(sites)-10)
+				break
+			}
+			fmt.Fprintf(&b, "    %10s  %6d tensors  %s\n", wgpu.FormatBytes(s.Bytes), s.Tensors, s.Site)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Snapshot is a machine-readable record of every live tensor.
+type Snapshot struct {
+	Memory  Memory         `json:"memory"`
+	Tensors []SnapshotItem `json:"tensors"`
+}
+
+// SnapshotItem is one live tensor. AgeFrames is filled by frame's
+// snapshots; -1 here.
+type SnapshotItem struct {
+	ID        uint64 `json:"id"`
+	Bytes     uint64 `json:"bytes"`
+	DType     string `json:"dtype"`
+	Shape     Shape  `json:"shape"`
+	Site      string `json:"site"`
+	AgeFrames int    `json:"age_frames"`
+}
+
+// Snapshot returns every live tensor with the memory account.
+func (e *Engine) Snapshot() Snapshot {
+	s := Snapshot{Memory: e.Memory(), Tensors: []SnapshotItem{}}
+	for _, t := range e.LiveTensors() {
+		s.Tensors = append(s.Tensors, SnapshotItem{ID: t.ID, Bytes: t.Bytes, DType: t.DType.String(), Shape: t.Shape, Site: t.Site, AgeFrames: -1})
+	}
+	return s
+}
+
+// WriteJSON writes s as indented JSON.
+func (s Snapshot) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s)
+}
