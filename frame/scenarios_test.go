@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
@@ -239,4 +241,21 @@ func TestSnapshotAndSummary(t *testing.T) {
 	assert.Contains(t, sum.String(), "tensors                   2 in 2 buffers, 1.02 KiB")
 	assert.Contains(t, sum.String(), "scenarios_test.go:")
 	assert.True(t, errors.Is(nil, nil))
+}
+
+func TestProfileOpensInPprof(t *testing.T) {
+	e := testgpu.Engine(t)
+	a := e.Zeros(tensor.Float32, 1024)
+	b := e.Zeros(tensor.Float32, 1024)
+	c := e.Ones(tensor.Float32, 10)
+	defer tidy.Dispose([]*tensor.Tensor{a, b, c})
+	path := t.TempDir() + "/gpu.pb.gz"
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, e.WriteProfile(f))
+	require.NoError(t, f.Close())
+	out, err := exec.Command("go", "tool", "pprof", "-top", "-sample_index=gpu_bytes", path).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "8.04kB", "two 4 KiB tensors and one of 40 B")
+	assert.Contains(t, string(out), "TestProfileOpensInPprof")
 }

@@ -94,6 +94,7 @@ type TensorInfo struct {
 	DType DType
 	Bytes uint64 // the bytes of its storage (shared storage is counted for each tensor)
 	Site  string // file:line of the call that created it
+	pc    uintptr
 }
 
 // LiveTensors lists the live tensors in creation order.
@@ -101,7 +102,7 @@ func (e *Engine) LiveTensors() []TensorInfo {
 	e.mu.Lock()
 	out := make([]TensorInfo, 0, len(e.live))
 	for t := range e.live {
-		out = append(out, TensorInfo{ID: t.id, Shape: t.shape.clone(), DType: t.dtype, Bytes: t.bytes(), Site: wgpu.Site(t.site)})
+		out = append(out, TensorInfo{ID: t.id, Shape: t.shape.clone(), DType: t.dtype, Bytes: t.bytes(), Site: wgpu.Site(t.site), pc: t.site})
 	}
 	e.mu.Unlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
