@@ -25,7 +25,9 @@ type Result struct {
 }
 
 // higherIsBetter reports whether a bigger value of unit is an improvement.
-func higherIsBetter(unit string) bool { return unit == "GFLOP/s" || unit == "GB/s" || unit == "correct" }
+func higherIsBetter(unit string) bool {
+	return unit == "GFLOP/s" || unit == "GB/s" || unit == "correct"
+}
 
 // workload is a named measurement; reps scales how long it runs.
 type workload struct {
