@@ -265,3 +265,27 @@ func choose(infos []AdapterInfo, backend Backend, name string, pref PowerPrefere
 	sort.SliceStable(idx, func(i, j int) bool { return score(infos[idx[i]]) > score(infos[idx[j]]) })
 	return idx[0]
 }
+
+// MarshalText writes b by name, so that reports in JSON say "vulkan".
+func (b Backend) MarshalText() ([]byte, error) { return []byte(b.String()), nil }
+
+// UnmarshalText reads a name that ParseBackend accepts.
+func (b *Backend) UnmarshalText(text []byte) error {
+	v, err := ParseBackend(string(text))
+	*b = v
+	return err
+}
+
+// MarshalText writes t by name ("cpu", "discrete", ...).
+func (t AdapterType) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
+// UnmarshalText reads a name that String writes.
+func (t *AdapterType) UnmarshalText(text []byte) error {
+	for v := AdapterUnknown; v <= AdapterDiscrete; v++ {
+		if v.String() == string(text) {
+			*t = v
+			return nil
+		}
+	}
+	return newError("parse adapter type "+strconv.Quote(string(text)), ErrInvalidArgument, "want cpu, integrated, discrete or unknown")
+}
