@@ -153,6 +153,11 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		Machine: fmt.Sprintf("%s, %s/%s, %d CPUs, %s", host, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())}
 	total := len(targets) * len(ws)
 	done := 0
+	status := func(format string, args ...any) {
+		if isTerminal(stderr) { // a one-line status, redrawn; none in logs
+			fmt.Fprintf(stderr, "\r\033[K"+format, args...)
+		}
+	}
 	for _, a := range targets {
 		rep.Adapters = append(rep.Adapters, a)
 		d, err := wgpu.Open(ctx, wgpu.Options{Backend: a.Backend, Adapter: a.Name})
@@ -162,7 +167,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		e := tensor.New(d)
 		for _, w := range ws {
 			done++
-			fmt.Fprintf(stderr, "\r\033[K[%d/%d] %s: %s", done, total, adapterLabel(a), w.name)
+			status("[%d/%d] %s: %s", done, total, adapterLabel(a), w.name)
 			r, err := w.run(ctx, e, reps)
 			if err != nil {
 				r = Result{Check: err.Error()}
@@ -174,7 +179,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "\nwgbench: %s: %v\n", adapterLabel(a), err)
 		}
 	}
-	fmt.Fprint(stderr, "\r\033[K")
+	status("")
 	if *jsonOut != "" {
 		if err := writeJSON(*jsonOut, rep); err != nil {
 			return err
@@ -192,4 +197,14 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// isTerminal reports whether w is a character device, such as a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
