@@ -21,9 +21,15 @@ import (
 // Header: batches, 0, the first row of tiles (a large product is split
 // into several dispatches of row blocks), 0. Metadata: M, N, K, the BatchRank batch
 // dimensions, their A strides, their B strides.
+//
+// With Register the kernel uses no workgroup memory and no barriers: each
+// of 8×8 threads computes an 8×8 block of the same 64×64 tile straight
+// from memory. That wins on CPU adapters (lavapipe), where a barrier is
+// expensive and the compiler vectorises across invocations.
 type MatMul struct {
 	TransA, TransB bool
 	BatchRank      int
+	Register       bool
 }
 
 // MaxMatMulK is the longest inner dimension MatMul handles: its K loop
@@ -53,6 +59,9 @@ func (m MatMul) Groups(rowTiles, N, batches int) [3]uint32 {
 
 // Spec generates m's kernel.
 func (m MatMul) Spec() wgpu.KernelSpec {
+	if m.Register {
+		return m.registerSpec()
+	}
 	var b strings.Builder
 	b.WriteString(paramsStruct(m.MetaWords()))
 	// The staging loops map consecutive threads to consecutive addresses
@@ -130,5 +139,76 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 }
 `, meta(0), meta(1), meta(2), batch.String(), loadA, loadB)
 	return wgpu.KernelSpec{Name: "matmul", Key: m.Key(), Source: b.String(),
+		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true}
+}
+
+func (m MatMul) batchOffsets() string {
+	var batch strings.Builder
+	for d := m.BatchRank - 1; d >= 0; d-- {
+		fmt.Fprintf(&batch, "\t{ let dim = %s; let c = rem %% dim; rem = rem / dim; aoff += c * %s; boff += c * %s; }\n",
+			meta(3+d), meta(3+m.BatchRank+d), meta(3+2*m.BatchRank+d))
+	}
+	return batch.String()
+}
+
+// registerSpec generates the barrier-free kernel. Loads past the matrix
+// edge are clamped to its last row or column: they feed only outputs that
+// are not written.
+func (m MatMul) registerSpec() wgpu.KernelSpec {
+	aIdx := "ri[i] * K + k"
+	if m.TransA {
+		aIdx = "k * M + ri[i]"
+	}
+	bIdx := "k * N + ci[j]"
+	if m.TransB {
+		bIdx = "ci[j] * K + k"
+	}
+	src := paramsStruct(m.MetaWords()) + fmt.Sprintf(`@group(0) @binding(0) var<storage, read> a: array<f32>;
+@group(0) @binding(1) var<storage, read> bm: array<f32>;
+@group(0) @binding(2) var<storage, read_write> c: array<f32>;
+@group(0) @binding(3) var<uniform> p: Params;
+@compute @workgroup_size(8, 8)
+fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+	let M = %s; let N = %s; let K = %s;
+	var rem = w.z;
+	var aoff = 0u;
+	var boff = 0u;
+%s	aoff = aoff * M * K;
+	boff = boff * K * N;
+	let row0 = ((w.y + p.h2) * 8u + l.y) * 8u;
+	let col0 = (w.x * 8u + l.x) * 8u;
+	var ri: array<u32, 8>;
+	var ci: array<u32, 8>;
+	for (var t = 0u; t < 8u; t++) {
+		ri[t] = min(row0 + t, M - 1u);
+		ci[t] = min(col0 + t, N - 1u);
+	}
+	var acc: array<f32, 64>;
+	for (var k0 = 0u; k0 < K; k0 += 16u) {
+		for (var kk = 0u; kk < 16u; kk++) {
+			let k = k0 + kk;
+			if (k >= K) { break; }
+			var av: array<f32, 8>;
+			var bv: array<f32, 8>;
+			for (var i = 0u; i < 8u; i++) { av[i] = a[aoff + %s]; }
+			for (var j = 0u; j < 8u; j++) { bv[j] = bm[boff + %s]; }
+			for (var i = 0u; i < 8u; i++) {
+				for (var j = 0u; j < 8u; j++) {
+					acc[i * 8u + j] = fma(av[i], bv[j], acc[i * 8u + j]);
+				}
+			}
+		}
+	}
+	let cbase = w.z * M * N;
+	for (var i = 0u; i < 8u; i++) {
+		let r = row0 + i;
+		for (var j = 0u; j < 8u; j++) {
+			let col = col0 + j;
+			if (r < M && col < N) { c[cbase + r * N + col] = acc[i * 8u + j]; }
+		}
+	}
+}
+`, meta(0), meta(1), meta(2), m.batchOffsets(), aIdx, bIdx)
+	return wgpu.KernelSpec{Name: "matmul", Key: m.Key(), Source: src,
 		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true}
 }

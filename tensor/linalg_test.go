@@ -32,8 +32,20 @@ func matmulCase(t *testing.T, e *tensor.Engine, r *rand.Rand, as, bs []int, ta, 
 	closeTo(t, want, f32s(t, c), 1e-6*float64(k+1), 1e-5, "matmul %v·%v T(%v,%v)", as, bs, ta, tb)
 }
 
+// Both matmul kernels are checked on every device: the register kernel is
+// the default on CPU adapters, the tiled one on GPUs.
 func TestMatMulShapes(t *testing.T) {
-	e := testgpu.Engine(t)
+	for _, kernel := range []string{"tiled", "register"} {
+		t.Run(kernel, func(t *testing.T) {
+			t.Setenv("WGT_MATMUL", kernel)
+			e := testgpu.Engine(t)
+			require.Equal(t, kernel, e.MatMulKernel())
+			matmulShapes(t, e)
+		})
+	}
+}
+
+func matmulShapes(t *testing.T, e *tensor.Engine) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, c := range []struct{ a, b []int }{
 		{[]int{1, 1}, []int{1, 1}},

@@ -1,6 +1,8 @@
 package tensor
 
 import (
+	"os"
+
 	"github.com/wgtensor/wgtensor/shaders"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
@@ -63,7 +65,7 @@ func (e *Engine) matmul(site uintptr, a, b *Tensor, ta, tb bool) *Tensor {
 		out.Dispose()
 		return o.fail(ErrShape, "%d batches; the device runs at most %d", batches, lim)
 	}
-	k := shaders.MatMul{TransA: ta, TransB: tb, BatchRank: len(batch)}
+	k := shaders.MatMul{TransA: ta, TransB: tb, BatchRank: len(batch), Register: e.matmulRegister()}
 	meta := u32s([]int{M, N, K}, batch, broadcastStrides(aBatch, batch), broadcastStrides(bBatch, batch))
 	// Split the rows into dispatches of bounded work, and on a CPU adapter
 	// submit each on its own: lavapipe crashes at device release after a
@@ -91,4 +93,26 @@ func (e *Engine) matmul(site uintptr, a, b *Tensor, ta, tb bool) *Tensor {
 		}
 	}
 	return out
+}
+
+// matmulRegister reports whether e's device gets the barrier-free matmul
+// kernel: on CPU adapters, unless WGT_MATMUL=tiled says otherwise.
+func (e *Engine) matmulRegister() bool {
+	switch os.Getenv("WGT_MATMUL") {
+	case "tiled":
+		return false
+	case "register":
+		return true
+	}
+	return e.dev.Info().Type == wgpu.AdapterCPU
+}
+
+// MatMulKernel names the matmul kernel e's device uses: "register" (no
+// workgroup memory; chosen for CPU adapters) or "tiled" (workgroup-memory
+// tiles; for GPUs). WGT_MATMUL=tiled|register overrides the choice.
+func (e *Engine) MatMulKernel() string {
+	if e.matmulRegister() {
+		return "register"
+	}
+	return "tiled"
 }

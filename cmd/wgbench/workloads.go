@@ -75,7 +75,8 @@ func matmul(n int) workload {
 		}
 		per := el / time.Duration(reps)
 		return Result{Value: 2 * float64(n*n*n) / per.Seconds() / 1e9, Unit: "GFLOP/s", NsPerOp: float64(per.Nanoseconds()),
-			Ok: bad == 0, Check: fmt.Sprintf("%d of 64 sampled entries off", bad)}, nil
+			Ok: bad == 0, Check: fmt.Sprintf("%d of 64 sampled entries off", bad),
+			Extra: map[string]string{"kernel": e.MatMulKernel()}}, nil
 	}}
 }
 
