@@ -78,11 +78,6 @@ func (m MatMul) Spec() wgpu.KernelSpec {
 		loadB = `let kk = e % 16u; let nn = e / 16u; let gn = col0 + nn; let gk = k0 + kk;
 			var v = 0.0; if (gn < N && gk < K) { v = bm[boff + gn * K + gk]; }`
 	}
-	var batch strings.Builder
-	for d := m.BatchRank - 1; d >= 0; d-- {
-		fmt.Fprintf(&batch, "\t{ let dim = %s; let c = rem %% dim; rem = rem / dim; aoff += c * %s; boff += c * %s; }\n",
-			meta(3+d), meta(3+m.BatchRank+d), meta(3+2*m.BatchRank+d))
-	}
 	fmt.Fprintf(&b, `@group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read> bm: array<f32>;
 @group(0) @binding(2) var<storage, read_write> c: array<f32>;
@@ -137,11 +132,13 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 		}
 	}
 }
-`, meta(0), meta(1), meta(2), batch.String(), loadA, loadB)
+`, meta(0), meta(1), meta(2), m.batchOffsets(), loadA, loadB)
 	return wgpu.KernelSpec{Name: "matmul", Key: m.Key(), Source: b.String(),
 		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true}
 }
 
+// batchOffsets is the WGSL that turns the batch index (rem) into the
+// A and B matrix offsets (aoff, boff), counted in whole matrices.
 func (m MatMul) batchOffsets() string {
 	var batch strings.Builder
 	for d := m.BatchRank - 1; d >= 0; d-- {

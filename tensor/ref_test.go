@@ -187,28 +187,26 @@ func closeTo(t testing.TB, want, got []float32, abs, rel float64, msg string, ar
 	}
 }
 
+// values reads x back through read, failing t on any error.
+func values[T any](t testing.TB, x *tensor.Tensor, read func(*tensor.Tensor, context.Context) ([]T, error)) []T {
+	t.Helper()
+	require.NoError(t, x.Err())
+	v, err := read(x, ctxT(t))
+	require.NoError(t, err)
+	return v
+}
+
 func f32s(t testing.TB, x *tensor.Tensor) []float32 {
 	t.Helper()
-	require.NoError(t, x.Err())
-	v, err := x.Float32s(ctxT(t))
-	require.NoError(t, err)
-	return v
+	return values(t, x, (*tensor.Tensor).Float32s)
 }
-
 func i32s(t testing.TB, x *tensor.Tensor) []int32 {
 	t.Helper()
-	require.NoError(t, x.Err())
-	v, err := x.Int32s(ctxT(t))
-	require.NoError(t, err)
-	return v
+	return values(t, x, (*tensor.Tensor).Int32s)
 }
-
 func u32s(t testing.TB, x *tensor.Tensor) []uint32 {
 	t.Helper()
-	require.NoError(t, x.Err())
-	v, err := x.Uint32s(ctxT(t))
-	require.NoError(t, err)
-	return v
+	return values(t, x, (*tensor.Tensor).Uint32s)
 }
 
 func sprintf(format string, args ...any) string { return fmtSprintf(format, args...) }
