@@ -94,8 +94,12 @@ type Device struct {
 	scopes     []errorScope
 	uncaptured []error
 	polling    bool // an Await-driven poller goroutine is running
-	nextID     uint64
-	stats      DeviceStats
+	// unsubmittedWrites counts the bytes written since the last submission;
+	// they reach the GPU with the next one.
+	unsubmittedWrites uint64
+	uploadsPending    int // upload buffers in pending whose maps have not settled
+	nextID            uint64
+	stats             DeviceStats
 
 	doneMu sync.Mutex // protects done; taken by callbacks, after mu if both
 	done   []settler  // requests whose callbacks fired, to settle under mu
@@ -309,14 +313,41 @@ func (d *Device) rejectPendingLocked(err error) []func() {
 	var afters []func()
 	for s := range d.pending {
 		afters = append(afters, s.fail(err))
-		delete(d.pending, s)
-		if rb, ok := s.(*readback); ok {
+		d.unpend(s)
+		switch s := s.(type) {
+		case *readback:
 			// No new work is accepted from here on, so the staging buffer
 			// cannot be handed to another readback while its map is pending.
-			rb.reclaim(d)
+			s.reclaim(d)
+		case *uploadMap:
+			if !d.closed { // Close destroys every buffer itself
+				d.pool.destroy(s.staging)
+				d.pool.put(s.staging)
+			}
 		}
 	}
 	return afters
+}
+
+// pend records s as waiting for its callback. Callers hold d.mu.
+func (d *Device) pend(s settler) {
+	d.pending[s] = struct{}{}
+	if _, ok := s.(*uploadMap); ok {
+		d.uploadsPending++
+	}
+}
+
+// unpend removes s from the requests waiting for their callbacks and
+// reports whether it was there. Callers hold d.mu.
+func (d *Device) unpend(s settler) bool {
+	if _, ok := d.pending[s]; !ok {
+		return false
+	}
+	delete(d.pending, s)
+	if _, ok := s.(*uploadMap); ok {
+		d.uploadsPending--
+	}
+	return true
 }
 
 func runAll(fs []func()) func() {
@@ -388,9 +419,10 @@ type DeviceStats struct {
 	Submits          uint64 // command buffers submitted
 	Dispatches       uint64 // compute dispatches recorded
 	Copies           uint64 // buffer-to-buffer copies recorded
-	Writes           uint64 // queue writes (uploads)
+	Writes           uint64 // writes (uploads), through the queue or an upload buffer
 	KernelsCompiled  uint64 // pipelines built; a cached kernel is not counted again
 	PendingReadbacks int    // readbacks not yet settled
+	PendingUploads   int    // upload buffers not yet mapped again for reuse
 }
 
 // Stats returns the device's counters.
@@ -398,6 +430,7 @@ func (d *Device) Stats() DeviceStats {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	s := d.stats
+	s.PendingUploads = d.uploadsPending
 	for p := range d.pending {
 		if _, ok := p.(*readback); ok {
 			s.PendingReadbacks++

@@ -23,6 +23,10 @@ const (
 	UsageReadback
 	// UsageUniform: kernel parameters.
 	UsageUniform
+	// UsageUpload: staging buffers that large writes go through. They are
+	// the runtime's own: NewBuffer refuses this usage, since a pooled upload
+	// buffer is always mapped, ready to be written.
+	UsageUpload
 )
 
 func (u Usage) String() string {
@@ -31,6 +35,8 @@ func (u Usage) String() string {
 		return "readback"
 	case UsageUniform:
 		return "uniform"
+	case UsageUpload:
+		return "upload"
 	}
 	return "storage"
 }
@@ -41,6 +47,8 @@ func (u Usage) flags() wgpu.BufferUsage {
 		return wgpu.BufferUsageMapRead | wgpu.BufferUsageCopyDst
 	case UsageUniform:
 		return wgpu.BufferUsageUniform | wgpu.BufferUsageCopyDst
+	case UsageUpload:
+		return wgpu.BufferUsageMapWrite | wgpu.BufferUsageCopySrc
 	}
 	return wgpu.BufferUsageStorage | wgpu.BufferUsageCopySrc | wgpu.BufferUsageCopyDst
 }
@@ -248,6 +256,9 @@ func (d *Device) NewBuffer(size uint64, usage Usage) (*Buffer, error) {
 // NewBufferAt is NewBuffer with the creation site given as a program
 // counter, for layers that report their own caller's line.
 func (d *Device) NewBufferAt(size uint64, usage Usage, site uintptr) (*Buffer, error) {
+	if usage == UsageUpload {
+		return nil, newError(fmt.Sprintf("new %s buffer of %d B", usage, size), ErrInvalidArgument, "upload buffers are the runtime's own")
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.newBufferLocked(size, usage, site, false)
@@ -258,7 +269,7 @@ func (d *Device) newBufferLocked(size uint64, usage Usage, site uintptr, interna
 	if err := d.usable(op); err != nil {
 		return nil, err
 	}
-	if usage < UsageStorage || usage > UsageUniform {
+	if usage < UsageStorage || usage > UsageUpload {
 		return nil, newError(op, ErrInvalidArgument, fmt.Sprintf("unknown usage %d", int(usage)))
 	}
 	if size > d.limits.MaxBufferSize {
@@ -317,7 +328,8 @@ func (d *Device) allocLocked(op string, capacity uint64, usage Usage) (*wgpu.Buf
 				FormatBytes(capacity), FormatBytes(limit), p.liveReport(true)))
 		}
 	}
-	desc := &wgpu.BufferDescriptor{Size: capacity, Usage: usage.flags()}
+	// A new upload buffer starts mapped, as pooled ones are.
+	desc := &wgpu.BufferDescriptor{Size: capacity, Usage: usage.flags(), MappedAtCreation: usage == UsageUpload}
 	raw, err := d.dev.CreateBuffer(desc)
 	if err != nil && errorsIsOOM(err) && p.stats.PooledBytes > 0 {
 		p.stats.OOMRetries++

@@ -16,6 +16,7 @@ type recorder struct {
 	bindGroups []*wgpu.BindGroup
 	params     []*paramChunk
 	readbacks  []*readback // copies recorded; their maps are requested after submit
+	uploads    []*Buffer   // upload buffers copied from; mapped again after submit
 }
 
 // paramChunk is a uniform buffer holding the parameter blocks of one batch's
@@ -65,7 +66,7 @@ func (r *recorder) discard(d *Device) {
 	for _, c := range r.params {
 		d.pool.put(c.buf)
 	}
-	r.bindGroups, r.params, r.readbacks, r.commands = nil, nil, nil, 0
+	r.bindGroups, r.params, r.readbacks, r.uploads, r.commands = nil, nil, nil, nil, 0
 	r.seq++
 }
 
@@ -86,6 +87,12 @@ func (d *Device) Flush() error {
 func (d *Device) flushLocked() error {
 	r := &d.rec
 	if r.enc == nil {
+		if d.unsubmittedWrites > 0 {
+			// Queue writes reach the GPU only with a submission.
+			d.queue.Submit()
+			d.stats.Submits++
+			d.unsubmittedWrites = 0
+		}
 		return nil
 	}
 	r.endPass()
@@ -104,6 +111,7 @@ func (d *Device) flushLocked() error {
 	if err == nil {
 		d.queue.Submit(cmd)
 		d.stats.Submits++
+		d.unsubmittedWrites = 0
 	}
 	if cmd != nil {
 		cmd.Release()
@@ -114,21 +122,23 @@ func (d *Device) flushLocked() error {
 	for _, c := range r.params {
 		d.pool.put(c.buf)
 	}
-	readbacks := r.readbacks
-	r.bindGroups, r.params, r.readbacks, r.commands = nil, nil, nil, 0
+	readbacks, uploads := r.readbacks, r.uploads
+	r.bindGroups, r.params, r.readbacks, r.uploads, r.commands = nil, nil, nil, nil, 0
 	r.seq++
 	var afters []func()
 	if err != nil {
 		afters = append(afters, d.noteErr(err))
 		for _, rb := range readbacks {
-			delete(d.pending, rb)
+			d.unpend(rb)
 			afters = append(afters, rb.fail(err))
 		}
+		d.dropUploadsLocked(uploads)
 		d.reportLocked(err)
 	} else {
 		for _, rb := range readbacks {
 			afters = append(afters, rb.requestMap(d))
 		}
+		d.remapUploadsLocked(uploads)
 	}
 	runAll(afters)()
 	return err
@@ -287,6 +297,9 @@ func (d *Device) Write(b *Buffer, offset uint64, data []byte) error {
 	if len(data) == 0 {
 		return nil
 	}
+	if len(data) >= stagedWriteMin {
+		return d.writeStagedLocked(op, b, offset, data)
+	}
 	if d.rec.names(b) {
 		if err := d.flushLocked(); err != nil {
 			return err
@@ -304,5 +317,15 @@ func (d *Device) Write(b *Buffer, offset uint64, data []byte) error {
 		return e
 	}
 	d.stats.Writes++
+	d.unsubmittedWrites += uint64(len(data))
+	if d.unsubmittedWrites >= maxUnsubmittedWrites {
+		// wgpu-native stages every write in memory of its own until the
+		// submission that carries it is done: bound that memory.
+		return d.flushLocked()
+	}
 	return nil
 }
+
+// maxUnsubmittedWrites is how many bytes of queue writes may wait for a
+// submission before Write submits them.
+const maxUnsubmittedWrites = 64 << 20

@@ -3,6 +3,8 @@ package wgpu
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"sync"
 	"time"
 )
 
@@ -14,6 +16,7 @@ type readback struct {
 	staging *Buffer
 	skip    uint64 // bytes of the staging copy before the first byte asked for
 	size    uint64 // bytes asked for
+	dst     []byte // where the bytes go; nil: a new slice
 	status  uint32
 	// reclaimed: the staging buffer went back to the pool; it may since
 	// serve another readback, so nothing here may touch it again.
@@ -40,6 +43,23 @@ func (rb *readback) reclaim(d *Device) {
 // with the bytes b held when the copy was recorded. Any offset and size are
 // accepted; reading 0 bytes resolves at once.
 func (d *Device) ReadAsync(b *Buffer, offset, size uint64) *Promise[[]byte] {
+	return d.readAsync(b, offset, size, nil)
+}
+
+// ReadAsyncInto is ReadAsync into memory the caller owns: it reads len(dst)
+// bytes of b at offset straight from the mapped staging buffer into dst, and
+// the promise resolves with dst. It saves the allocation and the copy that
+// ReadAsync's fresh slice costs, which matters for large reads. The caller
+// must not touch dst until the promise settles; if it is rejected, dst's
+// contents are unspecified.
+func (d *Device) ReadAsyncInto(b *Buffer, offset uint64, dst []byte) *Promise[[]byte] {
+	if dst == nil {
+		dst = []byte{}
+	}
+	return d.readAsync(b, offset, uint64(len(dst)), dst)
+}
+
+func (d *Device) readAsync(b *Buffer, offset, size uint64, dst []byte) *Promise[[]byte] {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	op := fmt.Sprintf("read %d B at %d from buffer %d", size, offset, b.id)
@@ -57,7 +77,10 @@ func (d *Device) ReadAsync(b *Buffer, offset, size uint64) *Promise[[]byte] {
 		return RejectedWith[[]byte](newError(op, ErrInvalidArgument, fmt.Sprintf("buffer holds %d B", b.size)))
 	}
 	if size == 0 {
-		return Resolved([]byte{})
+		if dst == nil {
+			dst = []byte{}
+		}
+		return Resolved(dst)
 	}
 	lo := offset &^ 3
 	hi := (offset + size + 3) &^ 3 // within Capacity, which is a multiple of 4
@@ -77,8 +100,8 @@ func (d *Device) ReadAsync(b *Buffer, offset, size uint64) *Promise[[]byte] {
 		return RejectedWith[[]byte](fromBinding(op, err))
 	}
 	b.lastBatch, staging.lastBatch = r.seq, r.seq
-	rb := &readback{p: newPromise[[]byte](d.drive), staging: staging, skip: offset - lo, size: size}
-	d.pending[rb] = struct{}{}
+	rb := &readback{p: newPromise[[]byte](d.drive), staging: staging, skip: offset - lo, size: size, dst: dst}
+	d.pend(rb)
 	r.readbacks = append(r.readbacks, rb)
 	r.commands++
 	d.stats.Copies++
@@ -100,7 +123,7 @@ func (rb *readback) requestMap(d *Device) (after func()) {
 	})
 	if err != nil {
 		// Settle now; a late callback finds rb no longer pending.
-		delete(d.pending, rb)
+		d.unpend(rb)
 		rb.reclaim(d)
 		return rb.p.settle(nil, fromBinding(fmt.Sprintf("map %d B for readback", rb.size), err))
 	}
@@ -111,8 +134,11 @@ func (rb *readback) requestMap(d *Device) (after func()) {
 func (rb *readback) complete(d *Device) func() {
 	st := rb.staging
 	if rb.status == mapSuccess && !st.destroyed {
-		data := make([]byte, rb.size)
-		copy(data, st.raw.GetMappedRange(0, uint(st.capacity))[rb.skip:rb.skip+rb.size])
+		data := rb.dst
+		if data == nil {
+			data = make([]byte, rb.size)
+		}
+		copyParallel(data, st.raw.GetMappedRange(0, uint(st.capacity))[rb.skip:rb.skip+rb.size])
 		err := st.raw.Unmap()
 		rb.reclaim(d)
 		if err != nil {
@@ -138,6 +164,18 @@ func (rb *readback) complete(d *Device) func() {
 // callback fires, or by Close.
 func (rb *readback) fail(err error) func() { return rb.p.settle(nil, err) }
 
+// mapStatusOf is the status a map callback gave s, or mapSuccess for
+// requests that are not maps.
+func mapStatusOf(s settler) uint32 {
+	switch s := s.(type) {
+	case *readback:
+		return s.status
+	case *uploadMap:
+		return s.status
+	}
+	return mapSuccess
+}
+
 // workDone is a WorkDone request.
 type workDone struct{ p *Promise[struct{}] }
 
@@ -157,7 +195,7 @@ func (d *Device) WorkDone() *Promise[struct{}] {
 		return RejectedWith[struct{}](err)
 	}
 	w := &workDone{p: newPromise[struct{}](d.drive)}
-	d.pending[w] = struct{}{}
+	d.pend(w)
 	onWorkDone(d.queue, func(uint32) {
 		d.doneMu.Lock()
 		d.done = append(d.done, w)
@@ -200,11 +238,10 @@ func (d *Device) poll(wait bool) (progressed bool, err error) {
 	afters := make([]func(), 0, len(done))
 	var lostAfter func()
 	for _, s := range done {
-		if rb, ok := s.(*readback); ok && rb.status == mapDeviceLost && d.state == nil {
+		if mapStatusOf(s) == mapDeviceLost && d.state == nil {
 			lostAfter = d.loseLocked(LostUnknown, "a map reported device loss")
 		}
-		if _, ok := d.pending[s]; ok {
-			delete(d.pending, s)
+		if d.unpend(s) {
 			afters = append(afters, s.complete(d))
 		} else if rb, ok := s.(*readback); ok && !rb.reclaimed && !d.closed {
 			// Settled earlier (by loss); reclaim its staging buffer now.
@@ -273,4 +310,27 @@ func (d *Device) backgroundPoll(every time.Duration) {
 			}
 		}
 	}
+}
+
+// copyParallel is copy for large transfers: one core does not saturate the
+// memory bus, so slices of 8 MiB or more are copied in parallel chunks.
+func copyParallel(dst, src []byte) {
+	const chunk = 4 << 20
+	n := min(len(dst), len(src))
+	workers := min(runtime.GOMAXPROCS(0), n/chunk)
+	if workers < 2 {
+		copy(dst, src)
+		return
+	}
+	per := (n/workers + 63) &^ 63
+	var wg sync.WaitGroup
+	for lo := 0; lo < n; lo += per {
+		hi := min(lo+per, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			copy(dst[lo:hi], src[lo:hi])
+		}()
+	}
+	wg.Wait()
 }

@@ -11,7 +11,7 @@ void wgpuQueueOnSubmittedWorkDone(WGPUQueue queue, WGPUQueueOnSubmittedWorkDoneC
 void wgpuDevicePushErrorScope(WGPUDevice device, uint32_t filter);
 void wgpuDevicePopErrorScope(WGPUDevice device, WGPUErrorCallback callback, void *userdata);
 
-enum { mapModeRead = 1, errorFilterValidation = 1 };
+enum { errorFilterValidation = 1 };
 
 // Implemented in Go (shim.go).
 extern void wgtMapDone(uint32_t status, uintptr_t id);
@@ -35,10 +35,10 @@ static void catch_error(uint32_t type, char const *message, void *userdata) {
 	}
 }
 
-int wgt_map_read(WGPUDevice device, WGPUBuffer buffer, size_t size, uintptr_t id, char *msg, size_t msglen) {
+int wgt_map(WGPUDevice device, WGPUBuffer buffer, uint32_t mode, size_t size, uintptr_t id, char *msg, size_t msglen) {
 	error_box box = {0, msg, msglen};
 	wgpuDevicePushErrorScope(device, errorFilterValidation);
-	wgpuBufferMapAsync(buffer, mapModeRead, 0, size, map_done, (void *)id);
+	wgpuBufferMapAsync(buffer, mode, 0, size, map_done, (void *)id);
 	wgpuDevicePopErrorScope(device, catch_error, &box);
 	return (int)box.type;
 }

@@ -91,9 +91,18 @@ func wgtWorkDone(status C.uint32_t, id C.uintptr_t) {
 // done runs with the map status when a poll settles it. A validation error
 // is returned at once, and done may still run (with a failure status).
 func mapRead(d *wgpu.Device, b *wgpu.Buffer, size uint64, done func(status uint32)) error {
+	return mapBuffer(d, b, wgpu.MapModeRead, size, done)
+}
+
+// mapWrite is mapRead for writing.
+func mapWrite(d *wgpu.Device, b *wgpu.Buffer, size uint64, done func(status uint32)) error {
+	return mapBuffer(d, b, wgpu.MapModeWrite, size, done)
+}
+
+func mapBuffer(d *wgpu.Device, b *wgpu.Buffer, mode wgpu.MapMode, size uint64, done func(status uint32)) error {
 	id := registerCallback(done)
 	var msg [1024]C.char
-	if C.wgt_map_read(cDevice(d), cBuffer(b), C.size_t(size), C.uintptr_t(id), &msg[0], C.size_t(len(msg))) != 0 {
+	if C.wgt_map(cDevice(d), cBuffer(b), C.uint32_t(mode), C.size_t(size), C.uintptr_t(id), &msg[0], C.size_t(len(msg))) != 0 {
 		return bindingError{C.GoString(&msg[0])}
 	}
 	return nil

@@ -67,11 +67,14 @@ func OpenUnchecked(t testing.TB, opts wgpu.Options) *wgpu.Device {
 	return d
 }
 
+// Timeout bounds how long the leak check waits for pending work.
+const Timeout = time.Minute
+
 // CheckAndClose settles d's pending work, fails t if any buffer is still
 // live or the pool's figures do not add up, and closes d.
 func CheckAndClose(t testing.TB, d *wgpu.Device) {
 	t.Helper()
-	if err := Settle(d, time.Minute); err != nil && !closedOrLost(err) {
+	if err := Settle(d, Timeout); err != nil && !closedOrLost(err) {
 		t.Errorf("leak check: settling pending work: %v", err)
 	}
 	for _, b := range d.LiveBuffers() {
@@ -85,15 +88,15 @@ func CheckAndClose(t testing.TB, d *wgpu.Device) {
 	}
 }
 
-// Settle submits d's recorded work and polls until no readback is pending,
-// or until timeout.
+// Settle submits d's recorded work and polls until no readback is pending
+// and every upload buffer is ready again, or until timeout.
 func Settle(d *wgpu.Device, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	if err := d.Sync(ctx); err != nil {
 		return err
 	}
-	for d.Stats().PendingReadbacks > 0 {
+	for st := d.Stats(); st.PendingReadbacks > 0 || st.PendingUploads > 0; st = d.Stats() {
 		if err := d.Poll(true); err != nil {
 			return err
 		}
