@@ -1,7 +1,6 @@
 package tensor
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 
@@ -11,25 +10,27 @@ import (
 // FromFloat32s creates a float32 tensor holding data. With no shape it is
 // one-dimensional; otherwise the shape's size must equal len(data).
 func (e *Engine) FromFloat32s(data []float32, shape ...int) *Tensor {
-	return fromSlice(e, callerPC(), data, Float32, math.Float32bits, shape)
+	return fromSlice(e, callerPC(), data, Float32, shape)
 }
 
 // FromInt32s creates an int32 tensor holding data.
 func (e *Engine) FromInt32s(data []int32, shape ...int) *Tensor {
-	return fromSlice(e, callerPC(), data, Int32, func(v int32) uint32 { return uint32(v) }, shape)
+	return fromSlice(e, callerPC(), data, Int32, shape)
 }
 
 // FromUint32s creates a uint32 tensor holding data.
 func (e *Engine) FromUint32s(data []uint32, shape ...int) *Tensor {
-	return fromSlice(e, callerPC(), data, Uint32, func(v uint32) uint32 { return v }, shape)
+	return fromSlice(e, callerPC(), data, Uint32, shape)
 }
 
 // Scalar creates a float32 tensor of shape [] holding v.
 func (e *Engine) Scalar(v float32) *Tensor {
-	return fromSlice(e, callerPC(), []float32{v}, Float32, math.Float32bits, []int{})
+	return fromSlice(e, callerPC(), []float32{v}, Float32, []int{})
 }
 
-func fromSlice[T any](e *Engine, site uintptr, data []T, dtype DType, bits func(T) uint32, shape []int) *Tensor {
+// fromSlice uploads data. The device copies it before Write returns, so the
+// caller's slice is uploaded as it is, without a conversion.
+func fromSlice[T word](e *Engine, site uintptr, data []T, dtype DType, shape []int) *Tensor {
 	o, bad := e.begin("from "+dtype.String()+"s", site)
 	if bad != nil {
 		return bad
@@ -52,11 +53,7 @@ func fromSlice[T any](e *Engine, site uintptr, data []T, dtype DType, bits func(
 	if len(data) == 0 {
 		return t
 	}
-	b := make([]byte, 4*len(data))
-	for i, v := range data {
-		binary.LittleEndian.PutUint32(b[4*i:], bits(v))
-	}
-	if err := e.dev.Write(t.buf(), 0, b); err != nil {
+	if err := e.dev.Write(t.buf(), 0, gpuBytes(data)); err != nil {
 		t.Dispose()
 		return o.failErr(err)
 	}

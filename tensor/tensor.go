@@ -107,44 +107,92 @@ func (t *Tensor) String() string {
 // Data starts reading t's elements back as little-endian bytes, 4 per
 // element, and returns at once.
 func (t *Tensor) Data() *wgpu.Promise[[]byte] {
-	switch {
-	case t.err != nil:
-		return wgpu.RejectedWith[[]byte](t.err)
-	case t.disposed.Load():
-		return wgpu.RejectedWith[[]byte](opErr("read", []Shape{t.shape}, ErrDisposed, "tensor %d", t.id))
+	if err := t.readable(); err != nil {
+		return wgpu.RejectedWith[[]byte](err)
 	}
 	return t.eng.dev.ReadAsync(t.st.buf, 0, t.bytes())
+}
+
+// readable returns the error a readback of t rejects with, or nil.
+func (t *Tensor) readable() error {
+	switch {
+	case t.err != nil:
+		return t.err
+	case t.disposed.Load():
+		return opErr("read", []Shape{t.shape}, ErrDisposed, "tensor %d", t.id)
+	}
+	return nil
 }
 
 // Float32s reads a float32 tensor back, blocking until it arrives or ctx
 // ends.
 func (t *Tensor) Float32s(ctx context.Context) ([]float32, error) {
-	return read(ctx, t, Float32, math.Float32frombits)
+	return read[float32](ctx, t, Float32)
 }
 
 // Int32s reads an int32 tensor back.
 func (t *Tensor) Int32s(ctx context.Context) ([]int32, error) {
-	return read(ctx, t, Int32, func(u uint32) int32 { return int32(u) })
+	return read[int32](ctx, t, Int32)
 }
 
 // Uint32s reads a uint32 tensor back.
 func (t *Tensor) Uint32s(ctx context.Context) ([]uint32, error) {
-	return read(ctx, t, Uint32, func(u uint32) uint32 { return u })
+	return read[uint32](ctx, t, Uint32)
 }
 
-func read[T any](ctx context.Context, t *Tensor, want DType, conv func(uint32) T) ([]T, error) {
-	if t.err == nil && t.dtype != want {
-		return nil, opErr("read", []Shape{t.shape}, ErrDType, "tensor is %s, not %s", t.dtype, want)
-	}
-	b, err := t.Data().Await(ctx)
-	if err != nil {
+// read copies t's elements from the mapped staging buffer straight into
+// the slice it returns: one allocation and one copy, whatever the size.
+func read[T word](ctx context.Context, t *Tensor, want DType) ([]T, error) {
+	if err := checkRead(t, want, -1); err != nil {
 		return nil, err
 	}
-	out := make([]T, len(b)/4)
-	for i := range out {
-		out[i] = conv(binary.LittleEndian.Uint32(b[4*i:]))
+	out := make([]T, t.Size())
+	if err := readInto(ctx, t, out); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// ReadInto reads t back into dst, blocking until it arrives or ctx ends.
+// dst's element type must be t's dtype (float32, int32 or uint32) and its
+// length t's size. Unlike Float32s and its kin it allocates nothing, so a
+// loop that reads large tensors can reuse one host slice. If it fails,
+// dst's contents are unspecified.
+func ReadInto[T float32 | int32 | uint32](ctx context.Context, t *Tensor, dst []T) error {
+	want := Float32
+	switch any(dst).(type) {
+	case []int32:
+		want = Int32
+	case []uint32:
+		want = Uint32
+	}
+	if err := checkRead(t, want, len(dst)); err != nil {
+		return err
+	}
+	return readInto(ctx, t, dst)
+}
+
+// checkRead returns the error that reading t as want into n elements (-1:
+// as many as t has) fails with, or nil.
+func checkRead(t *Tensor, want DType, n int) error {
+	if err := t.readable(); err != nil {
+		return err
+	}
+	if t.dtype != want {
+		return opErr("read", []Shape{t.shape}, ErrDType, "tensor is %s, not %s", t.dtype, want)
+	}
+	if n >= 0 && n != t.Size() {
+		return opErr("read", []Shape{t.shape}, ErrShape, "%d elements into a slice of %d", t.Size(), n)
+	}
+	return nil
+}
+
+func readInto[T word](ctx context.Context, t *Tensor, dst []T) error {
+	if _, err := t.eng.dev.ReadAsyncInto(t.st.buf, 0, wordBytes(dst)).Await(ctx); err != nil {
+		return err
+	}
+	fromGPUOrder(dst)
+	return nil
 }
 
 // Float32sFromBytes decodes the little-endian bytes of Data as float32s.
