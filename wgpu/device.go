@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cogentcore/webgpu/wgpu"
@@ -32,13 +33,22 @@ type Options struct {
 	// PollInterval, when positive, starts a background poller that settles
 	// promises every interval even when nobody awaits them.
 	PollInterval time.Duration
+	// SpinWait is how long Await polls without blocking, yielding the
+	// processor between polls, before it sleeps until a poller settles its
+	// promise, as CUDA's default scheduling spins before it blocks. Small
+	// readbacks settle well within it and return in about half the time
+	// a blocked thread takes to wake. 0 means 250µs; negative never spins.
+	SpinWait time.Duration
 	// OnUncapturedError receives errors that no error scope captured and no
 	// call could return (a failed batch submission, say). If nil, they are
 	// kept and returned by Device.UncapturedErrors.
 	OnUncapturedError func(error)
 }
 
-const defaultBatchSize = 64
+const (
+	defaultBatchSize = 64
+	defaultSpinWait  = 250 * time.Microsecond
+)
 
 // LostReason says why a device was lost, as WebGPU's GPUDeviceLostReason.
 type LostReason int
@@ -80,6 +90,7 @@ type Device struct {
 	queue   *wgpu.Queue
 
 	pollMu     sync.Mutex    // serialises polls and Close; taken before mu
+	spinning   atomic.Bool   // a goroutine spins in Await
 	stopPoller chan struct{} // closed by Close to stop the background poller
 	pollerDone chan struct{}
 
@@ -156,6 +167,9 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 	}
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = defaultBatchSize
+	}
+	if opts.SpinWait == 0 {
+		opts.SpinWait = defaultSpinWait
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -32,8 +32,10 @@ func (s PromiseState) String() string {
 // A Promise is safe for concurrent use by multiple goroutines: any number
 // may Await it, and all see the same result.
 type Promise[T any] struct {
-	drive func() // asks the producer to make progress; nil if none is needed
-	done  chan struct{}
+	// wait asks the producer to make progress until done closes or ctx
+	// ends, or to arrange for that progress; nil if none is needed.
+	wait func(ctx context.Context, done <-chan struct{})
+	done chan struct{}
 
 	mu    sync.Mutex // protects the fields below
 	state PromiseState
@@ -42,8 +44,8 @@ type Promise[T any] struct {
 	thens []func(T, error)
 }
 
-func newPromise[T any](drive func()) *Promise[T] {
-	return &Promise[T]{drive: drive, done: make(chan struct{})}
+func newPromise[T any](wait func(context.Context, <-chan struct{})) *Promise[T] {
+	return &Promise[T]{wait: wait, done: make(chan struct{})}
 }
 
 // Resolved returns a promise already fulfilled with v.
@@ -128,8 +130,8 @@ func (p *Promise[T]) Await(ctx context.Context) (T, error) {
 	if err := ctx.Err(); err != nil {
 		return zero, err
 	}
-	if p.drive != nil {
-		p.drive()
+	if p.wait != nil {
+		p.wait(ctx, p.done)
 	}
 	select {
 	case <-p.done:
@@ -148,7 +150,7 @@ func (p *Promise[T]) result() (T, error) {
 // Then returns a promise of f applied to p's value. A rejection of p passes
 // through without calling f. Awaiting the new promise drives p's device.
 func Then[T, U any](p *Promise[T], f func(T) (U, error)) *Promise[U] {
-	q := newPromise[U](p.drive)
+	q := newPromise[U](p.wait)
 	p.Then(func(v T, err error) {
 		var u U
 		if err == nil {

@@ -100,7 +100,7 @@ func (d *Device) readAsync(b *Buffer, offset, size uint64, dst []byte) *Promise[
 		return RejectedWith[[]byte](fromBinding(op, err))
 	}
 	b.lastBatch, staging.lastBatch = r.seq, r.seq
-	rb := &readback{p: newPromise[[]byte](d.drive), staging: staging, skip: offset - lo, size: size, dst: dst}
+	rb := &readback{p: newPromise[[]byte](d.await), staging: staging, skip: offset - lo, size: size, dst: dst}
 	d.pend(rb)
 	r.readbacks = append(r.readbacks, rb)
 	r.commands++
@@ -194,7 +194,7 @@ func (d *Device) WorkDone() *Promise[struct{}] {
 	if err := d.flushLocked(); err != nil {
 		return RejectedWith[struct{}](err)
 	}
-	w := &workDone{p: newPromise[struct{}](d.drive)}
+	w := &workDone{p: newPromise[struct{}](d.await)}
 	d.pend(w)
 	onWorkDone(d.queue, func(uint32) {
 		d.doneMu.Lock()
@@ -222,6 +222,11 @@ func (d *Device) Poll(wait bool) error {
 func (d *Device) poll(wait bool) (progressed bool, err error) {
 	d.pollMu.Lock()
 	defer d.pollMu.Unlock()
+	return d.pollLocked(wait)
+}
+
+// pollLocked is poll for a caller that holds d.pollMu.
+func (d *Device) pollLocked(wait bool) (progressed bool, err error) {
 	d.mu.Lock()
 	if err := d.usable("poll"); err != nil {
 		d.mu.Unlock()
@@ -259,22 +264,64 @@ func (d *Device) poll(wait bool) (progressed bool, err error) {
 	return len(done) > 0, ferr
 }
 
-// drive is what awaiting a device promise does: submit recorded work and
-// make sure a goroutine polls until nothing is pending.
-func (d *Device) drive() {
+// await is what awaiting a device promise does: submit the recorded work,
+// spin, and if the promise is still pending make sure a goroutine polls
+// until nothing is.
+func (d *Device) await(ctx context.Context, done <-chan struct{}) {
 	d.mu.Lock()
 	if d.state != nil {
 		d.mu.Unlock()
 		return
 	}
 	_ = d.flushLocked() // a failure rejects what it concerns
-	start := !d.polling && len(d.pending) > 0
+	d.mu.Unlock()
+	d.spin(ctx, done)
+	select {
+	case <-done:
+		return
+	default:
+	}
+	d.mu.Lock()
+	start := d.state == nil && !d.polling && len(d.pending) > 0
 	if start {
 		d.polling = true
 	}
 	d.mu.Unlock()
 	if start {
 		go d.pollUntilSettled()
+	}
+}
+
+// spin polls without blocking, yielding the processor between polls, until
+// done closes, ctx ends or Options.SpinWait has passed. A short readback
+// settles sooner than a thread blocked in a poll is woken, and no goroutine
+// has to hand the result over, so a spinning Await returns in about half
+// the time. One goroutine spins at a time; the others wait on the poller.
+func (d *Device) spin(ctx context.Context, done <-chan struct{}) {
+	if d.opts.SpinWait <= 0 || !d.spinning.CompareAndSwap(false, true) {
+		return
+	}
+	defer d.spinning.Store(false)
+	deadline := time.Now().Add(d.opts.SpinWait)
+	for {
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+			return
+		default:
+		}
+		if time.Now().After(deadline) {
+			return
+		}
+		if d.pollMu.TryLock() { // else another goroutine polls already
+			_, err := d.pollLocked(false)
+			d.pollMu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+		yieldProcessor()
 	}
 }
 

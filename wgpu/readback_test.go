@@ -240,3 +240,52 @@ func TestMapCallbacksSurviveGC(t *testing.T) {
 	}
 	require.NoError(t, x.Release())
 }
+
+// longSpinWGSL is spinWGSL twenty times over (lavapipe ends a single loop
+// after 65,535 trips, so the loops nest): about a second and a half on
+// lavapipe, under the five seconds past which a submission crashes it.
+const longSpinWGSL = `
+@group(0) @binding(0) var<storage, read_write> y: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+	var acc = f32(id.x);
+	for (var j = 0u; j < 20u; j++) {
+		for (var i = 0u; i < 20000u; i++) { acc = acc * 0.999 + 1.0; }
+	}
+	y[id.x] = acc;
+}
+`
+
+func TestSpinningAwaitHonoursCancellation(t *testing.T) {
+	opts := testgpu.DefaultOptions()
+	opts.SpinWait = time.Hour // the spin alone would never give up
+	d := testgpu.OpenWith(t, opts)
+	k, err := d.Kernel(wgpu.KernelSpec{Name: "long spin", Source: longSpinWGSL, Bindings: []wgpu.Access{wgpu.ReadWrite}})
+	require.NoError(t, err)
+	y, err := d.NewBuffer(4*64*256, wgpu.UsageStorage)
+	require.NoError(t, err)
+	defer y.Release()
+	require.NoError(t, d.Dispatch(k, [3]uint32{256, 1, 1}, nil, y))
+	p := d.ReadAsync(y, 0, 16)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = p.Await(ctx)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Less(t, time.Since(start), 500*time.Millisecond, "the spin checks the context between polls")
+	assert.Equal(t, wgpu.Pending, p.State(), "the work is still running")
+	got, err := p.Await(ctxT(t))
+	require.NoError(t, err)
+	assert.Len(t, got, 16)
+}
+
+func TestAwaitWithoutSpinning(t *testing.T) {
+	opts := testgpu.DefaultOptions()
+	opts.SpinWait = -1
+	d := testgpu.OpenWith(t, opts)
+	x := upload(t, d, ramp(64, 1))
+	defer x.Release()
+	for range 10 {
+		assert.Equal(t, ramp(64, 1), readF32(t, d, x))
+	}
+}
