@@ -49,14 +49,15 @@ func NewClock(e *tensor.Engine, keep int) *Clock {
 	return &Clock{e: e, keep: max(keep, 2), last: time.Now()}
 }
 
-// Next ends the current frame: it submits recorded work, polls the device
-// without blocking so that finished readbacks settle, and records a sample.
+// Next ends the current frame: it dispatches the engine's pending ops and
+// submits recorded work, polls the device without blocking so that
+// finished readbacks settle, and records a sample.
 func (c *Clock) Next(ctx context.Context) (Sample, error) {
 	if err := ctx.Err(); err != nil {
 		return Sample{}, err
 	}
 	d := c.e.Device()
-	if err := d.Flush(); err != nil {
+	if err := c.e.Flush(); err != nil { // the engine's fused ops too
 		return Sample{}, fmt.Errorf("frame: %w", err)
 	}
 	if err := d.Poll(false); err != nil {

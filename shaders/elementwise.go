@@ -1,115 +1,279 @@
 package shaders
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
+	"math"
+	"regexp"
 	"strings"
 
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
-// Operand is one input of an elementwise kernel.
-type Operand struct {
+// Elementwise is a kernel that evaluates a small program of elementwise
+// ops for every element of one output shape, one thread per element: each
+// node is an op (add, relu, a comparison, a generator such as fill) whose
+// arguments are leaves (input buffers) or earlier nodes, and the nodes
+// marked Store are written to output buffers. A run of ops fused into one
+// kernel reads each input once and writes only the results still wanted;
+// a single op is the program of one node.
+//
+// Bindings: the leaves in order (read-only), one output per stored node in
+// node order (read-write), then the uniform block (see Params).
+//
+// Results do not depend on how ops are grouped. Each node is evaluated by
+// a function of its own, exactly as a one-node program evaluates it, and a
+// float value passed from one node to another is multiplied by a uniform
+// 1.0 on the way: compilers may contract a product followed by a sum into a
+// fused multiply-add, which rounds once where separate ops round twice, but
+// they cannot see through a value known only at run time, and fma(x, 1, y)
+// rounds exactly as x + y does.
+type Elementwise struct {
+	Leaves []Leaf
+	Nodes  []Node
+	// Rank is the output's rank. Strided leaves are read through it; it is
+	// ignored when no leaf is strided.
+	Rank int
+}
+
+// Leaf is an input buffer of an Elementwise program.
+type Leaf struct {
 	Type Type
-	// Strided inputs are read through per-dimension strides (0 where the
-	// input is broadcast); the others have the output's shape and are read
-	// at the output's flat index.
+	// Strided leaves are read through per-dimension strides over the
+	// output's shape (0 where the leaf is broadcast); the others have the
+	// output's shape and are read at the flat index.
 	Strided bool
 }
 
-// Map is an elementwise kernel: out[i] = Expr, where Expr is a WGSL
-// expression of type Out over the inputs' values a0, a1, ..., the flat
-// index i (u32) and the scalars s (vec4<f32>).
-//
-// Its metadata words are the output's Rank dimensions, then Rank strides for
-// each strided input, in input order. Header word 2 is free for the
-// expression's use as p.h2, word 3 as p.h3.
-type Map struct {
-	Name    string // names the kernel in errors: the op, e.g. "add"
-	Inputs  []Operand
-	Out     Type
-	Rank    int // the output's rank; used only when an input is strided
+// Ref names the value an argument comes from: leaf Index if Leaf, else the
+// node at Index, which must come earlier in the program.
+type Ref struct {
+	Leaf  bool
+	Index int
+}
+
+// Node is one op of an Elementwise program.
+type Node struct {
+	Name string // the op, e.g. "add", for kernel names and errors
+	Out  Type
+	// Expr is a WGSL expression of type Out over the arguments a0, a1, ...,
+	// the flat index i (u32), the node's scalars s (vec4<f32>) and its words
+	// h2 and h3 (u32).
 	Expr    string
-	Helpers string // extra WGSL functions Expr calls
+	Helpers string // WGSL functions Expr calls
+	Args    []Ref
+	Store   bool // write the value to an output buffer
 }
 
-// Key identifies m's pipeline.
-func (m Map) Key() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "map/%s/%s/r%d", m.Name, m.Out, m.Rank)
-	for _, in := range m.Inputs {
-		fmt.Fprintf(&b, "/%s", in.Type)
-		if in.Strided {
-			b.WriteString("s")
-		}
+// usesParams matches the names through which an expression reads its
+// node's parameters.
+var usesParams = regexp.MustCompile(`\bs\.[xyzw]|\bs\b|\bh2\b|\bh3\b`)
+
+// HasParams reports whether n reads scalars or words, and so takes a
+// parameter slot.
+func (n Node) HasParams() bool { return usesParams.MatchString(n.Expr) }
+
+// NodeParams are one node's scalars and words.
+type NodeParams struct {
+	Scalars [4]float32
+	Words   [2]uint32 // h2 and h3
+}
+
+// Name names the kernel: the op of a one-node program, else the ops joined,
+// e.g. "mul+add+relu".
+func (k Elementwise) Name() string {
+	names := make([]string, len(k.Nodes))
+	for i, n := range k.Nodes {
+		names[i] = n.Name
 	}
-	fmt.Fprintf(&b, "/%s/%s", m.Expr, m.Helpers)
-	return b.String()
+	return strings.Join(names, "+")
 }
 
-func (m Map) strided() int {
+// strided counts the strided leaves.
+func (k Elementwise) strided() int {
 	n := 0
-	for _, in := range m.Inputs {
-		if in.Strided {
+	for _, l := range k.Leaves {
+		if l.Strided {
 			n++
 		}
 	}
 	return n
 }
 
-// MetaWords is how many metadata words m takes.
-func (m Map) MetaWords() int {
-	if m.strided() == 0 {
+// MetaWords is how many metadata words k takes: the output's dimensions,
+// then the strides of each strided leaf, in leaf order.
+func (k Elementwise) MetaWords() int {
+	if k.strided() == 0 {
 		return 0
 	}
-	return m.Rank * (1 + m.strided())
+	return k.Rank * (1 + k.strided())
 }
 
-// Spec generates m's kernel.
-func (m Map) Spec() wgpu.KernelSpec {
+// paramSlots is how many nodes take a parameter slot.
+func (k Elementwise) paramSlots() int {
+	n := 0
+	for _, nd := range k.Nodes {
+		if nd.HasParams() {
+			n++
+		}
+	}
+	return n
+}
+
+// Key identifies k's pipeline: a digest of everything its source depends on.
+func (k Elementwise) Key() string {
+	h := sha256.New()
+	fmt.Fprintf(h, "rank %d\n", k.Rank)
+	for _, l := range k.Leaves {
+		fmt.Fprintf(h, "leaf %s %v\n", l.Type, l.Strided)
+	}
+	for _, n := range k.Nodes {
+		fmt.Fprintf(h, "node %s %v %q %q", n.Out, n.Store, n.Expr, n.Helpers)
+		for _, a := range n.Args {
+			fmt.Fprintf(h, " %v:%d", a.Leaf, a.Index)
+		}
+		h.Write([]byte{'\n'})
+	}
+	return fmt.Sprintf("elementwise/%d/%s", len(k.Nodes), hex.EncodeToString(h.Sum(nil)[:12]))
+}
+
+// Params encodes the uniform block: n threads, row threads per step of the
+// grid's y (see Grid), each parametrised node's parameters in node order
+// (params holds one entry per node; those of nodes without parameters are
+// ignored), then the metadata words.
+func (k Elementwise) Params(n, row uint32, params []NodeParams, meta []uint32) []byte {
+	slots := max(1, k.paramSlots())
+	metaVecs := max(1, (k.MetaWords()+3)/4)
+	b := make([]byte, 16+32*slots+16*metaVecs)
+	binary.LittleEndian.PutUint32(b[0:], n)
+	binary.LittleEndian.PutUint32(b[4:], row)
+	binary.LittleEndian.PutUint32(b[8:], math.Float32bits(1)) // one
+	s, w := b[16:], b[16+16*slots:]
+	slot := 0
+	for i, nd := range k.Nodes {
+		if !nd.HasParams() {
+			continue
+		}
+		for j, f := range params[i].Scalars {
+			binary.LittleEndian.PutUint32(s[16*slot+4*j:], math.Float32bits(f))
+		}
+		binary.LittleEndian.PutUint32(w[16*slot:], params[i].Words[0])
+		binary.LittleEndian.PutUint32(w[16*slot+4:], params[i].Words[1])
+		slot++
+	}
+	m := b[16+32*slots:]
+	for i, v := range meta {
+		binary.LittleEndian.PutUint32(m[4*i:], v)
+	}
+	return b
+}
+
+// Spec generates k's kernel.
+func (k Elementwise) Spec() wgpu.KernelSpec {
+	slots := max(1, k.paramSlots())
 	var b strings.Builder
-	b.WriteString(paramsStruct(m.MetaWords()))
-	access := make([]wgpu.Access, 0, len(m.Inputs)+1)
-	for k, in := range m.Inputs {
-		fmt.Fprintf(&b, "@group(0) @binding(%d) var<storage, read> in%d: array<%s>;\n", k, k, in.Type)
+	fmt.Fprintf(&b, `struct Params {
+	n: u32, row: u32, one: f32, pad: u32,
+	s: array<vec4<f32>, %d>,
+	w: array<vec4<u32>, %d>,
+	m: array<vec4<u32>, %d>,
+}
+`, slots, slots, max(1, (k.MetaWords()+3)/4))
+	access := make([]wgpu.Access, 0, len(k.Leaves)+len(k.Nodes))
+	for j, l := range k.Leaves {
+		fmt.Fprintf(&b, "@group(0) @binding(%d) var<storage, read> in%d: array<%s>;\n", j, j, l.Type)
 		access = append(access, wgpu.ReadOnly)
 	}
-	fmt.Fprintf(&b, "@group(0) @binding(%d) var<storage, read_write> out: array<%s>;\n", len(m.Inputs), m.Out)
-	fmt.Fprintf(&b, "@group(0) @binding(%d) var<uniform> p: Params;\n", len(m.Inputs)+1)
-	access = append(access, wgpu.ReadWrite)
-	b.WriteString(m.Helpers)
-	fmt.Fprintf(&b, `
-@compute @workgroup_size(%d)
+	outs := 0
+	for i, n := range k.Nodes {
+		if n.Store {
+			fmt.Fprintf(&b, "@group(0) @binding(%d) var<storage, read_write> out%d: array<%s>;\n", len(access), i, n.Out)
+			access = append(access, wgpu.ReadWrite)
+			outs++
+		}
+	}
+	fmt.Fprintf(&b, "@group(0) @binding(%d) var<uniform> p: Params;\n", len(access))
+	seen := map[string]bool{}
+	for _, n := range k.Nodes {
+		if n.Helpers != "" && !seen[n.Helpers] {
+			seen[n.Helpers] = true
+			b.WriteString(n.Helpers)
+			b.WriteByte('\n')
+		}
+	}
+	for i, n := range k.Nodes {
+		fmt.Fprintf(&b, "fn node%d(", i)
+		for j, a := range n.Args {
+			fmt.Fprintf(&b, "a%d: %s, ", j, k.typeOf(a))
+		}
+		fmt.Fprintf(&b, "i: u32, s: vec4<f32>, h2: u32, h3: u32) -> %s { return %s; }\n", n.Out, n.Expr)
+	}
+	fmt.Fprintf(&b, `@compute @workgroup_size(%d)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let i = g.x + g.y * p.row;
 	if (i >= p.n) { return; }
-	let s = p.s;
 `, WorkgroupSize)
-	if ns := m.strided(); ns > 0 {
+	if ns := k.strided(); ns > 0 {
 		// Walk the output's dimensions from the innermost, accumulating each
-		// strided input's offset.
+		// strided leaf's offset.
 		b.WriteString("\tvar rem = i;\n")
-		for k := range ns {
-			fmt.Fprintf(&b, "\tvar o%d = 0u;\n", k)
+		for j := range ns {
+			fmt.Fprintf(&b, "\tvar o%d = 0u;\n", j)
 		}
-		for d := m.Rank - 1; d >= 0; d-- {
+		for d := k.Rank - 1; d >= 0; d-- {
 			fmt.Fprintf(&b, "\t{ let dim = %s; let c = rem %% dim; rem = rem / dim;", meta(d))
-			for k := range ns {
-				fmt.Fprintf(&b, " o%d += c * %s;", k, meta(m.Rank*(1+k)+d))
+			for j := range ns {
+				fmt.Fprintf(&b, " o%d += c * %s;", j, meta(k.Rank*(1+j)+d))
 			}
 			b.WriteString(" }\n")
 		}
 	}
-	k := 0
-	for j, in := range m.Inputs {
-		if in.Strided {
-			fmt.Fprintf(&b, "\tlet a%d = in%d[o%d];\n", j, j, k)
-			k++
+	js := 0
+	for j, l := range k.Leaves {
+		if l.Strided {
+			fmt.Fprintf(&b, "\tlet l%d = in%d[o%d];\n", j, j, js)
+			js++
 		} else {
-			fmt.Fprintf(&b, "\tlet a%d = in%d[i];\n", j, j)
+			fmt.Fprintf(&b, "\tlet l%d = in%d[i];\n", j, j)
 		}
 	}
-	fmt.Fprintf(&b, "\tout[i] = %s;\n}\n", m.Expr)
-	return wgpu.KernelSpec{Name: m.Name, Key: m.Key(), Source: b.String(), Bindings: access, Params: true}
+	slot := 0
+	for i, n := range k.Nodes {
+		fmt.Fprintf(&b, "\tlet v%d = node%d(", i, i)
+		for _, a := range n.Args {
+			switch {
+			case a.Leaf:
+				fmt.Fprintf(&b, "l%d, ", a.Index)
+			case k.Nodes[a.Index].Out == F32:
+				fmt.Fprintf(&b, "v%d * p.one, ", a.Index) // see the type's doc: no contraction
+			default:
+				fmt.Fprintf(&b, "v%d, ", a.Index)
+			}
+		}
+		if n.HasParams() {
+			fmt.Fprintf(&b, "i, p.s[%d], p.w[%d].x, p.w[%d].y);\n", slot, slot, slot)
+			slot++
+		} else {
+			b.WriteString("i, vec4<f32>(), 0u, 0u);\n")
+		}
+	}
+	for i, n := range k.Nodes {
+		if n.Store {
+			fmt.Fprintf(&b, "\tout%d[i] = v%d;\n", i, i)
+		}
+	}
+	b.WriteString("}\n")
+	return wgpu.KernelSpec{Name: k.Name(), Key: k.Key(), Source: b.String(), Bindings: access, Params: true}
+}
+
+// typeOf is the type of the value r names.
+func (k Elementwise) typeOf(r Ref) Type {
+	if r.Leaf {
+		return k.Leaves[r.Index].Type
+	}
+	return k.Nodes[r.Index].Out
 }
 
 // Philox is the WGSL of the Philox4x32-10 counter-based generator (Salmon

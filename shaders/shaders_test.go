@@ -37,13 +37,20 @@ func TestParamsLayout(t *testing.T) {
 }
 
 func TestKeysTellKernelsApart(t *testing.T) {
+	add := func(T Type, strided bool) Elementwise {
+		return Elementwise{Rank: 2, Leaves: []Leaf{{T, strided}, {T, false}},
+			Nodes: []Node{{Name: "add", Out: T, Expr: "a0 + a1", Args: []Ref{{true, 0}, {true, 1}}, Store: true}}}
+	}
+	chain := add(F32, false)
+	chain.Nodes = append(chain.Nodes, Node{Name: "relu", Out: F32, Expr: "max(a0, 0.0)", Args: []Ref{{false, 0}}, Store: true})
+	unstored := chain
+	unstored.Nodes = []Node{chain.Nodes[0], chain.Nodes[1]}
+	unstored.Nodes[0].Store = false
 	keys := map[string]string{}
 	for _, k := range []interface {
 		Key() string
 	}{
-		Map{Name: "add", Out: F32, Inputs: []Operand{{F32, false}, {F32, false}}, Expr: "a0 + a1"},
-		Map{Name: "add", Out: I32, Inputs: []Operand{{I32, false}, {I32, false}}, Expr: "a0 + a1"},
-		Map{Name: "add", Out: F32, Rank: 2, Inputs: []Operand{{F32, true}, {F32, false}}, Expr: "a0 + a1"},
+		add(F32, false), add(I32, false), add(F32, true), chain, unstored,
 		Copy{Rank: 2}, Copy{Rank: 3}, Reduce{Op: Sum, In: F32}, Reduce{Op: Sum, In: F32, PerThread: true},
 		MatMul{}, MatMul{TransA: true}, MatMul{BatchRank: 1}, Softmax{}, Softmax{Log: true}, Gather{},
 	} {
@@ -52,8 +59,56 @@ func TestKeysTellKernelsApart(t *testing.T) {
 		assert.False(t, dup, "key %q names two kernels", key)
 		keys[key] = key
 	}
-	m := Map{Name: "add", Out: F32, Rank: 2, Inputs: []Operand{{F32, true}, {F32, false}}, Expr: "a0 + a1"}
-	spec := m.Spec()
-	assert.Equal(t, m.Key(), spec.Key)
-	assert.True(t, strings.Contains(spec.Source, "out[i] = a0 + a1;"))
+	assert.Equal(t, add(F32, true).Key(), add(F32, true).Key(), "keys are stable")
+}
+
+func TestElementwiseSource(t *testing.T) {
+	k := Elementwise{Rank: 2,
+		Leaves: []Leaf{{F32, true}, {F32, false}, {U32, false}},
+		Nodes: []Node{
+			{Name: "mul", Out: F32, Expr: "a0 * a1", Args: []Ref{{true, 0}, {true, 1}}},
+			{Name: "add", Out: F32, Expr: "a0 + a1", Args: []Ref{{false, 0}, {true, 1}}, Store: true},
+			{Name: "leaky_relu", Out: F32, Expr: "select(a0 * s.x, a0, a0 > 0.0)", Args: []Ref{{false, 1}}, Store: true},
+			{Name: "where", Out: F32, Expr: "select(a2, a1, a0 != 0u)", Args: []Ref{{true, 2}, {false, 2}, {false, 0}}},
+			{Name: "fill", Out: I32, Expr: "bitcast<i32>(h2)", Store: true},
+		}}
+	spec := k.Spec()
+	src := spec.Source
+	assert.Equal(t, k.Key(), spec.Key)
+	assert.Equal(t, "mul+add+leaky_relu+where+fill", spec.Name)
+	assert.Equal(t, 3+3, len(spec.Bindings), "three leaves, three stored nodes")
+	assert.Contains(t, src, "let l0 = in0[o0];", "the strided leaf is read through the strides")
+	assert.Contains(t, src, "let l1 = in1[i];")
+	assert.Contains(t, src, "let v1 = node1(v0 * p.one, l1, ", "a float passed between nodes goes through the runtime 1.0")
+	assert.Contains(t, src, "let v3 = node3(l2, v2 * p.one, v0 * p.one, ")
+	assert.Contains(t, src, "out1[i] = v1;")
+	assert.NotContains(t, src, "out0[", "an unstored node is not written")
+	assert.Contains(t, src, "node2(v1 * p.one, i, p.s[0], p.w[0].x, p.w[0].y)", "the first node with parameters has slot 0")
+	assert.Contains(t, src, "node4(i, p.s[1], p.w[1].x, p.w[1].y)")
+	assert.Equal(t, 6, strings.Count(src, "@group(0) @binding(")-1, "six storage bindings and the uniform block")
+}
+
+func TestElementwiseParamsLayout(t *testing.T) {
+	k := Elementwise{Rank: 2, Leaves: []Leaf{{F32, true}},
+		Nodes: []Node{
+			{Name: "neg", Out: F32, Expr: "-a0", Args: []Ref{{true, 0}}},
+			{Name: "clip", Out: F32, Expr: "clamp(a0, s.x, s.y)", Args: []Ref{{false, 0}}, Store: true},
+			{Name: "fill", Out: U32, Expr: "h2", Store: true},
+		}}
+	assert.False(t, k.Nodes[0].HasParams())
+	assert.True(t, k.Nodes[1].HasParams())
+	assert.True(t, k.Nodes[2].HasParams())
+	assert.False(t, Node{Expr: "abs(a0) + sign(a0)"}.HasParams(), "names that merely contain s")
+	b := k.Params(1000, 256*4, []NodeParams{{}, {Scalars: [4]float32{-1, 1}}, {Words: [2]uint32{7, 9}}}, []uint32{4, 250, 1, 0})
+	require.Len(t, b, 16+32*2+16, "header, two parameter slots, one vec4 of metadata")
+	word := func(i int) uint32 { return binary.LittleEndian.Uint32(b[4*i:]) }
+	assert.Equal(t, uint32(1000), word(0))
+	assert.Equal(t, uint32(1024), word(1))
+	assert.Equal(t, float32(1), math.Float32frombits(word(2)), "the runtime 1.0")
+	assert.Equal(t, float32(-1), math.Float32frombits(word(4)), "clip's scalars in slot 0")
+	assert.Equal(t, float32(1), math.Float32frombits(word(5)))
+	assert.Equal(t, uint32(7), word(4+8+4), "fill's words in slot 1 of the word array")
+	assert.Equal(t, uint32(9), word(4+8+5))
+	assert.Equal(t, uint32(250), word(4+16+1), "metadata after the slots")
+	assert.Equal(t, 4, k.MetaWords(), "dimensions and one leaf's strides")
 }

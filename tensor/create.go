@@ -80,10 +80,11 @@ func bitsOf(v float64, dtype DType) uint32 {
 	return math.Float32bits(float32(v))
 }
 
-// generate creates a tensor of shape whose elements come from a kernel with
-// no inputs: Expr may use i (the flat index), s (scalars) and p.h2, p.h3.
-func (e *Engine) generate(site uintptr, name string, dtype DType, shape Shape, m shaders.Map, p shaders.Params) *Tensor {
-	o, bad := e.begin(name, site)
+// generate creates a tensor of shape whose elements come from an
+// elementwise op with no inputs: its Expr may use i (the flat index), s
+// (the scalars) and h2, h3 (the words).
+func (e *Engine) generate(site uintptr, name string, dtype DType, shape Shape, n shaders.Node, p shaders.NodeParams) *Tensor {
+	o, bad := e.beginLazy(name, site)
 	if bad != nil {
 		return bad
 	}
@@ -98,8 +99,8 @@ func (e *Engine) generate(site uintptr, name string, dtype DType, shape Shape, m
 	if err != nil {
 		return e.errTensor(err)
 	}
-	m.Name, m.Out = name, dtype.wgsl()
-	if err := o.run(m.Key(), m.Spec, shape.Size(), p, t.buf()); err != nil {
+	n.Name, n.Out = name, dtype.wgsl()
+	if err := o.record(t, n, p, nil); err != nil {
 		t.Dispose()
 		return e.errTensor(err)
 	}
@@ -123,8 +124,12 @@ func (e *Engine) Ones(dtype DType, shape ...int) *Tensor {
 }
 
 func (e *Engine) fill(site uintptr, name string, dtype DType, value float64, shape []int) *Tensor {
-	m := shaders.Map{Expr: fmt.Sprintf("bitcast<%s>(p.h2)", dtype.wgsl())}
-	return e.generate(site, name, dtype, Shape(shape), m, shaders.Params{Header: [4]uint32{2: bitsOf(value, dtype)}})
+	return e.generate(site, name, dtype, Shape(shape), fillNode(dtype), shaders.NodeParams{Words: [2]uint32{bitsOf(value, dtype)}})
+}
+
+// fillNode is the op that sets every element to its word h2, dtype's bits.
+func fillNode(dtype DType) shaders.Node {
+	return shaders.Node{Name: "fill", Out: dtype.wgsl(), Expr: fmt.Sprintf("bitcast<%s>(h2)", dtype.wgsl())}
 }
 
 // Range creates the one-dimensional tensor start, start+step, ... up to
@@ -141,15 +146,15 @@ func (e *Engine) Range(dtype DType, start, stop, step float64) *Tensor {
 		return o.fail(ErrArgument, "range(%v, %v, %v)", start, stop, step)
 	}
 	n := max(0, int(math.Ceil((stop-start)/step)))
-	var m shaders.Map
-	p := shaders.Params{Scalars: [4]float32{float32(start), float32(step)}}
+	var m shaders.Node
+	p := shaders.NodeParams{Scalars: [4]float32{float32(start), float32(step)}}
 	switch dtype {
 	case Float32:
 		m.Expr = "s.x + f32(i) * s.y"
 	default:
 		T := dtype.wgsl()
-		m.Expr = fmt.Sprintf("bitcast<%[1]s>(p.h2) + %[1]s(i) * bitcast<%[1]s>(p.h3)", T)
-		p.Header[2], p.Header[3] = uint32(int32(start)), uint32(int32(step))
+		m.Expr = fmt.Sprintf("bitcast<%[1]s>(h2) + %[1]s(i) * bitcast<%[1]s>(h3)", T)
+		p.Words = [2]uint32{uint32(int32(start)), uint32(int32(step))}
 	}
 	return e.generate(site, "range", dtype, Shape{n}, m, p)
 }
@@ -157,8 +162,8 @@ func (e *Engine) Range(dtype DType, start, stop, step float64) *Tensor {
 // Eye creates an n×m matrix with ones on the diagonal.
 func (e *Engine) Eye(dtype DType, n, m int) *Tensor {
 	T := dtype.wgsl()
-	k := shaders.Map{Expr: fmt.Sprintf("select(%[1]s(0), %[1]s(1), i / p.h2 == i %% p.h2)", T)}
-	return e.generate(callerPC(), "eye", dtype, Shape{n, m}, k, shaders.Params{Header: [4]uint32{2: uint32(max(m, 1))}})
+	k := shaders.Node{Expr: fmt.Sprintf("select(%[1]s(0), %[1]s(1), i / h2 == i %% h2)", T)}
+	return e.generate(callerPC(), "eye", dtype, Shape{n, m}, k, shaders.NodeParams{Words: [2]uint32{uint32(max(m, 1))}})
 }
 
 // RandUniform creates a float32 tensor of values uniform in [lo, hi),
@@ -166,9 +171,9 @@ func (e *Engine) Eye(dtype DType, n, m int) *Tensor {
 // element at flat index i is a function of (seed, i) only, so the same seed
 // gives the same numbers on every backend and for every shape.
 func (e *Engine) RandUniform(seed uint64, lo, hi float32, shape ...int) *Tensor {
-	m := shaders.Map{Helpers: shaders.Philox,
-		Expr: "s.x + (s.y - s.x) * unit(philox(vec4<u32>(i, 0u, 0u, 0u), vec2<u32>(p.h2, p.h3)).x)"}
-	p := shaders.Params{Header: [4]uint32{2: uint32(seed), 3: uint32(seed >> 32)}, Scalars: [4]float32{lo, hi}}
+	m := shaders.Node{Helpers: shaders.Philox,
+		Expr: "s.x + (s.y - s.x) * unit(philox(vec4<u32>(i, 0u, 0u, 0u), vec2<u32>(h2, h3)).x)"}
+	p := shaders.NodeParams{Words: [2]uint32{uint32(seed), uint32(seed >> 32)}, Scalars: [4]float32{lo, hi}}
 	return e.generate(callerPC(), "rand_uniform", Float32, Shape(shape), m, p)
 }
 
@@ -177,13 +182,13 @@ func (e *Engine) RandUniform(seed uint64, lo, hi float32, shape ...int) *Tensor 
 // per element, so the same seed gives the same numbers everywhere (up to
 // the backend's precision of log, sqrt and cos).
 func (e *Engine) RandNormal(seed uint64, mean, std float32, shape ...int) *Tensor {
-	m := shaders.Map{Helpers: shaders.Philox + `
+	m := shaders.Node{Helpers: shaders.Philox + `
 fn normal(i: u32, key: vec2<u32>) -> f32 {
 	let r = philox(vec4<u32>(i, 0u, 0u, 0u), key);
 	let u1 = (f32(r.x >> 8u) + 1.0) * (1.0 / 16777216.0);
 	return sqrt(-2.0 * log(u1)) * cos(6.2831853 * unit(r.y));
 }
-`, Expr: "s.x + s.y * normal(i, vec2<u32>(p.h2, p.h3))"}
-	p := shaders.Params{Header: [4]uint32{2: uint32(seed), 3: uint32(seed >> 32)}, Scalars: [4]float32{mean, std}}
+`, Expr: "s.x + s.y * normal(i, vec2<u32>(h2, h3))"}
+	p := shaders.NodeParams{Words: [2]uint32{uint32(seed), uint32(seed >> 32)}, Scalars: [4]float32{mean, std}}
 	return e.generate(callerPC(), "rand_normal", Float32, Shape(shape), m, p)
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/wgtensor/wgtensor/shaders"
-	"github.com/wgtensor/wgtensor/wgpu"
 )
 
 // unaryExpr returns the WGSL expression of a unary op over a0 of type T,
@@ -131,7 +130,7 @@ func (e *Engine) Gelu(x *Tensor) *Tensor { return e.unary(callerPC(), "gelu", x,
 // Clip clamps x to [lo, hi]; lo must not exceed hi.
 func (e *Engine) Clip(x *Tensor, lo, hi float32) *Tensor {
 	if lo > hi {
-		o, bad := e.begin("clip", callerPC(), x)
+		o, bad := e.beginLazy("clip", callerPC(), x)
 		if bad != nil {
 			return bad
 		}
@@ -142,7 +141,7 @@ func (e *Engine) Clip(x *Tensor, lo, hi float32) *Tensor {
 }
 
 func (e *Engine) unary(site uintptr, name string, x *Tensor, s0, s1 float32) *Tensor {
-	o, bad := e.begin(name, site, x)
+	o, bad := e.beginLazy(name, site, x)
 	if bad != nil {
 		return bad
 	}
@@ -157,7 +156,7 @@ func (e *Engine) unary(site uintptr, name string, x *Tensor, s0, s1 float32) *Te
 // Cast converts x to dtype: float to integer truncates toward zero and
 // saturates; int32 and uint32 reinterpret each other's bits, as Go does.
 func (e *Engine) Cast(x *Tensor, dtype DType) *Tensor {
-	o, bad := e.begin("cast", callerPC(), x)
+	o, bad := e.beginLazy("cast", callerPC(), x)
 	if bad != nil {
 		return bad
 	}
@@ -280,7 +279,7 @@ func (e *Engine) GreaterEqual(a, b *Tensor) *Tensor {
 }
 
 func (e *Engine) binary(site uintptr, name string, a, b *Tensor) *Tensor {
-	o, bad := e.begin(name, site, a, b)
+	o, bad := e.beginLazy(name, site, a, b)
 	if bad != nil {
 		return bad
 	}
@@ -303,7 +302,7 @@ func (e *Engine) binary(site uintptr, name string, a, b *Tensor) *Tensor {
 // Where returns a where cond is nonzero and b elsewhere, broadcasting all
 // three. cond is uint32 (as comparisons return); a and b share a dtype.
 func (e *Engine) Where(cond, a, b *Tensor) *Tensor {
-	o, bad := e.begin("where", callerPC(), cond, a, b)
+	o, bad := e.beginLazy("where", callerPC(), cond, a, b)
 	if bad != nil {
 		return bad
 	}
@@ -317,7 +316,8 @@ func (e *Engine) Where(cond, a, b *Tensor) *Tensor {
 	return o.mapOp("where", "select(a2, a1, a0 != 0u)", "", a.dtype, []*Tensor{cond, a, b}, [4]float32{})
 }
 
-// mapOp runs an elementwise kernel over broadcast inputs.
+// mapOp records an elementwise op over broadcast inputs; it is dispatched
+// with the ops it fuses with (fusion.go).
 func (o *op) mapOp(name, expr, helpers string, out DType, in []*Tensor, scalars [4]float32) *Tensor {
 	shapes := make([]Shape, len(in))
 	for i, t := range in {
@@ -327,32 +327,12 @@ func (o *op) mapOp(name, expr, helpers string, out DType, in []*Tensor, scalars 
 	if err != nil {
 		return o.fail(ErrShape, "shapes do not broadcast: %v", err)
 	}
-	m := shaders.Map{Name: name, Out: out.wgsl(), Rank: len(shape), Expr: expr, Helpers: helpers}
-	var meta []uint32
-	bufs := make([]*Tensor, 0, len(in))
-	for _, t := range in {
-		strided := !t.shape.Equal(shape)
-		m.Inputs = append(m.Inputs, shaders.Operand{Type: t.dtype.wgsl(), Strided: strided})
-		if strided {
-			meta = append(meta, u32s(broadcastStrides(t.shape, shape))...)
-		}
-		bufs = append(bufs, t)
-	}
-	if len(meta) > 0 {
-		meta = append(u32s(shape), meta...)
-	} else {
-		m.Rank = 0
-	}
 	res, err := o.alloc(shape, out)
 	if err != nil {
 		return o.e.errTensor(err)
 	}
-	raw := make([]*wgpu.Buffer, 0, len(bufs)+1)
-	for _, t := range bufs {
-		raw = append(raw, t.buf())
-	}
-	raw = append(raw, res.buf())
-	if err := o.run(m.Key(), m.Spec, shape.Size(), shaders.Params{Scalars: scalars, Meta: meta}, raw...); err != nil {
+	n := shaders.Node{Name: name, Out: out.wgsl(), Expr: expr, Helpers: helpers}
+	if err := o.record(res, n, shaders.NodeParams{Scalars: scalars}, in); err != nil {
 		res.Dispose()
 		return o.e.errTensor(err)
 	}

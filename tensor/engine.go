@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"os"
 	"runtime"
 	"sort"
 	"sync"
@@ -26,6 +27,10 @@ type Engine struct {
 	mu       sync.Mutex // protects the fields below
 	live     map[*Tensor]struct{}
 	trackers []Tracker
+
+	fuseMu sync.Mutex // protects the fields below; taken before mu and the device's locks
+	fuse   bool       // fuse elementwise ops (fusion.go)
+	group  *group     // the elementwise ops recorded and not yet dispatched
 }
 
 // Tracker is told about every tensor an engine creates while it is the
@@ -38,9 +43,10 @@ type Tracker = interface {
 
 var nextID atomic.Uint64
 
-// New returns an Engine computing on d.
+// New returns an Engine computing on d. Elementwise ops are fused unless
+// WGT_FUSE=0 (see SetFusion).
 func New(d *wgpu.Device) *Engine {
-	return &Engine{dev: d, live: make(map[*Tensor]struct{})}
+	return &Engine{dev: d, live: make(map[*Tensor]struct{}), fuse: os.Getenv("WGT_FUSE") != "0"}
 }
 
 // Device returns the device e computes on.
@@ -127,9 +133,23 @@ type op struct {
 	inputs []*Tensor
 }
 
-// begin starts an op: it claims the engine and checks the inputs. A non-nil
-// result is the tensor to return at once (carrying an error).
+// begin starts an op that reads its inputs' buffers: it claims the engine,
+// dispatches the fused ops still pending that write the inputs, and checks
+// the inputs. A non-nil result is the tensor to return at once (carrying an
+// error).
 func (e *Engine) begin(name string, site uintptr, inputs ...*Tensor) (*op, *Tensor) {
+	for _, t := range inputs {
+		if t != nil && t.st != nil {
+			t.st.materialize()
+		}
+	}
+	return e.beginLazy(name, site, inputs...)
+}
+
+// beginLazy is begin for ops that leave pending inputs pending: elementwise
+// ops, which fuse with the ops that make their inputs, and views, which
+// only share storage.
+func (e *Engine) beginLazy(name string, site uintptr, inputs ...*Tensor) (*op, *Tensor) {
 	o := &op{e: e, name: name, site: site, inputs: inputs}
 	if !e.busy.CompareAndSwap(0, 1) {
 		return nil, e.errTensor(opErr(name, o.shapes(), ErrConcurrentUse, ""))
@@ -145,6 +165,8 @@ func (e *Engine) begin(name string, site uintptr, inputs ...*Tensor) (*op, *Tens
 			err = opErr(name, o.shapes(), ErrArgument, "input %d lives on another device", i)
 		case t.disposed.Load():
 			err = opErr(name, o.shapes(), ErrDisposed, "input %d (tensor %d) was disposed", i, t.id)
+		default:
+			err = t.st.err()
 		}
 		if err != nil {
 			e.busy.Store(0)
@@ -213,8 +235,27 @@ func (e *Engine) errTensor(err error) *Tensor {
 	return t
 }
 
+// record records an elementwise op computing res from in (fusion.go). It
+// checks now what the dispatch, which may come much later, would refuse,
+// so that the op reports it.
+func (o *op) record(res *Tensor, n shaders.Node, params shaders.NodeParams, in []*Tensor) error {
+	if res.shape.Size() == 0 {
+		return nil
+	}
+	lim := o.e.dev.Limits()
+	if _, _, err := shaders.Grid(uint64(res.shape.Size()), shaders.WorkgroupSize, lim.MaxComputeWorkgroupsPerDimension); err != nil {
+		return opErr(o.name, o.shapes(), wgpu.ErrLimit, "%v", err)
+	}
+	for _, t := range append([]*Tensor{res}, in...) {
+		if b := (t.st.buf.Size() + 3) &^ 3; b > lim.MaxStorageBufferBindingSize {
+			return opErr(o.name, o.shapes(), wgpu.ErrLimit, "a tensor of %d B, the device binds at most %d B", b, lim.MaxStorageBufferBindingSize)
+		}
+	}
+	return o.e.record(res, n, params, in)
+}
+
 // run dispatches a kernel over n threads of a one-dimensional grid (the
-// elementwise, copy and gather kernels), filling header words 0 and 1.
+// copy and gather kernels), filling header words 0 and 1.
 func (o *op) run(key string, build func() wgpu.KernelSpec, n int, p shaders.Params, bufs ...*wgpu.Buffer) error {
 	if n == 0 {
 		return nil

@@ -16,7 +16,7 @@ func (o *op) view(x *Tensor, shape Shape) *Tensor {
 // Reshape returns x with a new shape of the same size, sharing x's
 // storage. One dimension may be -1: it is inferred.
 func (e *Engine) Reshape(x *Tensor, shape ...int) *Tensor {
-	o, bad := e.begin("reshape", callerPC(), x)
+	o, bad := e.beginLazy("reshape", callerPC(), x)
 	if bad != nil {
 		return bad
 	}
@@ -56,7 +56,7 @@ func inferShape(s Shape, size int) (Shape, error) {
 // Clone returns a new tensor sharing x's storage: disposing either leaves
 // the other intact.
 func (e *Engine) Clone(x *Tensor) *Tensor {
-	o, bad := e.begin("clone", callerPC(), x)
+	o, bad := e.beginLazy("clone", callerPC(), x)
 	if bad != nil {
 		return bad
 	}
@@ -67,7 +67,7 @@ func (e *Engine) Clone(x *Tensor) *Tensor {
 // ExpandDims inserts a dimension of size 1 at axis (which may be negative,
 // counting from the end of the result).
 func (e *Engine) ExpandDims(x *Tensor, axis int) *Tensor {
-	o, bad := e.begin("expand_dims", callerPC(), x)
+	o, bad := e.beginLazy("expand_dims", callerPC(), x)
 	if bad != nil {
 		return bad
 	}
@@ -82,7 +82,7 @@ func (e *Engine) ExpandDims(x *Tensor, axis int) *Tensor {
 // Squeeze removes the given dimensions of size 1, or all of them when no
 // axis is given.
 func (e *Engine) Squeeze(x *Tensor, axes ...int) *Tensor {
-	o, bad := e.begin("squeeze", callerPC(), x)
+	o, bad := e.beginLazy("squeeze", callerPC(), x)
 	if bad != nil {
 		return bad
 	}
@@ -403,8 +403,8 @@ func (e *Engine) Pad(x *Tensor, pads [][2]int, value float64) *Tensor {
 	if err != nil {
 		return o.e.errTensor(err)
 	}
-	m := shaders.Map{Name: "fill", Out: x.dtype.wgsl(), Expr: fmt.Sprintf("bitcast<%s>(p.h2)", x.dtype.wgsl())}
-	err = o.run(m.Key(), m.Spec, shape.Size(), shaders.Params{Header: [4]uint32{2: bitsOf(value, x.dtype)}}, out.buf())
+	// The fill is written before the copy: the copy asks for out's buffer.
+	err = o.record(out, fillNode(x.dtype), shaders.NodeParams{Words: [2]uint32{bitsOf(value, x.dtype)}}, nil)
 	if err == nil {
 		err = o.copyRegion(x, out, x.shape, 0, x.shape.strides(), off, strides)
 	}

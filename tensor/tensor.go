@@ -42,14 +42,45 @@ func (t *Tensor) Kept() bool { return t.kept.Load() }
 type storage struct {
 	buf  *wgpu.Buffer
 	refs atomic.Int32
+	// pending is the elementwise op that will write buf, until its fusion
+	// group is dispatched (fusion.go).
+	pending atomic.Pointer[node]
+	// failed is the error of a dispatch that should have written buf.
+	failed atomic.Pointer[error]
 }
 
 func (s *storage) retain() { s.refs.Add(1) }
 
-func (s *storage) release() {
-	if s.refs.Add(-1) == 0 {
-		s.buf.Release()
+// retainIfAlive takes a reference unless the last one is gone already,
+// and reports whether it did.
+func (s *storage) retainIfAlive() bool {
+	for {
+		r := s.refs.Load()
+		if r <= 0 {
+			return false
+		}
+		if s.refs.CompareAndSwap(r, r+1) {
+			return true
+		}
 	}
+}
+
+func (s *storage) release() {
+	if s.refs.Add(-1) != 0 {
+		return
+	}
+	if n := s.pending.Load(); n != nil {
+		n.released()
+	}
+	s.buf.Release()
+}
+
+// err is the error a dispatch that should have written s failed with.
+func (s *storage) err() error {
+	if p := s.failed.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // ID is unique among the tensors of the process.
@@ -82,7 +113,12 @@ func (t *Tensor) Site() string { return wgpu.Site(t.site) }
 
 func (t *Tensor) bytes() uint64 { return uint64(t.shape.Size()) * 4 }
 
-func (t *Tensor) buf() *wgpu.Buffer { return t.st.buf }
+// buf returns t's buffer, dispatching the fused ops that write it first
+// if they are still pending: callers are about to read it.
+func (t *Tensor) buf() *wgpu.Buffer {
+	t.st.materialize()
+	return t.st.buf
+}
 
 // Dispose frees t. Its storage returns to the device's pool once no other
 // tensor shares it. Disposing twice is harmless. A readback of t started
@@ -113,7 +149,8 @@ func (t *Tensor) Data() *wgpu.Promise[[]byte] {
 	return t.eng.dev.ReadAsync(t.st.buf, 0, t.bytes())
 }
 
-// readable returns the error a readback of t rejects with, or nil.
+// readable dispatches the fused ops that write t if they are pending, and
+// returns the error a readback of t rejects with, or nil.
 func (t *Tensor) readable() error {
 	switch {
 	case t.err != nil:
@@ -121,7 +158,8 @@ func (t *Tensor) readable() error {
 	case t.disposed.Load():
 		return opErr("read", []Shape{t.shape}, ErrDisposed, "tensor %d", t.id)
 	}
-	return nil
+	t.st.materialize()
+	return t.st.err()
 }
 
 // Float32s reads a float32 tensor back, blocking until it arrives or ctx

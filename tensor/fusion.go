@@ -1,0 +1,376 @@
+package tensor
+
+import (
+	"github.com/wgtensor/wgtensor/shaders"
+	"github.com/wgtensor/wgtensor/wgpu"
+)
+
+// Elementwise ops are not dispatched as they are called. An engine keeps a
+// group of them, recorded over one output shape, and dispatches the group
+// as a single generated kernel (shaders.Elementwise) when something needs
+// its results: a readback, any other op that reads one of its tensors
+// (through Tensor.buf), Engine.Flush, or the group reaching its limits. An
+// op whose arguments are results of the same group reads them from
+// registers, not memory, so a chain such as relu(a*b + a) reads a and b
+// once and writes one result.
+//
+// Memory stays exact: every op allocates its output when it is called, as
+// an unfused op does, so allocation failures are reported by the op and
+// memory figures do not depend on fusion. A result disposed before the
+// dispatch gives its buffer back at once and is not written; a group whose
+// results are all disposed is dropped without a dispatch. The group holds a
+// reference to every buffer it reads, so disposing an input early is safe.
+
+const (
+	// maxFusedNodes bounds the ops in one kernel, which bounds the time a
+	// new program takes to compile and the size of its parameters.
+	maxFusedNodes = 128
+)
+
+// group is a run of elementwise ops recorded and not yet dispatched, all
+// over one output shape. It is protected by its engine's fuseMu.
+type group struct {
+	e      *Engine
+	shape  Shape
+	leaves []leaf
+	nodes  []*node
+	live   int // nodes whose storage a tensor still holds
+}
+
+// leaf is a buffer the group reads, retained until the group is dispatched
+// or dropped.
+type leaf struct {
+	st      *storage
+	dtype   DType
+	strides []int // broadcast strides over the group's shape; nil: the same shape
+}
+
+// node is one op of a group. Its storage's pending field points to it
+// until the group is dispatched.
+type node struct {
+	g      *group
+	index  int
+	st     *storage
+	op     shaders.Node
+	params shaders.NodeParams
+	dead   bool // every tensor holding st was disposed before the dispatch
+}
+
+// SetFusion turns the fusion of elementwise ops on (the default, unless
+// WGT_FUSE=0) or off. Off, every op is dispatched as it is called, one
+// kernel each. Results are identical either way, bit for bit (NaN payloads
+// aside); the switch exists for tests and for measuring what fusion saves.
+// Turning it off dispatches what is pending.
+func (e *Engine) SetFusion(on bool) error {
+	e.fuseMu.Lock()
+	defer e.fuseMu.Unlock()
+	e.fuse = on
+	if !on {
+		return e.flushGroupLocked()
+	}
+	return nil
+}
+
+// Flush dispatches the elementwise ops e holds back for fusion and submits
+// all recorded work to the device. Readbacks and other ops do this
+// themselves when they need it; Flush is for timing and for handing work to
+// the GPU early. It is safe from any goroutine.
+func (e *Engine) Flush() error {
+	e.fuseMu.Lock()
+	err := e.flushGroupLocked()
+	e.fuseMu.Unlock()
+	if err != nil {
+		return err
+	}
+	return e.dev.Flush()
+}
+
+// record adds the elementwise op n, computing res from in over res's shape,
+// to e's group, dispatching the group first if the op does not fit in it.
+// in may be pending results of this or another engine's group. It fails
+// only if an input's dispatch failed; dispatching earlier ops may fail
+// too, but that error is recorded on their results, not on this op.
+func (e *Engine) record(res *Tensor, n shaders.Node, params shaders.NodeParams, in []*Tensor) error {
+	// Results pending in another engine's group are dispatched first, before
+	// this engine's lock is taken: two engines never wait on each other.
+	for _, t := range in {
+		if p := t.st.pending.Load(); p != nil && p.g.e != e {
+			t.st.materialize()
+		}
+	}
+	e.fuseMu.Lock()
+	defer e.fuseMu.Unlock()
+	if e.group != nil && !e.group.shape.Equal(res.shape) {
+		_ = e.flushGroupLocked()
+	}
+	args, ok := e.argsLocked(res.shape, in)
+	if !ok {
+		// An argument is a result of the group that this op broadcasts, or
+		// the op would pass the group's limits: dispatch the group and start
+		// a new one, in which every argument is a leaf.
+		_ = e.flushGroupLocked()
+		args, _ = e.argsLocked(res.shape, in)
+	}
+	for _, t := range in {
+		if err := t.st.err(); err != nil {
+			return err
+		}
+	}
+	g := e.group
+	if g == nil {
+		g = &group{e: e, shape: res.shape}
+		e.group = g
+	}
+	n.Args = args.refs
+	for _, l := range args.newLeaves {
+		l.st.retain()
+		g.leaves = append(g.leaves, l)
+	}
+	nd := &node{g: g, index: len(g.nodes), st: res.st, op: n, params: params}
+	g.nodes = append(g.nodes, nd)
+	g.live++
+	res.st.pending.Store(nd)
+	if !e.fuse {
+		_ = e.flushGroupLocked()
+	}
+	return nil
+}
+
+// opArgs are the arguments of an op being recorded: where each comes from,
+// and the leaves the group does not have yet.
+type opArgs struct {
+	refs      []shaders.Ref
+	newLeaves []leaf
+}
+
+// argsLocked resolves in against e's group for an op over shape. It
+// reports false if the op cannot join the group: an argument is a result
+// of the group that the op broadcasts, or the group would pass its limits.
+func (e *Engine) argsLocked(shape Shape, in []*Tensor) (opArgs, bool) {
+	g := e.group
+	var a opArgs
+	leafAt := func(st *storage, strides []int) (int, bool) {
+		if g != nil {
+			for i, l := range g.leaves {
+				if l.st == st && equalInts(l.strides, strides) {
+					return i, true
+				}
+			}
+		}
+		for i, l := range a.newLeaves {
+			if l.st == st && equalInts(l.strides, strides) {
+				return g.leafCount() + i, true
+			}
+		}
+		return 0, false
+	}
+	for _, t := range in {
+		if p := t.st.pending.Load(); p != nil && g != nil && p.g == g {
+			if !t.shape.Equal(shape) {
+				return a, false
+			}
+			a.refs = append(a.refs, shaders.Ref{Index: p.index})
+			continue
+		}
+		var strides []int
+		if !t.shape.Equal(shape) {
+			strides = broadcastStrides(t.shape, shape)
+		}
+		i, ok := leafAt(t.st, strides)
+		if !ok {
+			i = g.leafCount() + len(a.newLeaves)
+			a.newLeaves = append(a.newLeaves, leaf{st: t.st, dtype: t.dtype, strides: strides})
+		}
+		a.refs = append(a.refs, shaders.Ref{Leaf: true, Index: i})
+	}
+	if g != nil {
+		// Every live result may have to be written, each through a binding
+		// of its own beside the leaves: keep within the device's limit.
+		bindings := g.leafCount() + len(a.newLeaves) + g.live + 1
+		if len(g.nodes) >= maxFusedNodes || bindings > int(e.dev.Limits().MaxStorageBuffersPerShaderStage) {
+			return a, false
+		}
+	}
+	return a, true
+}
+
+func (g *group) leafCount() int {
+	if g == nil {
+		return 0
+	}
+	return len(g.leaves)
+}
+
+// released is called when the last tensor holding n's storage lets go
+// before the group is dispatched: n's result will not be written, and a
+// group left with no live result is dropped.
+func (n *node) released() {
+	e := n.g.e
+	e.fuseMu.Lock()
+	defer e.fuseMu.Unlock()
+	if n.st.pending.Load() != n {
+		return // dispatched meanwhile
+	}
+	n.dead = true
+	n.g.live--
+	if n.g.live == 0 && e.group == n.g {
+		e.group = nil
+		n.g.drop()
+	}
+}
+
+// drop forgets a group that will not be dispatched.
+func (g *group) drop() {
+	for _, n := range g.nodes {
+		n.st.pending.CompareAndSwap(n, nil)
+	}
+	for _, l := range g.leaves {
+		l.st.release()
+	}
+}
+
+// materialize dispatches the group whose op writes s, if one is pending.
+func (s *storage) materialize() {
+	n := s.pending.Load()
+	if n == nil {
+		return
+	}
+	e := n.g.e
+	e.fuseMu.Lock()
+	defer e.fuseMu.Unlock()
+	if s.pending.Load() == n && e.group == n.g {
+		_ = e.flushGroupLocked() // a failure is recorded on s
+	}
+}
+
+// flushGroupLocked dispatches e's group as one kernel: the results some
+// tensor still holds are written, and of the rest only what they need is
+// computed. On failure the error is recorded on every result it should
+// have written, and returned.
+func (e *Engine) flushGroupLocked() error {
+	g := e.group
+	if g == nil {
+		return nil
+	}
+	e.group = nil
+	// Hold every result that is still alive, so that a concurrent Dispose
+	// cannot give its buffer away before the dispatch names it.
+	store := make([]bool, len(g.nodes))
+	need := make([]bool, len(g.nodes))
+	for i := len(g.nodes) - 1; i >= 0; i-- {
+		n := g.nodes[i]
+		if !n.dead && n.st.retainIfAlive() {
+			store[i] = true
+		}
+		if store[i] || need[i] {
+			need[i] = true
+			for _, a := range n.op.Args {
+				if !a.Leaf {
+					need[a.Index] = true
+				}
+			}
+		}
+	}
+	prog, params, meta, bufs := g.program(store, need)
+	var err error
+	if len(prog.Nodes) > 0 {
+		err = e.dispatchElementwise(prog, params, meta, bufs, g.shape)
+	}
+	for i, n := range g.nodes {
+		n.st.pending.CompareAndSwap(n, nil)
+		if store[i] {
+			if err != nil {
+				n.st.failed.Store(&err)
+			}
+			n.st.release()
+		}
+	}
+	for _, l := range g.leaves {
+		l.st.release()
+	}
+	return err
+}
+
+// program builds the kernel for the needed nodes of g, writing the stored
+// ones, with each node's parameters, the metadata and the buffers to bind.
+func (g *group) program(store, need []bool) (shaders.Elementwise, []shaders.NodeParams, []uint32, []*wgpu.Buffer) {
+	prog := shaders.Elementwise{Rank: len(g.shape)}
+	leafIndex := make([]int, len(g.leaves)) // -1: not read
+	nodeIndex := make([]int, len(g.nodes))
+	for i := range leafIndex {
+		leafIndex[i] = -1
+	}
+	var bufs, outs []*wgpu.Buffer
+	var meta []uint32
+	var params []shaders.NodeParams
+	var stridedLeaves [][]int
+	for i, n := range g.nodes {
+		if !need[i] {
+			continue
+		}
+		op := n.op
+		op.Store = store[i]
+		op.Args = make([]shaders.Ref, len(n.op.Args))
+		for j, a := range n.op.Args {
+			if !a.Leaf {
+				op.Args[j] = shaders.Ref{Index: nodeIndex[a.Index]}
+				continue
+			}
+			if leafIndex[a.Index] < 0 {
+				l := g.leaves[a.Index]
+				leafIndex[a.Index] = len(prog.Leaves)
+				prog.Leaves = append(prog.Leaves, shaders.Leaf{Type: l.dtype.wgsl(), Strided: l.strides != nil})
+				bufs = append(bufs, l.st.buf)
+				if l.strides != nil {
+					stridedLeaves = append(stridedLeaves, l.strides)
+				}
+			}
+			op.Args[j] = shaders.Ref{Leaf: true, Index: leafIndex[a.Index]}
+		}
+		nodeIndex[i] = len(prog.Nodes)
+		prog.Nodes = append(prog.Nodes, op)
+		params = append(params, n.params)
+		if op.Store {
+			outs = append(outs, n.st.buf)
+		}
+	}
+	if len(stridedLeaves) > 0 {
+		meta = u32s(g.shape)
+		for _, s := range stridedLeaves {
+			meta = append(meta, u32s(s)...)
+		}
+	}
+	return prog, params, meta, append(bufs, outs...)
+}
+
+// dispatchElementwise compiles (once per device) and records prog over
+// shape's elements.
+func (e *Engine) dispatchElementwise(prog shaders.Elementwise, params []shaders.NodeParams, meta []uint32, bufs []*wgpu.Buffer, shape Shape) error {
+	fail := func(err error) error { return &OpError{Op: prog.Name(), Shapes: []Shape{shape}, Err: err} }
+	lim := e.dev.Limits()
+	n := shape.Size()
+	groups, row, err := shaders.Grid(uint64(n), shaders.WorkgroupSize, lim.MaxComputeWorkgroupsPerDimension)
+	if err != nil {
+		return opErr(prog.Name(), []Shape{shape}, wgpu.ErrLimit, "%v", err)
+	}
+	k, err := e.dev.KernelFor(prog.Key(), prog.Spec)
+	if err != nil {
+		return fail(err)
+	}
+	if err := e.dev.Dispatch(k, groups, prog.Params(uint32(n), row, params, meta), bufs...); err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) || (a == nil) != (b == nil) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
