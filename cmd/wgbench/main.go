@@ -110,7 +110,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	ws, reps, err := suite(*suiteName)
+	ws, samples, err := suite(*suiteName)
 	if err != nil {
 		return err
 	}
@@ -168,7 +168,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		for _, w := range ws {
 			done++
 			status("[%d/%d] %s: %s", done, total, adapterLabel(a), w.name)
-			r, err := w.run(ctx, e, reps)
+			r, err := measure(ctx, e, w, samples)
 			if err != nil {
 				r = Result{Check: err.Error()}
 			}

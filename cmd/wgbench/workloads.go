@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -12,7 +13,8 @@ import (
 	"github.com/wgtensor/wgtensor/tidy"
 )
 
-// Result is one workload's measurement on one adapter.
+// Result is one workload's measurement on one adapter: the median of its
+// samples.
 type Result struct {
 	Adapter  string            `json:"adapter"`
 	Workload string            `json:"workload"`
@@ -21,6 +23,7 @@ type Result struct {
 	NsPerOp  float64           `json:"ns_per_op"`
 	Ok       bool              `json:"ok"`
 	Check    string            `json:"check"`
+	Samples  []float64         `json:"samples,omitempty"` // every sample's value, in the order taken
 	Extra    map[string]string `json:"extra,omitempty"`
 }
 
@@ -29,14 +32,22 @@ func higherIsBetter(unit string) bool {
 	return unit == "GFLOP/s" || unit == "GB/s" || unit == "correct"
 }
 
-// workload is a named measurement; reps scales how long it runs.
+// workload is a named measurement. run takes one sample, warming up first,
+// and checks what it computed. once: the workload's definition fixes how
+// long it runs (10,000 iterations, say), so one sample is the measurement.
 type workload struct {
 	name string
-	run  func(ctx context.Context, e *tensor.Engine, reps int) (Result, error)
+	once bool
+	run  func(ctx context.Context, e *tensor.Engine) (Result, error)
 }
 
+// matmulK is how many products matmul_n times: about 4 GFLOP of work, at
+// least one product.
+func matmulK(n int) int { return max(1, int(4e9/(2*float64(n)*float64(n)*float64(n)))) }
+
+// matmul: K back-to-back float32 C = A·B, then one readback of the last C.
 func matmul(n int) workload {
-	return workload{fmt.Sprintf("matmul_%d", n), func(ctx context.Context, e *tensor.Engine, reps int) (Result, error) {
+	return workload{name: fmt.Sprintf("matmul_%d", n), run: func(ctx context.Context, e *tensor.Engine) (Result, error) {
 		r := rand.New(rand.NewPCG(uint64(n), 1))
 		av, bv := randF32(r, n*n), randF32(r, n*n)
 		a, b := e.FromFloat32s(av, n, n), e.FromFloat32s(bv, n, n)
@@ -49,9 +60,10 @@ func matmul(n int) workload {
 			return Result{}, err
 		}
 		w.Dispose()
+		k := matmulK(n)
 		start := time.Now()
 		var c *tensor.Tensor
-		for range reps {
+		for range k {
 			c.Dispose()
 			c = e.MatMul(a, b)
 		}
@@ -66,44 +78,57 @@ func matmul(n int) workload {
 		for range 64 {
 			i, j := r.IntN(n), r.IntN(n)
 			var want float64
-			for k := range n {
-				want += float64(av[i*n+k]) * float64(bv[k*n+j])
+			for kk := range n {
+				want += float64(av[i*n+kk]) * float64(bv[kk*n+j])
 			}
 			if math.Abs(want-float64(got[i*n+j])) > 1e-5*float64(n) {
 				bad++
 			}
 		}
-		per := el / time.Duration(reps)
+		per := el / time.Duration(k)
 		return Result{Value: 2 * float64(n*n*n) / per.Seconds() / 1e9, Unit: "GFLOP/s", NsPerOp: float64(per.Nanoseconds()),
 			Ok: bad == 0, Check: fmt.Sprintf("%d of 64 sampled entries off", bad),
-			Extra: map[string]string{"kernel": e.MatMulKernel()}}, nil
+			Extra: map[string]string{"kernel": e.MatMulKernel(), "k": fmt.Sprint(k)}}, nil
 	}}
 }
 
-var ewChain = workload{"ew_chain_1M", func(ctx context.Context, e *tensor.Engine, reps int) (Result, error) {
+// ewChainK is how many chains ew_chain_1M times before its readback.
+const ewChainK = 20
+
+// ew_chain_1M: y = relu(a*b + a) on 2^20 float32 as three ops, the
+// intermediates disposed; K chains, then one readback of the last y.
+// Each chain is flushed: fusion runs its three ops as one kernel, and would
+// otherwise skip the chains whose results are disposed unread, which no
+// eager library does.
+var ewChain = workload{name: "ew_chain_1M", run: func(ctx context.Context, e *tensor.Engine) (Result, error) {
 	const n = 1 << 20
 	r := rand.New(rand.NewPCG(2, 3))
 	av, bv := randF32(r, n), randF32(r, n)
 	a, b := e.FromFloat32s(av), e.FromFloat32s(bv)
 	defer tidy.Dispose([]*tensor.Tensor{a, b})
-	chain := func() *tensor.Tensor {
+	chain := func() (*tensor.Tensor, error) {
 		p := e.Mul(a, b)
 		s := e.Add(p, a)
 		y := e.Relu(s)
 		p.Dispose()
 		s.Dispose()
-		return y
+		return y, e.Flush()
 	}
-	w := chain()
-	if _, err := w.Float32s(ctx); err != nil {
-		return Result{}, err
+	w, err := chain()
+	if err == nil {
+		_, err = w.Float32s(ctx)
 	}
 	w.Dispose()
+	if err != nil {
+		return Result{}, err
+	}
 	start := time.Now()
 	var y *tensor.Tensor
-	for range reps {
+	for range ewChainK {
 		y.Dispose()
-		y = chain()
+		if y, err = chain(); err != nil {
+			return Result{}, err
+		}
 	}
 	got, err := y.Float32s(ctx)
 	el := time.Since(start)
@@ -117,17 +142,24 @@ var ewChain = workload{"ew_chain_1M", func(ctx context.Context, e *tensor.Engine
 			bad++
 		}
 	}
-	per := el / time.Duration(reps)
+	per := el / ewChainK
 	return Result{Value: 32 * n / per.Seconds() / 1e9, Unit: "GB/s", NsPerOp: float64(per.Nanoseconds()),
-		Ok: bad == 0, Check: fmt.Sprintf("%d of %d elements off", bad, n)}, nil
+		Ok: bad == 0, Check: fmt.Sprintf("%d of %d elements off", bad, n), Extra: map[string]string{"k": fmt.Sprint(ewChainK)}}, nil
 }}
 
-var smallOps = workload{"small_ops_1k", func(ctx context.Context, e *tensor.Engine, reps int) (Result, error) {
+// small_ops_1k: 1,000 sequential x = x + y on 1,024 floats, the old x
+// disposed, then one readback; µs per op.
+var smallOps = workload{name: "small_ops_1k", run: func(ctx context.Context, e *tensor.Engine) (Result, error) {
 	y := e.Ones(tensor.Float32, 1024)
 	defer y.Dispose()
+	// y is made before the warm-up round, so that the round compiles the
+	// kernels the timed round runs.
+	if err := e.Flush(); err != nil {
+		return Result{}, err
+	}
 	var el time.Duration
 	ok := true
-	for rep := range reps + 1 { // the first round warms up
+	for round := range 2 { // the first round warms up
 		start := time.Now()
 		x := e.Zeros(tensor.Float32, 1024)
 		for range 1000 {
@@ -140,25 +172,27 @@ var smallOps = workload{"small_ops_1k", func(ctx context.Context, e *tensor.Engi
 		if err != nil {
 			return Result{}, err
 		}
-		if rep > 0 {
-			el += time.Since(start)
+		if round > 0 {
+			el = time.Since(start)
 		}
 		ok = ok && v[0] == 1000 && v[1023] == 1000
 	}
-	per := el / time.Duration(reps*1000)
+	per := el / 1000
 	return Result{Value: float64(per.Nanoseconds()) / 1e3, Unit: "µs/op", NsPerOp: float64(per.Nanoseconds()),
 		Ok: ok, Check: "x = 1000 after 1,000 adds"}, nil
 }}
 
-var readback4KB = workload{"readback_4KB", func(ctx context.Context, e *tensor.Engine, reps int) (Result, error) {
+// readback_4KB: the median latency of reading back an already computed
+// 1,024-float tensor.
+var readback4KB = workload{name: "readback_4KB", run: func(ctx context.Context, e *tensor.Engine) (Result, error) {
 	x := e.Range(tensor.Float32, 0, 1024, 1)
 	defer x.Dispose()
 	if _, err := x.Float32s(ctx); err != nil {
 		return Result{}, err
 	}
-	times := make([]time.Duration, 0, 100*reps)
+	times := make([]time.Duration, 0, 200)
 	ok := true
-	for range 100 * reps {
+	for range cap(times) {
 		start := time.Now()
 		v, err := x.Float32s(ctx)
 		times = append(times, time.Since(start))
@@ -175,39 +209,45 @@ var readback4KB = workload{"readback_4KB", func(ctx context.Context, e *tensor.E
 
 const n64MB = 16 << 20
 
-var readback64MB = workload{"readback_64MB", func(ctx context.Context, e *tensor.Engine, reps int) (Result, error) {
+// readback_64MB: GB/s for a 16M-float tensor read back, into a host slice
+// the loop reuses (tensor.ReadInto), as a program that reads large tensors
+// repeatedly would.
+var readback64MB = workload{name: "readback_64MB", run: func(ctx context.Context, e *tensor.Engine) (Result, error) {
 	x := e.Range(tensor.Float32, 0, n64MB, 1)
 	defer x.Dispose()
-	if _, err := x.Float32s(ctx); err != nil {
+	v := make([]float32, n64MB)
+	if err := tensor.ReadInto(ctx, x, v); err != nil { // warm up
 		return Result{}, err
 	}
-	var el time.Duration
+	const k = 3
 	ok := true
-	for range reps {
-		start := time.Now()
-		v, err := x.Float32s(ctx)
-		el += time.Since(start)
-		if err != nil {
+	start := time.Now()
+	for range k {
+		v[12345], v[n64MB-1] = -1, -1 // poisoned: the read must overwrite them
+		if err := tensor.ReadInto(ctx, x, v); err != nil {
 			return Result{}, err
 		}
 		ok = ok && v[12345] == 12345 && v[n64MB-1] == n64MB-1
 	}
-	per := el / time.Duration(reps)
+	per := time.Since(start) / k
 	return Result{Value: 4 * n64MB / per.Seconds() / 1e9, Unit: "GB/s", NsPerOp: float64(per.Nanoseconds()),
-		Ok: ok, Check: "sampled values of a range"}, nil
+		Ok: ok, Check: "sampled values of a range", Extra: map[string]string{"k": fmt.Sprint(k)}}, nil
 }}
 
-var upload64MB = workload{"upload_64MB", func(ctx context.Context, e *tensor.Engine, reps int) (Result, error) {
+// upload_64MB: GB/s for a 16M-float tensor created from a Go slice, timed
+// until the data is on the device.
+var upload64MB = workload{name: "upload_64MB", run: func(ctx context.Context, e *tensor.Engine) (Result, error) {
 	data := make([]float32, n64MB)
 	for i := range data {
 		data[i] = float32(i % 1000)
 	}
+	const k = 3
 	var el time.Duration
 	ok := true
-	for range reps + 1 {
+	for i := range k + 1 { // the first upload warms up
 		start := time.Now()
 		x := e.FromFloat32s(data)
-		err := e.Device().Sync(ctx) // timed until the data is on the device
+		err := e.Device().Sync(ctx)
 		d := time.Since(start)
 		if err == nil {
 			var v []float32
@@ -218,19 +258,25 @@ var upload64MB = workload{"upload_64MB", func(ctx context.Context, e *tensor.Eng
 		if err != nil {
 			return Result{}, err
 		}
-		el += d
+		if i > 0 {
+			el += d
+		}
 	}
-	per := el / time.Duration(reps+1)
+	per := el / k
 	return Result{Value: 4 * n64MB / per.Seconds() / 1e9, Unit: "GB/s", NsPerOp: float64(per.Nanoseconds()),
-		Ok: ok, Check: "read back what was uploaded"}, nil
+		Ok: ok, Check: "read back what was uploaded", Extra: map[string]string{"k": fmt.Sprint(k)}}, nil
 }}
 
+// churn: iters scopes, each creating two tensors from host data (sizes
+// cycling 1K, 4K, 64K, 256K floats) and adding them; ms per iteration, the
+// memory report before and after, and reserved bytes after Trim. Each scope
+// flushes, so that its add runs although its result is disposed unread.
 func churn(iters int) workload {
 	name := "churn_10k"
 	if iters != 10000 {
 		name = fmt.Sprintf("churn_smoke_%d", iters)
 	}
-	return workload{name, func(ctx context.Context, e *tensor.Engine, reps int) (Result, error) {
+	return workload{name: name, once: true, run: func(ctx context.Context, e *tensor.Engine) (Result, error) {
 		sizes := []int{1 << 10, 4 << 10, 64 << 10, 256 << 10}
 		host := make([]float32, sizes[3])
 		for i := range host {
@@ -249,7 +295,7 @@ func churn(iters int) workload {
 					last = v
 					return err
 				}
-				return s.Err()
+				return e.Flush()
 			})
 			if err != nil {
 				return Result{}, err
@@ -276,7 +322,10 @@ func churn(iters int) workload {
 	}}
 }
 
-var asyncDispose = workload{"async_dispose_leak", func(ctx context.Context, e *tensor.Engine, reps int) (Result, error) {
+// async_dispose_leak: 1,000 iterations of { t = x + i on 16,384 floats;
+// p = read t; dispose t before awaiting p; await p }: how many promises
+// resolve with the right values, and live memory before and after.
+var asyncDispose = workload{name: "async_dispose_leak", once: true, run: func(ctx context.Context, e *tensor.Engine) (Result, error) {
 	const n = 16384
 	x := e.Range(tensor.Float32, 0, n, 1)
 	defer x.Dispose()
@@ -311,17 +360,49 @@ func randF32(r *rand.Rand, n int) []float32 {
 	return v
 }
 
-// suites name the workloads and their repetitions.
+// suite returns a suite's workloads and how many samples each takes.
 func suite(name string) ([]workload, int, error) {
 	switch name {
 	case "smoke":
 		return []workload{matmul(256), ewChain, smallOps, readback4KB, churn(200), asyncDispose}, 1, nil
 	case "quick":
 		return []workload{matmul(256), matmul(512), matmul(1024), matmul(2048), ewChain, smallOps, readback4KB,
-			readback64MB, upload64MB, churn(10000), asyncDispose}, 1, nil
+			readback64MB, upload64MB, churn(10000), asyncDispose}, 3, nil
 	case "full":
 		return []workload{matmul(256), matmul(512), matmul(1024), matmul(2048), matmul(4096), ewChain, smallOps, readback4KB,
-			readback64MB, upload64MB, churn(10000), asyncDispose}, 3, nil
+			readback64MB, upload64MB, churn(10000), asyncDispose}, 5, nil
 	}
 	return nil, 0, fmt.Errorf("unknown suite %q (smoke, quick, full)", name)
+}
+
+// measure takes samples of w (one if w runs once by definition) and returns
+// the median, with every sample's value. A wrong sample makes the result
+// wrong.
+func measure(ctx context.Context, e *tensor.Engine, w workload, samples int) (Result, error) {
+	if w.once {
+		samples = 1
+	}
+	var rs []Result
+	for range samples {
+		r, err := w.run(ctx, e)
+		if err != nil {
+			return Result{}, err
+		}
+		rs = append(rs, r)
+	}
+	values := make([]float64, len(rs))
+	for i, r := range rs {
+		values[i] = r.Value
+	}
+	sorted := slices.SortedFunc(slices.Values(rs), func(a, b Result) int { return cmp.Compare(a.Value, b.Value) })
+	med := sorted[len(sorted)/2]
+	for _, r := range rs {
+		if !r.Ok {
+			med.Ok, med.Check = false, r.Check
+		}
+	}
+	if len(rs) > 1 {
+		med.Samples = values
+	}
+	return med, nil
 }
