@@ -42,7 +42,9 @@ var fuzzOps = []fuzzOp{
 		func(a []float32) float32 { return a[0] - a[1] }, true},
 	{"mul", 2, func(e *tensor.Engine, a []*tensor.Tensor) *tensor.Tensor { return e.Mul(a[0], a[1]) },
 		func(a []float32) float32 { return float32(a[0] * a[1]) }, true},
-	{"div", 2, func(e *tensor.Engine, a []*tensor.Tensor) *tensor.Tensor { return e.Div(a[0], e.Add(e.Abs(a[1]), e.Scalar(1))) },
+	{"div", 2, func(e *tensor.Engine, a []*tensor.Tensor) *tensor.Tensor {
+		return e.Div(a[0], e.Add(e.Abs(a[1]), e.Scalar(1)))
+	},
 		func(a []float32) float32 { return a[0] / (float32(math.Abs(float64(a[1]))) + 1) }, false},
 	{"maximum", 2, func(e *tensor.Engine, a []*tensor.Tensor) *tensor.Tensor { return e.Maximum(a[0], a[1]) },
 		func(a []float32) float32 { return max(a[0], a[1]) }, true},
@@ -67,7 +69,9 @@ var fuzzOps = []fuzzOp{
 		func(a []float32) float32 { return float32(math.Tanh(float64(a[0]))) }, false},
 	{"exp", 1, func(e *tensor.Engine, a []*tensor.Tensor) *tensor.Tensor { return e.Exp(e.Clip(a[0], -5, 5)) },
 		func(a []float32) float32 { return float32(math.Exp(float64(min(max(a[0], -5), 5)))) }, false},
-	{"where", 3, func(e *tensor.Engine, a []*tensor.Tensor) *tensor.Tensor { return e.Where(e.Greater(a[0], a[1]), a[1], a[2]) },
+	{"where", 3, func(e *tensor.Engine, a []*tensor.Tensor) *tensor.Tensor {
+		return e.Where(e.Greater(a[0], a[1]), a[1], a[2])
+	},
 		func(a []float32) float32 {
 			if a[0] > a[1] {
 				return a[1]
@@ -292,7 +296,7 @@ func TestPendingResultsBroadcastAndFeedOtherOps(t *testing.T) {
 	m := e.FromFloat32s(iota32(6), 2, 3)
 	sum := e.Add(m, row) // broadcasts a pending result
 	assert.Equal(t, []float32{2, 5, 8, 5, 8, 11}, f32s(t, sum))
-	w := e.Neg(m)                         // pending
+	w := e.Neg(m)                           // pending
 	mm := e.MatMul(w, e.Reshape(row, 3, 1)) // a matmul reads pending results
 	assert.Equal(t, []float32{-(0*2 + 1*4 + 2*6), -(3*2 + 4*4 + 5*6)}, f32s(t, mm))
 	red := e.Sum(e.Square(m), false)
