@@ -196,6 +196,16 @@ func (p Pool) SetMemoryLimit(n uint64) {
 	p.d.pool.stats.MemoryLimit = n
 }
 
+// ResetPeaks sets the peak figures to the current ones, so that the peaks
+// that follow describe what runs next, like PyTorch's
+// torch.cuda.reset_peak_memory_stats.
+func (p Pool) ResetPeaks() {
+	p.d.mu.Lock()
+	defer p.d.mu.Unlock()
+	s := &p.d.pool.stats
+	s.PeakLiveBytes, s.PeakReservedBytes = s.LiveBytes, s.ReservedBytes
+}
+
 // Trim destroys every pooled buffer, returning its memory to the driver.
 // Pooled buffers that recorded but unsubmitted work still names are
 // submitted first, so no submission ever names a destroyed buffer.

@@ -193,3 +193,21 @@ func TestPoolAgreesWithDriverBufferCount(t *testing.T) {
 	require.NoError(t, d.Pool().Trim())
 	check("release all and trim")
 }
+
+func TestResetPeaks(t *testing.T) {
+	d := testgpu.Open(t)
+	p := d.Pool()
+	big, err := d.NewBuffer(1<<20, wgpu.UsageStorage)
+	require.NoError(t, err)
+	require.NoError(t, big.Release())
+	require.NoError(t, p.Trim())
+	small, err := d.NewBuffer(4096, wgpu.UsageStorage)
+	require.NoError(t, err)
+	defer small.Release()
+	assert.Equal(t, uint64(1<<20), p.Stats().PeakLiveBytes, "the peak remembers the big buffer")
+	p.ResetPeaks()
+	s := p.Stats()
+	assert.Equal(t, s.LiveBytes, s.PeakLiveBytes)
+	assert.Equal(t, s.ReservedBytes, s.PeakReservedBytes)
+	assert.Equal(t, uint64(4096), s.PeakLiveBytes)
+}

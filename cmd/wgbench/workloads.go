@@ -269,8 +269,9 @@ var upload64MB = workload{name: "upload_64MB", run: func(ctx context.Context, e 
 
 // churn: iters scopes, each creating two tensors from host data (sizes
 // cycling 1K, 4K, 64K, 256K floats) and adding them; ms per iteration, the
-// memory report before and after, and reserved bytes after Trim. Each scope
-// flushes, so that its add runs although its result is disposed unread.
+// memory report before and after, the peak reserved bytes in between, and
+// reserved bytes after Trim. Each scope flushes, so that its add runs
+// although its result is disposed unread.
 func churn(iters int) workload {
 	name := "churn_10k"
 	if iters != 10000 {
@@ -283,6 +284,11 @@ func churn(iters int) workload {
 			host[i] = float32(i % 7)
 		}
 		d := e.Device()
+		// Start from an empty pool, so that the figures are the churn's own.
+		if err := d.Pool().Trim(); err != nil {
+			return Result{}, err
+		}
+		d.Pool().ResetPeaks()
 		before := e.Memory()
 		start := time.Now()
 		var last []float32
