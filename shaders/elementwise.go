@@ -36,6 +36,11 @@ type Elementwise struct {
 	// Rank is the output's rank. Strided leaves are read through it; it is
 	// ignored when no leaf is strided.
 	Rank int
+	// Vec4 makes each thread compute four consecutive elements, reading and
+	// writing vec4s: one wide access costs a CPU adapter much less than four
+	// narrow ones. It needs a multiple of four elements and no strided leaf;
+	// the thread count n is then a quarter of the elements.
+	Vec4 bool
 }
 
 // Leaf is an input buffer of an Elementwise program.
@@ -125,7 +130,7 @@ func (k Elementwise) paramSlots() int {
 // Key identifies k's pipeline: a digest of everything its source depends on.
 func (k Elementwise) Key() string {
 	h := sha256.New()
-	fmt.Fprintf(h, "rank %d\n", k.Rank)
+	fmt.Fprintf(h, "rank %d vec4 %v\n", k.Rank, k.Vec4)
 	for _, l := range k.Leaves {
 		fmt.Fprintf(h, "leaf %s %v\n", l.Type, l.Strided)
 	}
@@ -182,16 +187,20 @@ func (k Elementwise) Spec() wgpu.KernelSpec {
 }
 `, slots, slots, max(1, (k.MetaWords()+3)/4))
 	access := make([]wgpu.Access, 0, len(k.Leaves)+len(k.Nodes))
+	elem := func(t Type) string {
+		if k.Vec4 {
+			return fmt.Sprintf("vec4<%s>", t)
+		}
+		return string(t)
+	}
 	for j, l := range k.Leaves {
-		fmt.Fprintf(&b, "@group(0) @binding(%d) var<storage, read> in%d: array<%s>;\n", j, j, l.Type)
+		fmt.Fprintf(&b, "@group(0) @binding(%d) var<storage, read> in%d: array<%s>;\n", j, j, elem(l.Type))
 		access = append(access, wgpu.ReadOnly)
 	}
-	outs := 0
 	for i, n := range k.Nodes {
 		if n.Store {
-			fmt.Fprintf(&b, "@group(0) @binding(%d) var<storage, read_write> out%d: array<%s>;\n", len(access), i, n.Out)
+			fmt.Fprintf(&b, "@group(0) @binding(%d) var<storage, read_write> out%d: array<%s>;\n", len(access), i, elem(n.Out))
 			access = append(access, wgpu.ReadWrite)
-			outs++
 		}
 	}
 	fmt.Fprintf(&b, "@group(0) @binding(%d) var<uniform> p: Params;\n", len(access))
@@ -212,20 +221,32 @@ func (k Elementwise) Spec() wgpu.KernelSpec {
 	}
 	fmt.Fprintf(&b, `@compute @workgroup_size(%d)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
-	let i = g.x + g.y * p.row;
-	if (i >= p.n) { return; }
+	let t = g.x + g.y * p.row;
+	if (t >= p.n) { return; }
 `, WorkgroupSize)
+	if k.Vec4 {
+		k.vec4Body(&b)
+	} else {
+		k.scalarBody(&b)
+	}
+	b.WriteString("}\n")
+	return wgpu.KernelSpec{Name: k.Name(), Key: k.Key(), Source: b.String(), Bindings: access, Params: true}
+}
+
+// scalarBody writes main's body for one element per thread: element t.
+func (k Elementwise) scalarBody(b *strings.Builder) {
+	b.WriteString("\tlet i = t;\n")
 	if ns := k.strided(); ns > 0 {
 		// Walk the output's dimensions from the innermost, accumulating each
 		// strided leaf's offset.
 		b.WriteString("\tvar rem = i;\n")
 		for j := range ns {
-			fmt.Fprintf(&b, "\tvar o%d = 0u;\n", j)
+			fmt.Fprintf(b, "\tvar o%d = 0u;\n", j)
 		}
 		for d := k.Rank - 1; d >= 0; d-- {
-			fmt.Fprintf(&b, "\t{ let dim = %s; let c = rem %% dim; rem = rem / dim;", meta(d))
+			fmt.Fprintf(b, "\t{ let dim = %s; let c = rem %% dim; rem = rem / dim;", meta(d))
 			for j := range ns {
-				fmt.Fprintf(&b, " o%d += c * %s;", j, meta(k.Rank*(1+j)+d))
+				fmt.Fprintf(b, " o%d += c * %s;", j, meta(k.Rank*(1+j)+d))
 			}
 			b.WriteString(" }\n")
 		}
@@ -233,39 +254,66 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	js := 0
 	for j, l := range k.Leaves {
 		if l.Strided {
-			fmt.Fprintf(&b, "\tlet l%d = in%d[o%d];\n", j, j, js)
+			fmt.Fprintf(b, "\tlet l%d = in%d[o%d];\n", j, j, js)
 			js++
 		} else {
-			fmt.Fprintf(&b, "\tlet l%d = in%d[i];\n", j, j)
+			fmt.Fprintf(b, "\tlet l%d = in%d[i];\n", j, j)
 		}
 	}
-	slot := 0
+	k.nodeCalls(b, "")
 	for i, n := range k.Nodes {
-		fmt.Fprintf(&b, "\tlet v%d = node%d(", i, i)
-		for _, a := range n.Args {
-			switch {
-			case a.Leaf:
-				fmt.Fprintf(&b, "l%d, ", a.Index)
-			case k.Nodes[a.Index].Out == F32:
-				fmt.Fprintf(&b, "v%d * p.one, ", a.Index) // see the type's doc: no contraction
-			default:
-				fmt.Fprintf(&b, "v%d, ", a.Index)
-			}
+		if n.Store {
+			fmt.Fprintf(b, "\tout%d[i] = v%d;\n", i, i)
 		}
-		if n.HasParams() {
-			fmt.Fprintf(&b, "i, p.s[%d], p.w[%d].x, p.w[%d].y);\n", slot, slot, slot)
-			slot++
-		} else {
-			b.WriteString("i, vec4<f32>(), 0u, 0u);\n")
-		}
+	}
+}
+
+// vec4Body writes main's body for four elements per thread: elements 4t
+// to 4t+3, each leaf read and each result written as one vec4.
+func (k Elementwise) vec4Body(b *strings.Builder) {
+	for j := range k.Leaves {
+		fmt.Fprintf(b, "\tlet l%d = in%d[t];\n", j, j)
+	}
+	for c, lane := range []string{".x", ".y", ".z", ".w"} {
+		fmt.Fprintf(b, "\tlet i%d = 4u * t + %du;\n", c, c)
+		k.nodeCalls(b, lane)
 	}
 	for i, n := range k.Nodes {
 		if n.Store {
-			fmt.Fprintf(&b, "\tout%d[i] = v%d;\n", i, i)
+			fmt.Fprintf(b, "\tout%d[t] = vec4<%s>(v%d_x, v%d_y, v%d_z, v%d_w);\n", i, n.Out, i, i, i, i)
 		}
 	}
-	b.WriteString("}\n")
-	return wgpu.KernelSpec{Name: k.Name(), Key: k.Key(), Source: b.String(), Bindings: access, Params: true}
+}
+
+// nodeCalls writes a let for each node's value. lane is "" for one element
+// per thread, else the component (".x", ...) of the leaves' vec4s that the
+// values are for; their names and index then carry the lane.
+func (k Elementwise) nodeCalls(b *strings.Builder, lane string) {
+	suffix, index := "", "i"
+	if lane != "" {
+		suffix = "_" + lane[1:]
+		index = fmt.Sprintf("i%d", strings.Index("xyzw", lane[1:]))
+	}
+	slot := 0
+	for i, n := range k.Nodes {
+		fmt.Fprintf(b, "\tlet v%d%s = node%d(", i, suffix, i)
+		for _, a := range n.Args {
+			switch {
+			case a.Leaf:
+				fmt.Fprintf(b, "l%d%s, ", a.Index, lane)
+			case k.Nodes[a.Index].Out == F32:
+				fmt.Fprintf(b, "v%d%s * p.one, ", a.Index, suffix) // see the type's doc: no contraction
+			default:
+				fmt.Fprintf(b, "v%d%s, ", a.Index, suffix)
+			}
+		}
+		if n.HasParams() {
+			fmt.Fprintf(b, "%s, p.s[%d], p.w[%d].x, p.w[%d].y);\n", index, slot, slot, slot)
+			slot++
+		} else {
+			fmt.Fprintf(b, "%s, vec4<f32>(), 0u, 0u);\n", index)
+		}
+	}
 }
 
 // typeOf is the type of the value r names.

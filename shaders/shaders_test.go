@@ -112,3 +112,22 @@ func TestElementwiseParamsLayout(t *testing.T) {
 	assert.Equal(t, uint32(250), word(4+16+1), "metadata after the slots")
 	assert.Equal(t, 4, k.MetaWords(), "dimensions and one leaf's strides")
 }
+
+func TestElementwiseVec4Source(t *testing.T) {
+	k := Elementwise{Vec4: true,
+		Leaves: []Leaf{{F32, false}, {F32, false}},
+		Nodes: []Node{
+			{Name: "mul", Out: F32, Expr: "a0 * a1", Args: []Ref{{true, 0}, {true, 1}}},
+			{Name: "greater", Out: U32, Expr: "select(0u, 1u, a0 > a1)", Args: []Ref{{false, 0}, {true, 0}}, Store: true},
+			{Name: "range", Out: F32, Expr: "s.x + f32(i) * s.y", Store: true},
+		}}
+	src := k.Spec().Source
+	assert.NotEqual(t, k.Key(), Elementwise{Leaves: k.Leaves, Nodes: k.Nodes}.Key(), "vec4 is part of the key")
+	assert.Contains(t, src, "var<storage, read> in0: array<vec4<f32>>;")
+	assert.Contains(t, src, "var<storage, read_write> out1: array<vec4<u32>>;")
+	assert.Contains(t, src, "let l1 = in1[t];")
+	assert.Contains(t, src, "let v1_z = node1(v0_z * p.one, l0.z, i2, ", "each lane calls the scalar op on its component")
+	assert.Contains(t, src, "let i3 = 4u * t + 3u;", "ops see each element's own index")
+	assert.Contains(t, src, "node2(i3, p.s[0], ")
+	assert.Contains(t, src, "out1[t] = vec4<u32>(v1_x, v1_y, v1_z, v1_w);")
+}

@@ -340,6 +340,7 @@ func (g *group) program(store, need []bool) (shaders.Elementwise, []shaders.Node
 			meta = append(meta, u32s(s)...)
 		}
 	}
+	prog.Vec4 = len(stridedLeaves) == 0 && g.shape.Size()%4 == 0
 	return prog, params, meta, append(bufs, outs...)
 }
 
@@ -349,6 +350,9 @@ func (e *Engine) dispatchElementwise(prog shaders.Elementwise, params []shaders.
 	fail := func(err error) error { return &OpError{Op: prog.Name(), Shapes: []Shape{shape}, Err: err} }
 	lim := e.dev.Limits()
 	n := shape.Size()
+	if prog.Vec4 {
+		n /= 4 // a thread computes four elements
+	}
 	groups, row, err := shaders.Grid(uint64(n), shaders.WorkgroupSize, lim.MaxComputeWorkgroupsPerDimension)
 	if err != nil {
 		return opErr(prog.Name(), []Shape{shape}, wgpu.ErrLimit, "%v", err)

@@ -17,10 +17,20 @@ import (
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
-// refVal is a value of the Go reference: float32 data in a shape.
+// refVal is a value of the Go reference: float32 data in a shape, and how
+// far the GPU's value may be from it.
 type refVal struct {
 	data  []float32
 	shape []int
+	// exact: every op that made it is exact in float32, so the GPU's value
+	// must equal it. Else it is within a tolerance of scale, the largest
+	// magnitude among it and the values it was made of.
+	exact bool
+	scale float64
+	// unchecked: a discontinuous op (a comparison, a truncation) took an
+	// inexact value, so a difference within tolerance may have become any
+	// difference at all; only fused against unfused is compared.
+	unchecked bool
 }
 
 // fuzzOp is one op of a random elementwise program: what it computes on
@@ -31,44 +41,45 @@ type fuzzOp struct {
 	gpu   func(e *tensor.Engine, a []*tensor.Tensor) *tensor.Tensor
 	ref   func(a []float32) float32 // float32 arithmetic, rounded after every op
 	exact bool                      // the reference is exact, not within tolerance
+	jumps bool                      // discontinuous: compares or truncates
 }
 
 // The products are converted to float32 before they are summed: Go may
 // otherwise fuse them into a multiply-add, as a shader compiler may.
 var fuzzOps = []fuzzOp{
 	{"add", 2, func(e *tensor.Engine, a []*tensor.Tensor) *tensor.Tensor { return e.Add(a[0], a[1]) },
-		func(a []float32) float32 { return a[0] + a[1] }, true},
+		func(a []float32) float32 { return a[0] + a[1] }, true, false},
 	{"sub", 2, func(e *tensor.Engine, a []*tensor.Tensor) *tensor.Tensor { return e.Sub(a[0], a[1]) },
-		func(a []float32) float32 { return a[0] - a[1] }, true},
+		func(a []float32) float32 { return a[0] - a[1] }, true, false},
 	{"mul", 2, func(e *tensor.Engine, a []*tensor.Tensor) *tensor.Tensor { return e.Mul(a[0], a[1]) },
-		func(a []float32) float32 { return float32(a[0] * a[1]) }, true},
+		func(a []float32) float32 { return float32(a[0] * a[1]) }, true, false},
 	{"div", 2, func(e *tensor.Engine, a []*tensor.Tensor) *tensor.Tensor {
 		return e.Div(a[0], e.Add(e.Abs(a[1]), e.Scalar(1)))
 	},
-		func(a []float32) float32 { return a[0] / (float32(math.Abs(float64(a[1]))) + 1) }, false},
+		func(a []float32) float32 { return a[0] / (float32(math.Abs(float64(a[1]))) + 1) }, false, false},
 	{"maximum", 2, func(e *tensor.Engine, a []*tensor.Tensor) *tensor.Tensor { return e.Maximum(a[0], a[1]) },
-		func(a []float32) float32 { return max(a[0], a[1]) }, true},
+		func(a []float32) float32 { return max(a[0], a[1]) }, true, false},
 	{"minimum", 2, func(e *tensor.Engine, a []*tensor.Tensor) *tensor.Tensor { return e.Minimum(a[0], a[1]) },
-		func(a []float32) float32 { return min(a[0], a[1]) }, true},
+		func(a []float32) float32 { return min(a[0], a[1]) }, true, false},
 	{"neg", 1, func(e *tensor.Engine, a []*tensor.Tensor) *tensor.Tensor { return e.Neg(a[0]) },
-		func(a []float32) float32 { return -a[0] }, true},
+		func(a []float32) float32 { return -a[0] }, true, false},
 	{"relu", 1, func(e *tensor.Engine, a []*tensor.Tensor) *tensor.Tensor { return e.Relu(a[0]) },
-		func(a []float32) float32 { return max(a[0], 0) }, true},
+		func(a []float32) float32 { return max(a[0], 0) }, true, false},
 	{"square", 1, func(e *tensor.Engine, a []*tensor.Tensor) *tensor.Tensor { return e.Square(a[0]) },
-		func(a []float32) float32 { return float32(a[0] * a[0]) }, true},
+		func(a []float32) float32 { return float32(a[0] * a[0]) }, true, false},
 	{"clip", 1, func(e *tensor.Engine, a []*tensor.Tensor) *tensor.Tensor { return e.Clip(a[0], -1.5, 2) },
-		func(a []float32) float32 { return min(max(a[0], -1.5), 2) }, true},
+		func(a []float32) float32 { return min(max(a[0], -1.5), 2) }, true, false},
 	{"leaky_relu", 1, func(e *tensor.Engine, a []*tensor.Tensor) *tensor.Tensor { return e.LeakyRelu(a[0], 0.25) },
 		func(a []float32) float32 {
 			if a[0] > 0 {
 				return a[0]
 			}
 			return float32(a[0] * 0.25)
-		}, true},
+		}, true, false},
 	{"tanh", 1, func(e *tensor.Engine, a []*tensor.Tensor) *tensor.Tensor { return e.Tanh(a[0]) },
-		func(a []float32) float32 { return float32(math.Tanh(float64(a[0]))) }, false},
+		func(a []float32) float32 { return float32(math.Tanh(float64(a[0]))) }, false, false},
 	{"exp", 1, func(e *tensor.Engine, a []*tensor.Tensor) *tensor.Tensor { return e.Exp(e.Clip(a[0], -5, 5)) },
-		func(a []float32) float32 { return float32(math.Exp(float64(min(max(a[0], -5), 5)))) }, false},
+		func(a []float32) float32 { return float32(math.Exp(float64(min(max(a[0], -5), 5)))) }, false, false},
 	{"where", 3, func(e *tensor.Engine, a []*tensor.Tensor) *tensor.Tensor {
 		return e.Where(e.Greater(a[0], a[1]), a[1], a[2])
 	},
@@ -77,14 +88,20 @@ var fuzzOps = []fuzzOp{
 				return a[1]
 			}
 			return a[2]
-		}, true},
+		}, true, true},
 	{"cast", 1, func(e *tensor.Engine, a []*tensor.Tensor) *tensor.Tensor {
 		return e.Cast(e.Cast(e.Mul(a[0], e.Scalar(8)), tensor.Int32), tensor.Float32)
-	}, func(a []float32) float32 { return float32(int32(float32(a[0] * 8))) }, true},
+	}, func(a []float32) float32 { return float32(int32(float32(a[0] * 8))) }, true, true},
 }
 
-// The shapes values take: every one broadcasts to [4, 3, 5].
-var fuzzShapes = [][]int{{4, 3, 5}, {4, 3, 5}, {4, 3, 5}, {3, 5}, {1, 5}, {4, 1, 1}, {}}
+// The shapes values take, in two families: in each, every shape
+// broadcasts to the first. [4, 3, 5] has a multiple of four elements, so
+// programs over it without broadcasts run four elements per thread; [3, 7]
+// does not.
+var fuzzShapes = [][][]int{
+	{{4, 3, 5}, {4, 3, 5}, {4, 3, 5}, {3, 5}, {1, 5}, {4, 1, 1}, {}},
+	{{3, 7}, {3, 7}, {3, 7}, {7}, {3, 1}, {}},
+}
 
 // TestFusedMatchesUnfusedAndReference runs random elementwise programs on
 // an engine that fuses and on one that does not, over one device, with
@@ -95,13 +112,14 @@ func TestFusedMatchesUnfusedAndReference(t *testing.T) {
 	fused, plain := testgpu.EngineOn(t, d), testgpu.EngineOn(t, d)
 	require.NoError(t, plain.SetFusion(false))
 	r := rand.New(rand.NewPCG(5, 8))
-	for prog := range 40 {
+	for prog := range 60 {
+		shapes := fuzzShapes[prog%len(fuzzShapes)]
 		var refs []refVal
 		var fv, pv []*tensor.Tensor
 		for range 3 {
-			s := fuzzShapes[r.IntN(len(fuzzShapes))]
+			s := shapes[r.IntN(len(shapes))]
 			v := randF32(r, size(s), -2, 2)
-			refs = append(refs, refVal{v, s})
+			refs = append(refs, refVal{data: v, shape: s, exact: true, scale: 2})
 			fv = append(fv, fused.FromFloat32s(v, s...))
 			pv = append(pv, plain.FromFloat32s(v, s...))
 		}
@@ -128,7 +146,7 @@ func TestFusedMatchesUnfusedAndReference(t *testing.T) {
 			fres = scoped(t, fused, func() *tensor.Tensor { return op.gpu(fused, fa) })
 			pres = scoped(t, plain, func() *tensor.Tensor { return op.gpu(plain, pa) })
 			require.NoError(t, fres.Err(), op.name)
-			refs = append(refs, refApply(ra, op.ref))
+			refs = append(refs, refOf(op, ra))
 			fv, pv = append(fv, fres), append(pv, pres)
 			alive = append(alive, true)
 			trace = append(trace, fmt.Sprintf("%s%v", op.name, args))
@@ -150,7 +168,13 @@ func TestFusedMatchesUnfusedAndReference(t *testing.T) {
 					t.Fatalf("program %d %v: value %d element %d: fused %v, unfused %v", prog, trace, i, k, got[k], want[k])
 				}
 			}
-			closeTo(t, refs[i].data, got, 1e-5, 1e-5, "program %d %v: value %d against the reference", prog, trace, i)
+			switch ref := refs[i]; {
+			case ref.unchecked:
+			case ref.exact:
+				closeTo(t, ref.data, got, 0, 0, "program %d %v: value %d against the reference", prog, trace, i)
+			default:
+				closeTo(t, ref.data, got, 1e-5*ref.scale, 1e-5, "program %d %v: value %d against the reference", prog, trace, i)
+			}
 			fv[i].Dispose()
 			pv[i].Dispose()
 		}
@@ -175,6 +199,21 @@ func (c *collect) Track(x interface{ Dispose() }) { c.xs = append(c.xs, x) }
 
 func isNaN32(v float32) bool { return v != v }
 
+// refOf is op's reference value over args.
+func refOf(op fuzzOp, args []refVal) refVal {
+	v := refApply(args, op.ref)
+	v.exact = op.exact
+	for _, a := range args {
+		v.exact = v.exact && a.exact
+		v.unchecked = v.unchecked || a.unchecked || (op.jumps && !a.exact)
+		v.scale = max(v.scale, a.scale)
+	}
+	for _, x := range v.data {
+		v.scale = max(v.scale, math.Abs(float64(x)))
+	}
+	return v
+}
+
 // refApply evaluates f elementwise over the broadcast of args.
 func refApply(args []refVal, f func([]float32) float32) refVal {
 	shape := []int{}
@@ -195,7 +234,7 @@ func refApply(args []refVal, f func([]float32) float32) refVal {
 		}
 		out[i] = f(in)
 	}
-	return refVal{out, shape}
+	return refVal{data: out, shape: shape}
 }
 
 func TestFusionRunsAChainAsOneKernel(t *testing.T) {
