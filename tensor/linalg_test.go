@@ -32,10 +32,11 @@ func matmulCase(t *testing.T, e *tensor.Engine, r *rand.Rand, as, bs []int, ta, 
 	closeTo(t, want, f32s(t, c), 1e-6*float64(k+1), 1e-5, "matmul %v·%v T(%v,%v)", as, bs, ta, tb)
 }
 
-// Both matmul kernels are checked on every device: the register kernel is
-// the default on CPU adapters, the tiled one on GPUs.
+// Every matmul kernel is checked on every device: vec4 (with register for
+// the shapes it does not take) is the default on CPU adapters, tiled on
+// GPUs.
 func TestMatMulShapes(t *testing.T) {
-	for _, kernel := range []string{"tiled", "register"} {
+	for _, kernel := range []string{"tiled", "register", "vec4"} {
 		t.Run(kernel, func(t *testing.T) {
 			t.Setenv("WGT_MATMUL", kernel)
 			e := testgpu.Engine(t)
@@ -60,6 +61,13 @@ func matmulShapes(t *testing.T, e *tensor.Engine) {
 		{[]int{2, 1, 7, 9}, []int{3, 9, 5}},  // batches broadcast both ways
 		{[]int{4, 33, 20}, []int{4, 20, 31}}, // batched, odd sizes
 		{[]int{200, 129}, []int{129, 190}},   // several tiles, ragged edges
+		// Shapes the vec4 kernel takes (K and N multiples of four), with
+		// ragged 128-row and 32-vec4 tiles:
+		{[]int{1, 4}, []int{4, 4}},
+		{[]int{130, 12}, []int{12, 36}},
+		{[]int{257, 260}, []int{260, 132}},
+		{[]int{3, 5, 8}, []int{2, 1, 8, 12}},
+		{[]int{3, 0}, []int{0, 8}},
 	} {
 		for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
 			as, bs := append([]int{}, c.a...), append([]int{}, c.b...)

@@ -65,14 +65,21 @@ func (e *Engine) matmul(site uintptr, a, b *Tensor, ta, tb bool) *Tensor {
 		out.Dispose()
 		return o.fail(ErrShape, "%d batches; the device runs at most %d", batches, lim)
 	}
-	k := shaders.MatMul{TransA: ta, TransB: tb, BatchRank: len(batch), Register: e.matmulRegister()}
+	k := shaders.MatMul{TransA: ta, TransB: tb, BatchRank: len(batch)}
+	switch e.MatMulKernel() {
+	case "vec4":
+		k.Vec4 = shaders.Vec4Fits(ta, tb, K, N)
+		k.Register = !k.Vec4
+	case "register":
+		k.Register = true
+	}
 	meta := u32s([]int{M, N, K}, batch, broadcastStrides(aBatch, batch), broadcastStrides(bBatch, batch))
 	// Split the rows into dispatches of bounded work, and on a CPU adapter
 	// submit each on its own: lavapipe crashes at device release after a
 	// submission that ran for more than about five seconds.
 	cpu := e.dev.Info().Type == wgpu.AdapterCPU
-	tiles := (M + shaders.MatMulTileM - 1) / shaders.MatMulTileM
-	perTile := float64(shaders.MatMulTileM) * float64(N) * float64(max(K, 1)) * float64(batches)
+	tiles := (M + k.TileRows() - 1) / k.TileRows()
+	perTile := float64(k.TileRows()) * float64(N) * float64(max(K, 1)) * float64(batches)
 	budget := float64(1 << 34)
 	if cpu {
 		budget = 1 << 28
@@ -95,24 +102,17 @@ func (e *Engine) matmul(site uintptr, a, b *Tensor, ta, tb bool) *Tensor {
 	return out
 }
 
-// matmulRegister reports whether e's device gets the barrier-free matmul
-// kernel: on CPU adapters, unless WGT_MATMUL=tiled says otherwise.
-func (e *Engine) matmulRegister() bool {
-	switch os.Getenv("WGT_MATMUL") {
-	case "tiled":
-		return false
-	case "register":
-		return true
-	}
-	return e.dev.Info().Type == wgpu.AdapterCPU
-}
-
-// MatMulKernel names the matmul kernel e's device uses: "register" (no
-// workgroup memory; chosen for CPU adapters) or "tiled" (workgroup-memory
-// tiles; for GPUs). WGT_MATMUL=tiled|register overrides the choice.
+// MatMulKernel names the family of matmul kernels e's device uses: "vec4"
+// on CPU adapters (the Vec4 kernel where a product's shapes allow it, the
+// Register kernel elsewhere: see shaders.MatMul), "tiled" (workgroup-memory
+// tiles) on GPUs. WGT_MATMUL=tiled|register|vec4 overrides the choice.
 func (e *Engine) MatMulKernel() string {
-	if e.matmulRegister() {
-		return "register"
+	switch k := os.Getenv("WGT_MATMUL"); k {
+	case "tiled", "register", "vec4":
+		return k
+	}
+	if e.dev.Info().Type == wgpu.AdapterCPU {
+		return "vec4"
 	}
 	return "tiled"
 }

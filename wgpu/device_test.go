@@ -262,3 +262,28 @@ func TestErrorMessagesAreClassified(t *testing.T) {
 	assert.Equal(t, "wgpu: create buffer: out of memory: 12 B", err.Error())
 	assert.True(t, strings.HasPrefix(wgpu.ErrClosed.Error(), "wgpu: "))
 }
+
+// An array of vec4s bound over an empty buffer needs a binding of one
+// element (16 bytes): a smaller one is refused when the pass is recorded,
+// which would poison every other command of the batch.
+func TestVec4BindingOverAnEmptyBuffer(t *testing.T) {
+	d := testgpu.Open(t)
+	k, err := d.Kernel(wgpu.KernelSpec{Name: "vec4 copy", Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}, Source: `
+@group(0) @binding(0) var<storage, read> x: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read_write> y: array<vec4<f32>>;
+@compute @workgroup_size(1)
+fn main() { y[0] = x[0]; }
+`})
+	require.NoError(t, err)
+	empty, err := d.NewBuffer(0, wgpu.UsageStorage)
+	require.NoError(t, err)
+	other := upload(t, d, ramp(6, 1)) // 24 B: not a whole number of vec4s either
+	y, err := d.NewBuffer(16, wgpu.UsageStorage)
+	require.NoError(t, err)
+	require.NoError(t, d.Dispatch(k, [3]uint32{1, 1, 1}, nil, empty, y))
+	require.NoError(t, d.Dispatch(k, [3]uint32{1, 1, 1}, nil, other, y))
+	assert.Equal(t, ramp(4, 1), readF32(t, d, y), "the batch ran")
+	for _, b := range []*wgpu.Buffer{empty, other, y} {
+		require.NoError(t, b.Release())
+	}
+}

@@ -201,8 +201,12 @@ func (d *Device) Dispatch(k *Kernel, groups [3]uint32, params []byte, bufs ...*B
 }
 
 // bindingSize is the size a storage binding of b covers: its requested size
-// rounded up to 4 bytes, as WGSL arrays of 32-bit words need.
-func bindingSize(b *Buffer) uint64 { return max(4, (b.size+3)&^3) }
+// rounded up to whole 16-byte words, so that an array of vec4s has at
+// least one element even over an empty buffer (WebGPU refuses a binding
+// smaller than one element, and the refusal poisons the whole batch). The
+// bytes past b's size lie inside its capacity (at least 256 bytes), which
+// is a multiple of 16 but for buffers near the device's largest.
+func bindingSize(b *Buffer) uint64 { return min(b.capacity, max(16, (b.size+15)&^15)) }
 
 // checkDispatch validates a dispatch before anything is recorded: an invalid
 // command would poison the whole batch at Finish.

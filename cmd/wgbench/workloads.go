@@ -41,9 +41,9 @@ type workload struct {
 	run  func(ctx context.Context, e *tensor.Engine) (Result, error)
 }
 
-// matmulK is how many products matmul_n times: about 4 GFLOP of work, at
+// matmulK is how many products matmul_n times: about 8 GFLOP of work, at
 // least one product.
-func matmulK(n int) int { return max(1, int(4e9/(2*float64(n)*float64(n)*float64(n)))) }
+func matmulK(n int) int { return max(1, int(8e9/(2*float64(n)*float64(n)*float64(n)))) }
 
 // matmul: K back-to-back float32 C = A·B, then one readback of the last C.
 func matmul(n int) workload {
