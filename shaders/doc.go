@@ -11,6 +11,17 @@
 // u32 words (usually the element count, the threads per dispatch row, and
 // two kernel-specific words), four f32 scalars, then the kernel's metadata
 // words (shape dimensions and strides) packed four to a vec4<u32>.
+// Elementwise programs, whose ops each have scalars of their own, build
+// theirs with Elementwise.Params.
+//
+// # Kernels for CPU adapters
+//
+// On a CPU adapter (lavapipe, llvmpipe) a workgroup runs as a loop over
+// SIMD vectors of invocations, a barrier is costly, and each load or store
+// whose address differs between invocations costs a loop over the vector's
+// lanes, more than the arithmetic it feeds. The kernels chosen there
+// (MatMul's Register and Vec4, Elementwise's Vec4) use no workgroup memory
+// and read as few, as wide, values as they can.
 //
 // Large launches are two-dimensional: Grid spreads n threads over x and y
 // so that no dimension exceeds the device's limit, and a kernel recovers

@@ -11,6 +11,26 @@
 //	v, err := b.Float32s(ctx)          // submits, waits, reads back
 //	a.Dispose(); b.Dispose()           // storage back to the pool at once
 //
+// # Fusion
+//
+// Elementwise ops (arithmetic, comparisons, Where, Cast, the activations,
+// Fill, Range, the random generators) are not dispatched as they are
+// called: an Engine holds a run of them over one output shape and
+// dispatches it as one generated kernel when something needs its results,
+// such as a readback, another kind of op, Engine.Flush or frame.Next. Ops
+// in a run read each other's results from registers, so relu(a*b + a)
+// reads a and b once and writes one result. Results are bit for bit those
+// of unfused ops (SetFusion turns fusion off). Memory is unaffected:
+// outputs are allocated when an op is called, and a result disposed before
+// the dispatch is not computed at all.
+//
+// # Transfers
+//
+// FromFloat32s and its kin upload the caller's slice without converting
+// it; uploads of 1 MiB or more go through pooled staging buffers. Float32s
+// and its kin copy from the mapped staging buffer straight into the result,
+// and ReadInto reads into a slice the caller reuses.
+//
 // # Memory
 //
 // Every tensor owns (or shares, for Reshape and Clone) a buffer from the

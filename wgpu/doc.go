@@ -31,6 +31,9 @@
 //     recorded first, and queue order runs it first.
 //   - Everything a dispatch names is validated when it is recorded, so a
 //     batch is never poisoned by one bad command.
+//   - Writes are ordered after the work recorded before them. Small ones
+//     go through the queue; writes of 1 MiB or more through pooled upload
+//     buffers kept mapped, copied in order with the batch.
 //
 // # Concurrency
 //
@@ -38,7 +41,9 @@
 // by multiple goroutines. GPU calls are serialised on the device's lock;
 // polling runs outside it, so a goroutine awaiting a readback does not stop
 // others from recording work. Promise callbacks registered with Then run on
-// the goroutine that polled.
+// the goroutine that polled. Await first polls without blocking for up to
+// Options.SpinWait, then sleeps until a poller goroutine settles its
+// promise.
 //
 // # Errors
 //
