@@ -65,3 +65,59 @@ func ExampleOpError() {
 	// Output:
 	// tensor: add [2 3] [4]: shapes do not broadcast: dimension -1 is 3 in one shape and 4 in another: shape mismatch
 }
+
+// Elementwise ops are fused: a chain of them runs as one kernel, reading
+// its inputs once. The results are those of the unfused ops, bit for bit.
+func ExampleEngine_SetFusion() {
+	ctx := context.Background()
+	d, err := wgpu.Open(ctx, wgpu.Options{Adapter: "llvmpipe"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer d.Close()
+	for _, fuse := range []bool{true, false} {
+		e := tensor.New(d)
+		_ = e.SetFusion(fuse)
+		a := e.FromFloat32s([]float32{1, -2, 3})
+		b := e.FromFloat32s([]float32{2, 2, -1})
+		before := d.Stats().Dispatches
+		p := e.Mul(a, b)
+		s := e.Add(p, a)
+		y := e.Relu(s) // relu(a*b + a)
+		v, _ := y.Float32s(ctx)
+		fmt.Printf("fusion %v: %v in %d dispatches\n", fuse, v, d.Stats().Dispatches-before)
+		for _, t := range []*tensor.Tensor{a, b, p, s, y} {
+			t.Dispose()
+		}
+	}
+	// Output:
+	// fusion true: [3 0 0] in 1 dispatches
+	// fusion false: [3 0 0] in 3 dispatches
+}
+
+// ReadInto reads a tensor back into a slice the caller reuses, so that a
+// loop reading large results allocates nothing.
+func ExampleReadInto() {
+	ctx := context.Background()
+	d, err := wgpu.Open(ctx, wgpu.Options{Adapter: "llvmpipe"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer d.Close()
+	e := tensor.New(d)
+	buf := make([]float32, 4)
+	for step := range 3 {
+		x := e.Range(tensor.Float32, float64(step), float64(step+4), 1)
+		if err := tensor.ReadInto(ctx, x, buf); err != nil {
+			fmt.Println(err)
+		}
+		x.Dispose()
+		fmt.Println(buf)
+	}
+	// Output:
+	// [0 1 2 3]
+	// [1 2 3 4]
+	// [2 3 4 5]
+}
