@@ -115,12 +115,7 @@ func (d *Device) readAsync(b *Buffer, offset, size uint64, dst []byte) *Promise[
 // requestMap asks for the staging buffer to be mapped, after the batch that
 // copies into it was submitted. Called under Device.mu.
 func (rb *readback) requestMap(d *Device) (after func()) {
-	err := mapRead(d.dev, rb.staging.raw, rb.staging.capacity, func(status uint32) {
-		d.doneMu.Lock()
-		rb.status = status
-		d.done = append(d.done, rb)
-		d.doneMu.Unlock()
-	})
+	err := mapRead(d.dev, rb.staging.raw, rb.staging.capacity, d.whenMapped(rb, &rb.status))
 	if err != nil {
 		// Settle now; a late callback finds rb no longer pending.
 		d.unpend(rb)
@@ -128,6 +123,18 @@ func (rb *readback) requestMap(d *Device) (after func()) {
 		return rb.p.settle(nil, fromBinding(fmt.Sprintf("map %d B for readback", rb.size), err))
 	}
 	return func() {}
+}
+
+// whenMapped returns the callback of s's map request: it records the map's
+// status in *status and hands s to the next poll to settle. It runs inside
+// wgpu-native, on whichever goroutine polls, so it takes only d.doneMu.
+func (d *Device) whenMapped(s settler, status *uint32) func(uint32) {
+	return func(st uint32) {
+		d.doneMu.Lock()
+		*status = st
+		d.done = append(d.done, s)
+		d.doneMu.Unlock()
+	}
 }
 
 // complete settles rb from its map status and reclaims the staging buffer.

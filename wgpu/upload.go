@@ -115,13 +115,7 @@ func (d *Device) remapUploadsLocked(uploads []*Buffer) {
 	for _, st := range uploads {
 		u := &uploadMap{staging: st}
 		d.pend(u)
-		err := mapWrite(d.dev, st.raw, st.capacity, func(status uint32) {
-			d.doneMu.Lock()
-			u.status = status
-			d.done = append(d.done, u)
-			d.doneMu.Unlock()
-		})
-		if err != nil {
+		if err := mapWrite(d.dev, st.raw, st.capacity, d.whenMapped(u, &u.status)); err != nil {
 			d.unpend(u)
 			d.pool.destroy(st)
 			d.pool.put(st)
