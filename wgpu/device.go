@@ -119,7 +119,8 @@ type Device struct {
 // settler is a request that settles when a wgpu-native callback fires:
 // a readback or a work-done request.
 type settler interface {
-	// complete runs under Device.mu once the callback has fired.
+	// complete runs under Device.mu once the callback has fired. The
+	// poll runs after with Device.pollMu held and Device.mu not held.
 	complete(d *Device) (after func())
 	// fail settles the request with err without waiting for its callback.
 	fail(err error) (after func())

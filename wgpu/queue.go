@@ -204,8 +204,8 @@ func (d *Device) Dispatch(k *Kernel, groups [3]uint32, params []byte, bufs ...*B
 // rounded up to whole 16-byte words, so that an array of vec4s has at
 // least one element even over an empty buffer (WebGPU refuses a binding
 // smaller than one element, and the refusal poisons the whole batch). The
-// bytes past b's size lie inside its capacity (at least 256 bytes), which
-// is a multiple of 16 but for buffers near the device's largest.
+// bytes past b's size lie inside its capacity: at least 256 bytes, and a
+// multiple of 16 except for buffers near the device's largest.
 func bindingSize(b *Buffer) uint64 { return min(b.capacity, max(16, (b.size+15)&^15)) }
 
 // checkDispatch validates a dispatch before anything is recorded: an invalid

@@ -137,21 +137,32 @@ func (d *Device) whenMapped(s settler, status *uint32) func(uint32) {
 	}
 }
 
-// complete settles rb from its map status and reclaims the staging buffer.
+// complete settles rb from its map status and reclaims the staging buffer;
+// a successful map's bytes are copied out by the function it returns.
 func (rb *readback) complete(d *Device) func() {
 	st := rb.staging
 	if rb.status == mapSuccess && !st.destroyed {
+		mapped := st.raw.GetMappedRange(0, uint(st.capacity))[rb.skip : rb.skip+rb.size]
 		data := rb.dst
 		if data == nil {
 			data = make([]byte, rb.size)
 		}
-		copyParallel(data, st.raw.GetMappedRange(0, uint(st.capacity))[rb.skip:rb.skip+rb.size])
-		err := st.raw.Unmap()
-		rb.reclaim(d)
-		if err != nil {
-			return rb.p.settle(nil, fromBinding("unmap staging buffer", err))
+		// The copy, milliseconds for a large read, runs outside d.mu, so
+		// that others go on recording work meanwhile. The staging buffer
+		// stays mapped and out of the pool until it is done, and Close, the
+		// one call that could destroy it, waits for the poll that runs this.
+		return func() {
+			copyParallel(data, mapped)
+			d.mu.Lock()
+			err := st.raw.Unmap()
+			rb.reclaim(d)
+			d.mu.Unlock()
+			if err != nil {
+				rb.p.settle(nil, fromBinding("unmap staging buffer", err))()
+				return
+			}
+			rb.p.settle(data, nil)()
 		}
-		return rb.p.settle(data, nil)
 	}
 	var err error
 	op := fmt.Sprintf("map %d B for readback", rb.size)
