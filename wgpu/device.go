@@ -336,8 +336,7 @@ func (d *Device) rejectPendingLocked(err error) []func() {
 			s.reclaim(d)
 		case *uploadMap:
 			if !d.closed { // Close destroys every buffer itself
-				d.pool.destroy(s.staging)
-				d.pool.put(s.staging)
+				d.pool.drop(s.staging)
 			}
 		}
 	}

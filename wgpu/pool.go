@@ -377,6 +377,13 @@ func (p *poolState) put(b *Buffer) {
 	p.stats.PooledBytes += b.capacity
 }
 
+// drop destroys a live buffer that can serve no one again, such as an
+// upload buffer left unmapped, and takes it off the live list.
+func (p *poolState) drop(b *Buffer) {
+	p.destroy(b)
+	p.put(b)
+}
+
 // destroyAll destroys every buffer, live and pooled (Close).
 func (p *poolState) destroyAll() {
 	for b := range p.live {

@@ -24,10 +24,11 @@ type uploadMap struct {
 // complete returns the upload buffer to the pool, mapped, or destroys it if
 // the map failed. Called under Device.mu.
 func (u *uploadMap) complete(d *Device) func() {
-	if u.status != mapSuccess {
-		d.pool.destroy(u.staging)
+	if u.status == mapSuccess {
+		d.pool.put(u.staging)
+	} else {
+		d.pool.drop(u.staging)
 	}
-	d.pool.put(u.staging)
 	return func() {}
 }
 
@@ -47,13 +48,11 @@ func (d *Device) writeStagedLocked(op string, b *Buffer, offset uint64, data []b
 	copyParallel(mapped, data)
 	clear(mapped[len(data):size]) // the pad to a whole word
 	if err := st.raw.Unmap(); err != nil {
-		d.pool.destroy(st)
-		d.pool.put(st)
+		d.pool.drop(st)
 		return fromBinding(op, err)
 	}
 	if err := d.encoderLocked(); err != nil {
-		d.pool.destroy(st)
-		d.pool.put(st)
+		d.pool.drop(st)
 		return err
 	}
 	r := &d.rec
@@ -61,8 +60,7 @@ func (d *Device) writeStagedLocked(op string, b *Buffer, offset uint64, data []b
 	if err := r.enc.CopyBufferToBuffer(st.raw, 0, b.raw, offset, size); err != nil {
 		// Validated above, so this is the driver's failure; the batch's
 		// Finish reports it to everything in the batch.
-		d.pool.destroy(st)
-		d.pool.put(st)
+		d.pool.drop(st)
 		return fromBinding(op, err)
 	}
 	b.lastBatch, st.lastBatch = r.seq, r.seq
@@ -117,8 +115,7 @@ func (d *Device) remapUploadsLocked(uploads []*Buffer) {
 		d.pend(u)
 		if err := mapWrite(d.dev, st.raw, st.capacity, d.whenMapped(u, &u.status)); err != nil {
 			d.unpend(u)
-			d.pool.destroy(st)
-			d.pool.put(st)
+			d.pool.drop(st)
 		}
 	}
 }
@@ -127,7 +124,6 @@ func (d *Device) remapUploadsLocked(uploads []*Buffer) {
 // submitted: they are unmapped and no longer fit the pool.
 func (d *Device) dropUploadsLocked(uploads []*Buffer) {
 	for _, st := range uploads {
-		d.pool.destroy(st)
-		d.pool.put(st)
+		d.pool.drop(st)
 	}
 }
