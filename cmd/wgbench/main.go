@@ -87,6 +87,7 @@ func list(w io.Writer) error {
 type Report struct {
 	Date     string             `json:"date"`
 	Machine  string             `json:"machine"`
+	CPU      string             `json:"cpu,omitempty"`
 	Suite    string             `json:"suite"`
 	Adapters []wgpu.AdapterInfo `json:"adapters"`
 	Results  []Result           `json:"results"`
@@ -150,7 +151,8 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	host, _ := os.Hostname()
 	rep := Report{Date: time.Now().UTC().Format(time.RFC3339), Suite: *suiteName,
-		Machine: fmt.Sprintf("%s, %s/%s, %d CPUs, %s", host, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())}
+		Machine: fmt.Sprintf("%s, %s/%s, %d CPUs, %s", host, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version()),
+		CPU:     cpuModel()}
 	total := len(targets) * len(ws)
 	done := 0
 	status := func(format string, args ...any) {
@@ -197,6 +199,21 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// cpuModel names the host's processor, as Linux's /proc/cpuinfo does, or
+// "unknown CPU".
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown CPU"
 }
 
 // isTerminal reports whether w is a character device, such as a terminal.

@@ -87,6 +87,9 @@ func writeTable(w io.Writer, rep Report) {
 // writeBench prints Go benchmark lines that benchstat reads.
 func writeBench(w io.Writer, rep Report) {
 	fmt.Fprintf(w, "goos: %s\npkg: github.com/wgtensor/wgtensor/cmd/wgbench\n", strings.Split(rep.Machine, ", ")[1])
+	if rep.CPU != "" {
+		fmt.Fprintf(w, "cpu: %s\n", rep.CPU)
+	}
 	for _, r := range rep.Results {
 		adapter := strings.Map(func(c rune) rune {
 			if unicode.IsLetter(c) || unicode.IsDigit(c) || c == '-' || c == '.' {

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,10 +11,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wgtensor/wgtensor/tensor"
 )
 
 func sampleReport(gflops, us float64, ok bool) Report {
-	return Report{Date: "2026-11-22T00:00:00Z", Machine: "host, linux/amd64, 2 CPUs, go1.26.8", Suite: "quick",
+	return Report{Date: "2026-11-22T00:00:00Z", Machine: "host, linux/amd64, 2 CPUs, go1.26.8", CPU: "Some CPU @ 2.0GHz", Suite: "quick",
 		Results: []Result{
 			{Adapter: "llvmpipe/vulkan", Workload: "matmul_256", Value: gflops, Unit: "GFLOP/s", NsPerOp: 1e6, Ok: ok},
 			{Adapter: "llvmpipe/gl", Workload: "matmul_256", Value: gflops / 2, Unit: "GFLOP/s", NsPerOp: 2e6, Ok: true},
@@ -35,6 +40,35 @@ func TestBenchFormatIsReadByBenchstat(t *testing.T) {
 	writeBench(&b, sampleReport(2, 70, true))
 	assert.Contains(t, b.String(), "Benchmarkmatmul_256/adapter=llvmpipe-vulkan 1 1000000 ns/op 2 GFLOP/s\n")
 	assert.Contains(t, b.String(), "Benchmarksmall_ops_1k/adapter=llvmpipe-vulkan 1 70000 ns/op 70 us/op\n")
+	assert.Contains(t, b.String(), "goos: linux/amd64\n")
+	assert.Contains(t, b.String(), "cpu: Some CPU @ 2.0GHz\n")
+}
+
+func TestMeasureReportsTheMedianSample(t *testing.T) {
+	values := []float64{3, 1, 2}
+	i := 0
+	w := workload{name: "w", run: func(context.Context, *tensor.Engine) (Result, error) {
+		v := values[i]
+		i++
+		return Result{Value: v, Unit: "GB/s", Ok: v != 1, Check: fmt.Sprintf("sample %v", v)}, nil
+	}}
+	r, err := measure(context.Background(), nil, w, 3)
+	require.NoError(t, err)
+	assert.Equal(t, 2.0, r.Value, "the median")
+	assert.Equal(t, []float64{3, 1, 2}, r.Samples, "every sample, in the order taken")
+	assert.False(t, r.Ok, "a wrong sample makes the result wrong")
+	assert.Equal(t, "sample 1", r.Check)
+
+	i = 0
+	w.once = true
+	r, err = measure(context.Background(), nil, w, 5)
+	require.NoError(t, err)
+	assert.Equal(t, 1, i, "a workload defined by its iteration count runs once")
+	assert.Nil(t, r.Samples)
+
+	w.run = func(context.Context, *tensor.Engine) (Result, error) { return Result{}, errors.New("no device") }
+	_, err = measure(context.Background(), nil, w, 3)
+	assert.EqualError(t, err, "no device")
 }
 
 func TestCompareMarksRegressions(t *testing.T) {
