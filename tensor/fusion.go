@@ -1,6 +1,8 @@
 package tensor
 
 import (
+	"slices"
+
 	"github.com/wgtensor/wgtensor/shaders"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
@@ -43,6 +45,12 @@ type leaf struct {
 	st      *storage
 	dtype   DType
 	strides []int // broadcast strides over the group's shape; nil: the same shape
+}
+
+// reads reports whether l is st read through strides (nil: at the flat
+// index).
+func (l leaf) reads(st *storage, strides []int) bool {
+	return l.st == st && (l.strides == nil) == (strides == nil) && slices.Equal(l.strides, strides)
 }
 
 // node is one op of a group. Its storage's pending field points to it
@@ -150,17 +158,15 @@ func (e *Engine) argsLocked(shape Shape, in []*Tensor) (opArgs, bool) {
 	g := e.group
 	var a opArgs
 	leafAt := func(st *storage, strides []int) (int, bool) {
+		var old []leaf
 		if g != nil {
-			for i, l := range g.leaves {
-				if l.st == st && equalInts(l.strides, strides) {
-					return i, true
-				}
-			}
+			old = g.leaves
 		}
-		for i, l := range a.newLeaves {
-			if l.st == st && equalInts(l.strides, strides) {
-				return g.leafCount() + i, true
-			}
+		if i := slices.IndexFunc(old, func(l leaf) bool { return l.reads(st, strides) }); i >= 0 {
+			return i, true
+		}
+		if i := slices.IndexFunc(a.newLeaves, func(l leaf) bool { return l.reads(st, strides) }); i >= 0 {
+			return len(old) + i, true
 		}
 		return 0, false
 	}
@@ -365,16 +371,4 @@ func (e *Engine) dispatchElementwise(prog shaders.Elementwise, params []shaders.
 		return fail(err)
 	}
 	return nil
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) || (a == nil) != (b == nil) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
