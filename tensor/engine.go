@@ -247,7 +247,7 @@ func (o *op) record(res *Tensor, n shaders.Node, params shaders.NodeParams, in [
 		return opErr(o.name, o.shapes(), wgpu.ErrLimit, "%v", err)
 	}
 	for _, t := range append([]*Tensor{res}, in...) {
-		if b := (t.st.buf.Size() + 3) &^ 3; b > lim.MaxStorageBufferBindingSize {
+		if b := t.st.buf.BindingSize(); b > lim.MaxStorageBufferBindingSize {
 			return opErr(o.name, o.shapes(), wgpu.ErrLimit, "a tensor of %d B, the device binds at most %d B", b, lim.MaxStorageBufferBindingSize)
 		}
 	}

@@ -166,7 +166,7 @@ func (d *Device) Dispatch(k *Kernel, groups [3]uint32, params []byte, bufs ...*B
 	}
 	entries := make([]wgpu.BindGroupEntry, 0, len(bufs)+1)
 	for i, b := range bufs {
-		entries = append(entries, wgpu.BindGroupEntry{Binding: uint32(i), Buffer: b.raw, Size: bindingSize(b)})
+		entries = append(entries, wgpu.BindGroupEntry{Binding: uint32(i), Buffer: b.raw, Size: b.BindingSize()})
 	}
 	if k.spec.Params {
 		chunk, off, err := d.paramSlotLocked(params)
@@ -200,13 +200,14 @@ func (d *Device) Dispatch(k *Kernel, groups [3]uint32, params []byte, bufs ...*B
 	return nil
 }
 
-// bindingSize is the size a storage binding of b covers: its requested size
-// rounded up to whole 16-byte words, so that an array of vec4s has at
-// least one element even over an empty buffer (WebGPU refuses a binding
-// smaller than one element, and the refusal poisons the whole batch). The
-// bytes past b's size lie inside its capacity: at least 256 bytes, and a
-// multiple of 16 except for buffers near the device's largest.
-func bindingSize(b *Buffer) uint64 { return min(b.capacity, max(16, (b.size+15)&^15)) }
+// BindingSize is the size a storage binding of b covers, which Dispatch
+// checks against Limits.MaxStorageBufferBindingSize: its size rounded up
+// to whole 16-byte words, so that an array of vec4s has at least one
+// element even over an empty buffer (WebGPU refuses a binding smaller than
+// one element, and the refusal poisons the whole batch). The bytes past
+// b's size lie inside its capacity: at least 256 bytes, and a multiple of
+// 16 except for buffers near the device's largest.
+func (b *Buffer) BindingSize() uint64 { return min(b.capacity, max(16, (b.size+15)&^15)) }
 
 // checkDispatch validates a dispatch before anything is recorded: an invalid
 // command would poison the whole batch at Finish.
@@ -238,7 +239,7 @@ func (d *Device) checkDispatch(op string, k *Kernel, groups [3]uint32, params []
 			return newError(op, ErrDisposed, fmt.Sprintf("buffer %d (id %d)", i, b.id))
 		case b.usage != UsageStorage:
 			return newError(op, ErrInvalidArgument, fmt.Sprintf("buffer %d is a %s buffer", i, b.usage))
-		case bindingSize(b) > d.limits.MaxStorageBufferBindingSize:
+		case b.BindingSize() > d.limits.MaxStorageBufferBindingSize:
 			return newError(op, ErrLimit, fmt.Sprintf("buffer %d is %d B, the device binds at most %d B", i, b.size, d.limits.MaxStorageBufferBindingSize))
 		}
 		if k.spec.Bindings[i] == ReadWrite {
