@@ -38,6 +38,21 @@
 // returns it. Engine.LiveTensors lists what is live and where it came from.
 // Intermediate tensors an op needs internally are disposed by the op.
 //
+// # Limits
+//
+// Kernels index elements with 32-bit words, so shapes are bounded: a
+// tensor has at most MaxRank dimensions, none negative, and the product of
+// its nonzero dimensions (its size, or for an empty tensor what its
+// strides multiply out to) is at most MaxElements, 2^31-1. Every
+// constructor and op checks the shape it would create, with overflow-safe
+// arithmetic, and returns a tensor carrying ErrShape, naming the op and the
+// limit, for one past these bounds; no size or stride is ever truncated.
+// An op's host-side work is bounded by its inputs and its output, never by
+// a dimension alone: Split with one size makes at most x.Size() pieces (or
+// 65536 of an empty tensor), and Range refuses a count past MaxElements.
+// Devices add their own limits (buffer and binding sizes, workgroups per
+// dimension), reported with wgpu.ErrLimit or wgpu.ErrOutOfMemory.
+//
 // # Errors
 //
 // Ops never panic on user input. A bad op (shape mismatch, bad axis, wrong

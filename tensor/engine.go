@@ -201,6 +201,9 @@ func (o *op) failErr(err error) *Tensor {
 
 // alloc creates an uninitialised tensor of the given shape for this op.
 func (o *op) alloc(shape Shape, dtype DType) (*Tensor, error) {
+	if err := shape.check(); err != nil {
+		return nil, opErr(o.name, o.shapes(), ErrShape, "result: %v", err)
+	}
 	n := uint64(shape.Size()) * 4
 	buf, err := o.e.dev.NewBufferAt(n, wgpu.UsageStorage, o.site)
 	if err != nil {
