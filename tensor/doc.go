@@ -58,13 +58,14 @@
 // Ops never panic on user input. A bad op (shape mismatch, bad axis, wrong
 // dtype, disposed input, out of memory) returns a tensor whose Err reports
 // an *OpError naming the op and the input shapes; ops on that tensor return
-// the same error, and its readbacks reject with it. A nil or zero Tensor
-// (which no op made) given to an op, and any op of a nil or zero Engine,
-// give ErrArgument; so do Err and the readbacks of a nil or zero Tensor.
-// A panic inside an op (from a Tracker, say) never leaves its Engine
-// claimed. Test with errors.Is
+// the same error, and its readbacks reject with it. Test with errors.Is
 // against ErrShape, ErrDType, ErrAxis, ErrArgument, ErrDisposed,
 // ErrConcurrentUse or the device's errors (wgpu.ErrOutOfMemory, ...).
+//
+// A nil or zero Tensor (which no op made) given to an op, and every op of
+// a nil or zero Engine, give ErrArgument; so do Err and the readbacks of a
+// nil or zero Tensor, whose other methods answer with zero values. A panic
+// inside an op (from a Tracker, say) never leaves its Engine claimed.
 //
 // # Concurrency
 //
