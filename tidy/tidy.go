@@ -33,9 +33,14 @@
 package tidy
 
 import (
+	"errors"
 	"reflect"
 	"sync"
 )
+
+// ErrNil is the error of Run or Do called with a nil Scoper or a nil
+// function.
+var ErrNil = errors.New("tidy: nil Scoper or function")
 
 // Disposable is anything that holds memory until disposed.
 type Disposable interface{ Dispose() }
@@ -69,8 +74,11 @@ func (s *scope) Track(x interface{ Dispose() }) {
 // fields holding them, nested to any depth and with cycles; what a
 // Disposable in it holds the same way is kept too. The result moves to the
 // scope around this one, if any. See the package doc for errors and
-// panics.
+// panics. A nil s or fn gives ErrNil.
 func Run[T any](s Scoper, fn func() (T, error)) (result T, err error) {
+	if s == nil || fn == nil {
+		return result, ErrNil
+	}
 	sc := &scope{}
 	s.PushTracker(sc)
 	defer func() {
@@ -106,6 +114,9 @@ func Run[T any](s Scoper, fn func() (T, error)) (result T, err error) {
 
 // Do is Run for a function with no result.
 func Do(s Scoper, fn func() error) error {
+	if fn == nil {
+		return ErrNil
+	}
 	_, err := Run(s, func() (struct{}, error) { return struct{}{}, fn() })
 	return err
 }

@@ -125,3 +125,18 @@ func TestRunKeepsWhatDisposableResultsHold(t *testing.T) {
 	tidy.Dispose(g)
 	assert.Zero(t, e.NumTensors())
 }
+
+// TestNilScoperAndFunction: Run and Do with a nil Scoper or a nil function
+// return ErrNil instead of panicking.
+func TestNilScoperAndFunction(t *testing.T) {
+	e := testgpu.Engine(t)
+	assert.NotPanics(t, func() {
+		_, err := tidy.Run(nil, func() (int, error) { return 1, nil })
+		assert.ErrorIs(t, err, tidy.ErrNil)
+		_, err = tidy.Run[int](e, nil)
+		assert.ErrorIs(t, err, tidy.ErrNil)
+		assert.ErrorIs(t, tidy.Do(e, nil), tidy.ErrNil)
+		assert.ErrorIs(t, tidy.Do(nil, func() error { return nil }), tidy.ErrNil)
+	})
+	assert.Zero(t, e.NumTensors())
+}
