@@ -60,15 +60,25 @@ func fromSlice[T word](e *Engine, site uintptr, data []T, dtype DType, shape []i
 	return t
 }
 
-// bitsOf encodes v as dtype's 32 bits.
+// bitsOf encodes v as dtype's 32 bits. For an integer dtype it converts as
+// Cast does: toward zero, saturating at the dtype's ends, NaN to 0 (Go's
+// own conversion is undefined out of range).
 func bitsOf(v float64, dtype DType) uint32 {
 	switch dtype {
 	case Int32:
-		return uint32(int32(v))
+		return uint32(int32(saturate(v, math.MinInt32, math.MaxInt32)))
 	case Uint32:
-		return uint32(v)
+		return uint32(saturate(v, 0, math.MaxUint32))
 	}
 	return math.Float32bits(float32(v))
+}
+
+// saturate truncates v toward zero and clamps it to [lo, hi]; NaN gives 0.
+func saturate(v, lo, hi float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return min(max(math.Trunc(v), lo), hi)
 }
 
 // generate creates a tensor of shape whose elements come from an
@@ -99,7 +109,8 @@ func (e *Engine) generate(site uintptr, name string, dtype DType, shape Shape, n
 }
 
 // Fill creates a tensor of shape whose every element is value, converted
-// to dtype.
+// to dtype as Cast converts: toward zero and saturating for integers, NaN
+// to 0.
 func (e *Engine) Fill(dtype DType, value float64, shape ...int) *Tensor {
 	return e.fill(callerPC(), "fill", dtype, value, shape)
 }

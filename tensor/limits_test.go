@@ -198,3 +198,29 @@ func ExampleMaxElements() {
 	fmt.Println(tensor.MaxElements, tensor.MaxRank)
 	// Output: 2147483647 32
 }
+
+// TestFillConvertsAsCast: a fill value outside an integer dtype saturates
+// and NaN gives 0, as Cast converts; the conversion was Go's float to int
+// conversion, which is undefined out of range (1e20 gave MinInt32).
+func TestFillConvertsAsCast(t *testing.T) {
+	e := testgpu.Engine(t)
+	for _, c := range []struct {
+		dtype tensor.DType
+		value float64
+		want  uint32
+	}{
+		{tensor.Int32, 1e20, math.MaxInt32},
+		{tensor.Int32, -1e20, 1 << 31},
+		{tensor.Int32, math.NaN(), 0},
+		{tensor.Int32, -2.7, uint32(1<<32 - 2)},
+		{tensor.Uint32, 1e20, math.MaxUint32},
+		{tensor.Uint32, -5, 0},
+		{tensor.Uint32, math.Inf(-1), 0},
+		{tensor.Uint32, 3e9, 3e9},
+	} {
+		x := e.Fill(c.dtype, c.value, 1)
+		y := e.Cast(x, tensor.Uint32) // the bits, for both dtypes
+		assert.Equal(t, []uint32{c.want}, u32s(t, y), "%s %v", c.dtype, c.value)
+		disposeAll(x, y)
+	}
+}

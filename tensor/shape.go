@@ -398,8 +398,8 @@ func (e *Engine) Gather(x, indices *Tensor, axis int) *Tensor {
 	return out
 }
 
-// Pad surrounds x with value: pads[i] is the count before and after
-// dimension i.
+// Pad surrounds x with value (converted as Fill converts): pads[i] is the
+// count before and after dimension i.
 func (e *Engine) Pad(x *Tensor, pads [][2]int, value float64) *Tensor {
 	o, bad := e.begin("pad", callerPC(), x)
 	if bad != nil {
