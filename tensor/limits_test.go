@@ -103,7 +103,7 @@ func TestShapeLimits(t *testing.T) {
 		{"broadcast_to", tensor.ErrShape, func() []*tensor.Tensor { return one(e.BroadcastTo(x4, -2, -2)) }},
 		{"broadcast_to", tensor.ErrShape, func() []*tensor.Tensor { return one(e.BroadcastTo(row, big, big)) }},
 		{"concat", tensor.ErrShape, func() []*tensor.Tensor { return one(e.Concat(1, empty, empty, empty)) }},
-		{"stack", tensor.ErrShape, func() []*tensor.Tensor { return one(e.Stack(0, slicesOf(row, big+1)...)) }},
+		{"stack", tensor.ErrShape, func() []*tensor.Tensor { return one(e.Stack(0, empty, empty, empty)) }},
 		{"gather", tensor.ErrShape, func() []*tensor.Tensor { return one(e.Gather(row, idx, 0)) }},
 		{"add", tensor.ErrShape, func() []*tensor.Tensor { return one(e.Add(row, col)) }},
 		{"where", tensor.ErrShape, func() []*tensor.Tensor {
@@ -116,9 +116,6 @@ func TestShapeLimits(t *testing.T) {
 		noPanic(t, c.op, func() {
 			err := disposeAll(c.f()...)
 			assertOpError(t, err, c.kind, c.op)
-			if err != nil {
-				t.Logf("%v", err)
-			}
 		})
 	}
 	ok := e.Add(x4, x4)
@@ -126,15 +123,6 @@ func TestShapeLimits(t *testing.T) {
 }
 
 func one(x *tensor.Tensor) []*tensor.Tensor { return []*tensor.Tensor{x} }
-
-// slicesOf returns x n times.
-func slicesOf(x *tensor.Tensor, n int) []*tensor.Tensor {
-	out := make([]*tensor.Tensor, n)
-	for i := range out {
-		out[i] = x
-	}
-	return out
-}
 
 // TestSplitWorkBoundedByOutput: splitting an empty tensor into pieces of
 // one, along a dimension of 2^33, must not build 2^33 pieces (it exhausted
