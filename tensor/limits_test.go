@@ -94,6 +94,8 @@ func TestShapeLimits(t *testing.T) {
 		{"reshape", tensor.ErrShape, func() []*tensor.Tensor { return one(e.Reshape(x4, (1<<62)+1, 4)) }},
 		{"reshape", tensor.ErrShape, func() []*tensor.Tensor { return one(e.Reshape(x4, -1, 1<<62, 1<<62)) }},
 		{"reshape", tensor.ErrShape, func() []*tensor.Tensor { return one(e.Reshape(empty, 0, 1<<40)) }},
+		{"reshape", tensor.ErrShape, func() []*tensor.Tensor { return one(e.Reshape(x4, -1, -1)) }},
+		{"reshape", tensor.ErrShape, func() []*tensor.Tensor { return one(e.Reshape(empty, -1, 0)) }},
 		{"reshape", tensor.ErrShape, func() []*tensor.Tensor { return one(e.Reshape(x4, append(ones, 4)...)) }},
 		{"expand_dims", tensor.ErrShape, func() []*tensor.Tensor { return one(e.ExpandDims(rankMax, 0)) }},
 		{"slice", tensor.ErrShape, func() []*tensor.Tensor { return one(e.Slice(x4, []int{math.MaxInt}, []int{2})) }},

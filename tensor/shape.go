@@ -35,6 +35,9 @@ func (e *Engine) Reshape(x *Tensor, shape ...int) *Tensor {
 // checks that s holds exactly that many.
 func inferShape(s Shape, size int) (Shape, error) {
 	infer := slices.Index(s, -1)
+	if infer >= 0 && slices.Index(s[infer+1:], -1) >= 0 {
+		return nil, fmt.Errorf("more than one dimension is -1")
+	}
 	if infer >= 0 {
 		s[infer] = 1 // the product of the others, for now
 	}
