@@ -48,8 +48,9 @@
 // arithmetic, and returns a tensor carrying ErrShape, naming the op and the
 // limit, for one past these bounds; no size or stride is ever truncated.
 // An op's host-side work is bounded by its inputs and its output, never by
-// a dimension alone: Split with one size makes at most x.Size() pieces (or
-// 65536 of an empty tensor), and Range refuses a count past MaxElements.
+// a dimension alone: Split with one size makes at most x.Size() pieces, or
+// 65536 when x has fewer elements (an empty x, say), and Range refuses a
+// count past MaxElements.
 // Devices add their own limits (buffer and binding sizes, workgroups per
 // dimension), reported with wgpu.ErrLimit or wgpu.ErrOutOfMemory.
 //
