@@ -3,10 +3,19 @@
 // readbacks settle, and records a memory sample. Loop runs a function every
 // frame and watches memory for leaks.
 //
+// # Limits and errors
+//
+// A Clock keeps at most MaxSamples samples, so its memory is bounded
+// however long it runs, and Options.LeakFrames is at most MaxSamples-1.
+// Options out of their documented ranges, a nil Engine or function, and a
+// nil or zero Clock give errors wrapping tensor.ErrArgument, never a
+// panic.
+//
 // # Concurrency
 //
 // A Clock belongs to the goroutine that owns its Engine, as the Engine
-// does. Its samples may be read (Samples, Last) from any goroutine.
+// does. Its samples may be read (Samples, Frame, Snapshot) from any
+// goroutine.
 package frame
 
 import (
@@ -43,16 +52,38 @@ type Clock struct {
 	keep    int
 }
 
-// NewClock returns a clock for e that keeps the last keep samples (at
-// least 2).
+// MaxSamples is the most samples a Clock keeps, which bounds its memory.
+const MaxSamples = 1 << 16
+
+// NewClock returns a clock for e that keeps the last keep samples: at
+// least 2 and at most MaxSamples, whatever keep says.
 func NewClock(e *tensor.Engine, keep int) *Clock {
-	return &Clock{e: e, keep: max(keep, 2), last: time.Now()}
+	return &Clock{e: e, keep: min(max(keep, 2), MaxSamples), last: time.Now()}
+}
+
+// errNoEngine is the error of a clock or loop with no engine to drive.
+var errNoEngine = fmt.Errorf("frame: nil or zero Clock or Engine (make them with NewClock and tensor.New): %w", tensor.ErrArgument)
+
+// usable returns errNoEngine unless e can compute.
+func usable(e *tensor.Engine) error {
+	if e.Device() == nil {
+		return errNoEngine
+	}
+	return nil
 }
 
 // Next ends the current frame: it dispatches the engine's pending ops and
 // submits recorded work, polls the device without blocking so that
-// finished readbacks settle, and records a sample.
+// finished readbacks settle, and records a sample. A nil or zero Clock, or
+// one of a nil or zero Engine, returns an error wrapping
+// tensor.ErrArgument.
 func (c *Clock) Next(ctx context.Context) (Sample, error) {
+	if c == nil {
+		return Sample{}, errNoEngine
+	}
+	if err := usable(c.e); err != nil {
+		return Sample{}, err
+	}
 	if err := ctx.Err(); err != nil {
 		return Sample{}, err
 	}
@@ -88,6 +119,9 @@ func Next(ctx context.Context, e *tensor.Engine) (Sample, error) {
 
 // Samples returns the kept samples, oldest first.
 func (c *Clock) Samples() []Sample {
+	if c == nil {
+		return nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]Sample(nil), c.samples...)
@@ -95,6 +129,9 @@ func (c *Clock) Samples() []Sample {
 
 // Frame is the number of frames ended so far.
 func (c *Clock) Frame() int {
+	if c == nil {
+		return 0
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.frame
@@ -115,6 +152,9 @@ func (c *Clock) bornSince(f int) (uint64, bool) {
 // how many frames ended since the tensor was created (0 for one created in
 // the current frame; -1 for one older than the kept samples).
 func (c *Clock) Snapshot() tensor.Snapshot {
+	if c == nil {
+		return (*tensor.Engine)(nil).Snapshot()
+	}
 	s := c.e.Snapshot()
 	c.mu.Lock()
 	defer c.mu.Unlock()

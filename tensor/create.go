@@ -40,8 +40,8 @@ func fromSlice[T word](e *Engine, site uintptr, data []T, dtype DType, shape []i
 	if shape == nil {
 		s = Shape{len(data)}
 	}
-	if err := checkShape(s); err != nil {
-		return o.fail(ErrShape, "shape %v: %v", s, err)
+	if err := s.check(); err != nil {
+		return o.fail(ErrShape, "%v", err)
 	}
 	if s.Size() != len(data) {
 		return o.fail(ErrShape, "%d values do not fill shape %v (%d elements)", len(data), s, s.Size())
@@ -60,24 +60,25 @@ func fromSlice[T word](e *Engine, site uintptr, data []T, dtype DType, shape []i
 	return t
 }
 
-func checkShape(s Shape) error {
-	for _, d := range s {
-		if d < 0 {
-			return fmt.Errorf("negative dimension %d", d)
-		}
-	}
-	return nil
-}
-
-// bitsOf encodes v as dtype's 32 bits.
+// bitsOf encodes v as dtype's 32 bits. For an integer dtype it converts as
+// Cast does: toward zero, saturating at the dtype's ends, NaN to 0 (Go's
+// own conversion is undefined out of range).
 func bitsOf(v float64, dtype DType) uint32 {
 	switch dtype {
 	case Int32:
-		return uint32(int32(v))
+		return uint32(int32(saturate(v, math.MinInt32, math.MaxInt32)))
 	case Uint32:
-		return uint32(v)
+		return uint32(saturate(v, 0, math.MaxUint32))
 	}
 	return math.Float32bits(float32(v))
+}
+
+// saturate truncates v toward zero and clamps it to [lo, hi]; NaN gives 0.
+func saturate(v, lo, hi float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return min(max(math.Trunc(v), lo), hi)
 }
 
 // generate creates a tensor of shape whose elements come from an
@@ -92,8 +93,8 @@ func (e *Engine) generate(site uintptr, name string, dtype DType, shape Shape, n
 	if !dtype.valid() {
 		return o.fail(ErrDType, "dtype %v", dtype)
 	}
-	if err := checkShape(shape); err != nil {
-		return o.fail(ErrShape, "shape %v: %v", shape, err)
+	if err := shape.check(); err != nil {
+		return o.fail(ErrShape, "%v", err)
 	}
 	t, err := o.alloc(shape.clone(), dtype)
 	if err != nil {
@@ -108,7 +109,8 @@ func (e *Engine) generate(site uintptr, name string, dtype DType, shape Shape, n
 }
 
 // Fill creates a tensor of shape whose every element is value, converted
-// to dtype.
+// to dtype as Cast converts: toward zero and saturating for integers, NaN
+// to 0.
 func (e *Engine) Fill(dtype DType, value float64, shape ...int) *Tensor {
 	return e.fill(callerPC(), "fill", dtype, value, shape)
 }
@@ -134,18 +136,13 @@ func fillNode(dtype DType) shaders.Node {
 
 // Range creates the one-dimensional tensor start, start+step, ... up to
 // but excluding stop, like NumPy's arange. Float32 elements are computed as
-// start + i*step in float32.
+// start + i*step in float32. For int32 and uint32, start and step must be
+// whole numbers and every element must fit the dtype.
 func (e *Engine) Range(dtype DType, start, stop, step float64) *Tensor {
-	site := callerPC()
-	if step == 0 || math.IsNaN(start+stop+step) || math.IsInf(start+stop+step, 0) {
-		o, bad := e.begin("range", site)
-		if bad != nil {
-			return bad
-		}
-		defer o.end()
-		return o.fail(ErrArgument, "range(%v, %v, %v)", start, stop, step)
+	n, err := rangeLength(dtype, start, stop, step)
+	if err != nil {
+		return e.errTensor(err)
 	}
-	n := max(0, int(math.Ceil((stop-start)/step)))
 	var m shaders.Node
 	p := shaders.NodeParams{Scalars: [4]float32{float32(start), float32(step)}}
 	switch dtype {
@@ -154,9 +151,49 @@ func (e *Engine) Range(dtype DType, start, stop, step float64) *Tensor {
 	default:
 		T := dtype.wgsl()
 		m.Expr = fmt.Sprintf("bitcast<%[1]s>(h2) + %[1]s(i) * bitcast<%[1]s>(h3)", T)
-		p.Words = [2]uint32{uint32(int32(start)), uint32(int32(step))}
+		// The words wrap, and so does the kernel's arithmetic: the elements,
+		// which fit the dtype, come out exact.
+		p.Words = [2]uint32{uint32(int64(start)), 0}
+		if n > 1 {
+			p.Words[1] = uint32(int64(step))
+		}
 	}
-	return e.generate(site, "range", dtype, Shape{n}, m, p)
+	return e.generate(callerPC(), "range", dtype, Shape{n}, m, p)
+}
+
+// rangeLength returns the number of elements of Range's result, or the
+// error refusing its arguments.
+func rangeLength(dtype DType, start, stop, step float64) (int, error) {
+	fail := func(kind error, format string, args ...any) (int, error) {
+		return 0, opErr("range", nil, kind, "range(%v, %v, %v): "+format, append([]any{start, stop, step}, args...)...)
+	}
+	for _, v := range []float64{start, stop, step} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fail(ErrArgument, "not finite")
+		}
+	}
+	if step == 0 {
+		return fail(ErrArgument, "a step of 0")
+	}
+	count := math.Ceil((stop - start) / step) // may be ±Inf
+	if count > MaxElements {
+		return fail(ErrShape, "%g elements; a tensor has at most %d (MaxElements)", count, MaxElements)
+	}
+	if count <= 0 {
+		return 0, nil
+	}
+	n := int(count)
+	if dtype == Int32 || dtype == Uint32 {
+		lo, hi := float64(math.MinInt32), float64(math.MaxInt32)
+		if dtype == Uint32 {
+			lo, hi = 0, math.MaxUint32
+		}
+		last := start + float64(n-1)*step
+		if start != math.Trunc(start) || step != math.Trunc(step) || min(start, last) < lo || max(start, last) > hi {
+			return fail(ErrArgument, "the elements are not whole numbers within %s", dtype)
+		}
+	}
+	return n, nil
 }
 
 // Eye creates an n×m matrix with ones on the diagonal.

@@ -38,6 +38,22 @@
 // returns it. Engine.LiveTensors lists what is live and where it came from.
 // Intermediate tensors an op needs internally are disposed by the op.
 //
+// # Limits
+//
+// Kernels index elements with 32-bit words, so shapes are bounded: a
+// tensor has at most MaxRank dimensions, none negative, and the product of
+// its nonzero dimensions (its size, or for an empty tensor what its
+// strides multiply out to) is at most MaxElements, 2^31-1. Every
+// constructor and op checks the shape it would create, with overflow-safe
+// arithmetic, and returns a tensor carrying ErrShape, naming the op and the
+// limit, for one past these bounds; no size or stride is ever truncated.
+// An op's host-side work is bounded by its inputs and its output, never by
+// a dimension alone: Split with one size makes at most x.Size() pieces, or
+// 65536 when x has fewer elements (an empty x, say), and Range refuses a
+// count past MaxElements.
+// Devices add their own limits (buffer and binding sizes, workgroups per
+// dimension), reported with wgpu.ErrLimit or wgpu.ErrOutOfMemory.
+//
 // # Errors
 //
 // Ops never panic on user input. A bad op (shape mismatch, bad axis, wrong
@@ -46,6 +62,11 @@
 // the same error, and its readbacks reject with it. Test with errors.Is
 // against ErrShape, ErrDType, ErrAxis, ErrArgument, ErrDisposed,
 // ErrConcurrentUse or the device's errors (wgpu.ErrOutOfMemory, ...).
+//
+// A nil or zero Tensor (which no op made) given to an op, and every op of
+// a nil or zero Engine, give ErrArgument; so do Err and the readbacks of a
+// nil or zero Tensor, whose other methods answer with zero values. A panic
+// inside an op (from a Tracker, say) never leaves its Engine claimed.
 //
 // # Concurrency
 //

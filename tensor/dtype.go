@@ -2,6 +2,8 @@ package tensor
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -47,13 +49,71 @@ func (d DType) valid() bool { return d <= Uint32 }
 // scalar.
 type Shape []int
 
-// Size is the number of elements: the product of the dimensions.
+// MaxElements is the most elements a tensor may have. The product of a
+// shape's nonzero dimensions may not pass it either, so that every size,
+// stride and offset of every tensor, empty ones included, fits the
+// kernels' 32-bit indices, and a kernel's thread index, which runs up to a
+// workgroup past the element count, never wraps.
+const MaxElements = math.MaxInt32
+
+// MaxRank is the most dimensions a tensor may have. It bounds the metadata
+// a kernel takes (a few words per dimension).
+const MaxRank = 32
+
+// Size is the number of elements: the product of the dimensions, 1 for a
+// scalar. It never wraps: it is -1 if a dimension is negative or the
+// product passes math.MaxInt. A tensor's shape always has a Size of at
+// most MaxElements.
 func (s Shape) Size() int {
+	if slices.ContainsFunc(s, func(d int) bool { return d < 0 }) {
+		return -1
+	}
+	if slices.Contains(s, 0) {
+		return 0
+	}
 	n := 1
 	for _, d := range s {
+		if n > math.MaxInt/d {
+			return -1
+		}
 		n *= d
 	}
 	return n
+}
+
+// check returns an error unless s may be a tensor's shape: at most MaxRank
+// dimensions, none negative, and the product of the nonzero ones at most
+// MaxElements. Every shape a tensor gets passes it first.
+func (s Shape) check() error {
+	if len(s) > MaxRank {
+		return fmt.Errorf("%d dimensions; a tensor has at most %d (MaxRank)", len(s), MaxRank)
+	}
+	n := 1 // the product of the nonzero dimensions so far
+	for i, d := range s {
+		switch {
+		case d < 0:
+			return fmt.Errorf("dimension %d of %v is negative", i, s)
+		case d == 0:
+		case d > MaxElements/n:
+			return fmt.Errorf("%v passes %d elements (MaxElements) along its nonzero dimensions", s, MaxElements)
+		default:
+			n *= d
+		}
+	}
+	return nil
+}
+
+// addDims sums dimensions and counts that are each at least 0, and
+// reports false if the sum passes MaxElements: it never wraps.
+func addDims(vs ...int) (int, bool) {
+	sum := 0
+	for _, v := range vs {
+		if v < 0 || v > MaxElements-sum {
+			return 0, false
+		}
+		sum += v
+	}
+	return sum, true
 }
 
 // Equal reports whether s and o have the same dimensions.

@@ -20,6 +20,10 @@ import (
 // readbacks and the reporting methods (LiveTensors, NumTensors) are safe
 // from any goroutine. The Device under many Engines is shared and safe for
 // concurrent use.
+//
+// Make Engines with New. A nil *Engine, the zero Engine and one made on a
+// nil device compute nothing: their ops return tensors carrying
+// ErrArgument, and their reporting methods report nothing.
 type Engine struct {
 	dev  *wgpu.Device
 	busy atomic.Int32 // 1 while an op runs
@@ -49,14 +53,23 @@ func New(d *wgpu.Device) *Engine {
 	return &Engine{dev: d, live: make(map[*Tensor]struct{}), fuse: os.Getenv("WGT_FUSE") != "0"}
 }
 
-// Device returns the device e computes on.
-func (e *Engine) Device() *wgpu.Device { return e.dev }
+// Device returns the device e computes on (nil for a nil or zero Engine).
+func (e *Engine) Device() *wgpu.Device {
+	if e == nil {
+		return nil
+	}
+	return e.dev
+}
 
 // PushTracker makes tr see every tensor e creates until PopTracker.
-// Trackers nest; only the innermost sees a new tensor.
+// Trackers nest; only the innermost sees a new tensor. On a nil Engine,
+// which creates nothing, the tracker methods do nothing.
 func (e *Engine) PushTracker(tr interface {
 	Track(x interface{ Dispose() })
 }) {
+	if e == nil {
+		return
+	}
 	e.mu.Lock()
 	e.trackers = append(e.trackers, tr)
 	e.mu.Unlock()
@@ -64,6 +77,9 @@ func (e *Engine) PushTracker(tr interface {
 
 // PopTracker removes the tracker pushed last.
 func (e *Engine) PopTracker() {
+	if e == nil {
+		return
+	}
 	e.mu.Lock()
 	if n := len(e.trackers); n > 0 {
 		e.trackers[n-1] = nil
@@ -75,6 +91,9 @@ func (e *Engine) PopTracker() {
 // Retrack hands x to the innermost tracker, if any: a scope that ends
 // passes the tensors it returns to the scope around it.
 func (e *Engine) Retrack(x interface{ Dispose() }) {
+	if e == nil {
+		return
+	}
 	e.mu.Lock()
 	var top Tracker
 	if n := len(e.trackers); n > 0 {
@@ -88,6 +107,9 @@ func (e *Engine) Retrack(x interface{ Dispose() }) {
 
 // NumTensors returns how many tensors are live (created and not disposed).
 func (e *Engine) NumTensors() int {
+	if e == nil {
+		return 0
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return len(e.live)
@@ -105,6 +127,9 @@ type TensorInfo struct {
 
 // LiveTensors lists the live tensors in creation order.
 func (e *Engine) LiveTensors() []TensorInfo {
+	if e == nil {
+		return nil
+	}
 	e.mu.Lock()
 	out := make([]TensorInfo, 0, len(e.live))
 	for t := range e.live {
@@ -149,31 +174,52 @@ func (e *Engine) begin(name string, site uintptr, inputs ...*Tensor) (*op, *Tens
 // beginLazy is begin for ops that leave pending inputs pending: elementwise
 // ops, which fuse with the ops that make their inputs, and views, which
 // only share storage.
+//
+// It checks everything before it claims the engine, so that nothing can
+// panic between the claim and the caller's deferred o.end: a panic later
+// in the op runs that defer, and an Engine is never left claimed.
 func (e *Engine) beginLazy(name string, site uintptr, inputs ...*Tensor) (*op, *Tensor) {
 	o := &op{e: e, name: name, site: site, inputs: inputs}
+	if err := o.check(); err != nil {
+		return nil, e.errTensor(err)
+	}
 	if !e.busy.CompareAndSwap(0, 1) {
 		return nil, e.errTensor(opErr(name, o.shapes(), ErrConcurrentUse, ""))
 	}
-	for i, t := range inputs {
-		var err error
+	return o, nil
+}
+
+// check returns the error the op fails with before it starts: its engine
+// cannot compute, or an input is not a live tensor of its device.
+func (o *op) check() error {
+	if err := o.e.usable(o.name); err != nil {
+		return err
+	}
+	for i, t := range o.inputs {
 		switch {
-		case t == nil:
-			err = opErr(name, nil, ErrArgument, "input %d is nil", i)
+		case !t.made():
+			return opErr(o.name, o.shapes(), ErrArgument, "input %d is a nil or zero Tensor", i)
 		case t.err != nil:
-			err = t.err
-		case t.eng != nil && t.eng.dev != e.dev:
-			err = opErr(name, o.shapes(), ErrArgument, "input %d lives on another device", i)
+			return t.err
+		case t.eng != nil && t.eng.dev != o.e.dev:
+			return opErr(o.name, o.shapes(), ErrArgument, "input %d lives on another device", i)
 		case t.disposed.Load():
-			err = opErr(name, o.shapes(), ErrDisposed, "input %d (tensor %d) was disposed", i, t.id)
-		default:
-			err = t.st.err()
+			return opErr(o.name, o.shapes(), ErrDisposed, "input %d (tensor %d) was disposed", i, t.id)
 		}
-		if err != nil {
-			e.busy.Store(0)
-			return nil, e.errTensor(err)
+		if err := t.st.err(); err != nil {
+			return err
 		}
 	}
-	return o, nil
+	return nil
+}
+
+// usable returns the error of an op on e if e cannot compute: a nil
+// Engine, a zero Engine or one made on a nil device.
+func (e *Engine) usable(op string) error {
+	if e == nil || e.dev == nil {
+		return opErr(op, nil, ErrArgument, "nil or zero Engine: make one with tensor.New on a device")
+	}
+	return nil
 }
 
 // end releases the engine.
@@ -201,6 +247,9 @@ func (o *op) failErr(err error) *Tensor {
 
 // alloc creates an uninitialised tensor of the given shape for this op.
 func (o *op) alloc(shape Shape, dtype DType) (*Tensor, error) {
+	if err := shape.check(); err != nil {
+		return nil, opErr(o.name, o.shapes(), ErrShape, "result: %v", err)
+	}
 	n := uint64(shape.Size()) * 4
 	buf, err := o.e.dev.NewBufferAt(n, wgpu.UsageStorage, o.site)
 	if err != nil {

@@ -70,6 +70,9 @@ type node struct {
 // aside); the switch exists for tests and for measuring what fusion saves.
 // Turning it off dispatches what is pending.
 func (e *Engine) SetFusion(on bool) error {
+	if err := e.usable("set fusion"); err != nil {
+		return err
+	}
 	e.fuseMu.Lock()
 	defer e.fuseMu.Unlock()
 	e.fuse = on
@@ -84,6 +87,9 @@ func (e *Engine) SetFusion(on bool) error {
 // themselves when they need it; Flush is for timing and for handing work to
 // the GPU early. It is safe from any goroutine.
 func (e *Engine) Flush() error {
+	if err := e.usable("flush"); err != nil {
+		return err
+	}
 	e.fuseMu.Lock()
 	err := e.flushGroupLocked()
 	e.fuseMu.Unlock()

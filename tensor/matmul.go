@@ -111,7 +111,7 @@ func (e *Engine) MatMulKernel() string {
 	case "tiled", "register", "vec4":
 		return k
 	}
-	if e.dev.Info().Type == wgpu.AdapterCPU {
+	if e.usable("") == nil && e.dev.Info().Type == wgpu.AdapterCPU {
 		return "vec4"
 	}
 	return "tiled"

@@ -25,8 +25,12 @@ type Memory struct {
 	PendingReadbacks int
 }
 
-// Memory returns e's memory account. It is safe from any goroutine.
+// Memory returns e's memory account. It is safe from any goroutine. A nil
+// or zero Engine has nothing to account for: its Memory is zero.
 func (e *Engine) Memory() Memory {
+	if e.usable("") != nil {
+		return Memory{}
+	}
 	e.mu.Lock()
 	seen := make(map[*storage]bool, len(e.live))
 	m := Memory{Tensors: len(e.live)}
@@ -74,6 +78,9 @@ func BySite(ts []TensorInfo) []SiteSummary {
 // engine's tensors, the pool's figures, and the creation sites holding the
 // most memory.
 func (e *Engine) Summary(w io.Writer) error {
+	if err := e.usable("summary"); err != nil {
+		return err
+	}
 	m := e.Memory()
 	p := m.Pool
 	var b strings.Builder

@@ -9,6 +9,9 @@ import (
 
 // view returns a new tensor of shape sharing x's storage.
 func (o *op) view(x *Tensor, shape Shape) *Tensor {
+	if err := shape.check(); err != nil {
+		return o.fail(ErrShape, "%v", err)
+	}
 	x.st.retain()
 	return o.e.register(&Tensor{shape: shape, dtype: x.dtype, st: x.st, site: o.site})
 }
@@ -28,26 +31,27 @@ func (e *Engine) Reshape(x *Tensor, shape ...int) *Tensor {
 	return o.view(x, s)
 }
 
+// inferShape fills in s's -1 dimension, if any, for size elements, and
+// checks that s holds exactly that many.
 func inferShape(s Shape, size int) (Shape, error) {
-	infer, known := -1, 1
-	for i, d := range s {
-		switch {
-		case d == -1 && infer < 0:
-			infer = i
-		case d < 0:
-			return nil, fmt.Errorf("dimension %d is %d", i, d)
-		default:
-			known *= d
-		}
+	infer := slices.Index(s, -1)
+	if infer >= 0 && slices.Index(s[infer+1:], -1) >= 0 {
+		return nil, fmt.Errorf("more than one dimension is -1")
 	}
 	if infer >= 0 {
+		s[infer] = 1 // the product of the others, for now
+	}
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	if infer >= 0 {
+		known := s.Size()
 		if known == 0 || size%known != 0 {
 			return nil, fmt.Errorf("cannot infer dimension %d for %d elements", infer, size)
 		}
 		s[infer] = size / known
-		known *= s[infer]
 	}
-	if known != size {
+	if s.Size() != size {
 		return nil, fmt.Errorf("%d elements do not fit", size)
 	}
 	return s, nil
@@ -195,10 +199,13 @@ func (o *op) slice(x *Tensor, begin, size []int) *Tensor {
 		if i < len(size) {
 			s = size[i]
 		}
-		if s == -1 && b >= 0 && b <= x.shape[i] {
+		if b < 0 || b > x.shape[i] {
+			return o.fail(ErrShape, "begin %v, size %v out of bounds in dimension %d", begin, size, i)
+		}
+		if s == -1 {
 			s = x.shape[i] - b
 		}
-		if b < 0 || s < 0 || b+s > x.shape[i] {
+		if s < 0 || s > x.shape[i]-b {
 			return o.fail(ErrShape, "begin %v, size %v out of bounds in dimension %d", begin, size, i)
 		}
 		dims[i] = s
@@ -215,6 +222,9 @@ func (e *Engine) BroadcastTo(x *Tensor, shape ...int) *Tensor {
 	}
 	defer o.end()
 	s := Shape(shape).clone()
+	if err := s.check(); err != nil {
+		return o.fail(ErrShape, "to %v", err)
+	}
 	if b, err := broadcast(x.shape, s); err != nil || !b.Equal(s) {
 		return o.fail(ErrShape, "cannot broadcast to %v", s)
 	}
@@ -255,7 +265,10 @@ func (o *op) concat(axis int, ts []*Tensor) *Tensor {
 				return o.fail(ErrShape, "input %d differs in dimension %d", i, d)
 			}
 		}
-		shape[ax] += t.shape[ax]
+		var ok bool
+		if shape[ax], ok = addDims(shape[ax], t.shape[ax]); !ok {
+			return o.fail(ErrShape, "dimension %d of the result passes %d elements (MaxElements)", ax, MaxElements)
+		}
 	}
 	out, err := o.alloc(shape, first.dtype)
 	if err != nil {
@@ -297,8 +310,13 @@ func (e *Engine) Stack(axis int, ts ...*Tensor) *Tensor {
 	return o.concat(ax, views)
 }
 
+// maxEmptyPieces is the most pieces Split cuts a tensor into when it has
+// fewer elements than that.
+const maxEmptyPieces = 1 << 16
+
 // Split cuts x along axis into pieces of the given sizes, which must add
-// up to the dimension. With one size n, x is cut into equal pieces of n.
+// up to the dimension. With one size n, x is cut into equal pieces of n:
+// at most x.Size() pieces, or 65536 for smaller (even empty) tensors.
 func (e *Engine) Split(x *Tensor, axis int, sizes ...int) []*Tensor {
 	o, bad := e.begin("split", callerPC(), x)
 	if bad != nil {
@@ -312,12 +330,19 @@ func (e *Engine) Split(x *Tensor, axis int, sizes ...int) []*Tensor {
 	dim := x.shape[ax]
 	if len(sizes) == 1 && sizes[0] > 0 && dim%sizes[0] == 0 && sizes[0] != dim {
 		n := dim / sizes[0]
+		// Bound the work by the output, not by a dimension of an empty x.
+		if most := max(x.Size(), maxEmptyPieces); n > most {
+			return []*Tensor{o.fail(ErrArgument, "%d pieces of %d; at most %d", n, sizes[0], most)}
+		}
 		sizes = slices.Repeat([]int{sizes[0]}, n)
 	}
 	total := 0
 	for _, s := range sizes {
 		if s < 0 {
 			return []*Tensor{o.fail(ErrArgument, "sizes %v", sizes)}
+		}
+		if s > dim-total {
+			return []*Tensor{o.fail(ErrShape, "sizes %v do not add up to dimension %d (%d)", sizes, ax, dim)}
 		}
 		total += s
 	}
@@ -376,8 +401,8 @@ func (e *Engine) Gather(x, indices *Tensor, axis int) *Tensor {
 	return out
 }
 
-// Pad surrounds x with value: pads[i] is the count before and after
-// dimension i.
+// Pad surrounds x with value (converted as Fill converts): pads[i] is the
+// count before and after dimension i.
 func (e *Engine) Pad(x *Tensor, pads [][2]int, value float64) *Tensor {
 	o, bad := e.begin("pad", callerPC(), x)
 	if bad != nil {
@@ -393,7 +418,13 @@ func (e *Engine) Pad(x *Tensor, pads [][2]int, value float64) *Tensor {
 		if p[0] < 0 || p[1] < 0 {
 			return o.fail(ErrArgument, "negative padding %v", p)
 		}
-		shape[i] += p[0] + p[1]
+		var ok bool
+		if shape[i], ok = addDims(shape[i], p[0], p[1]); !ok {
+			return o.fail(ErrShape, "padding %v passes %d elements (MaxElements) in dimension %d", p, MaxElements, i)
+		}
+	}
+	if err := shape.check(); err != nil {
+		return o.fail(ErrShape, "%v", err)
 	}
 	strides := shape.strides()
 	for i, p := range pads {

@@ -32,11 +32,24 @@ type Tensor struct {
 }
 
 // Keep marks t to survive every tidy scope it is created in, as tf.keep
-// does; it is disposed only by Dispose.
-func (t *Tensor) Keep() { t.kept.Store(true) }
+// does; it is disposed only by Dispose. On a nil Tensor it does nothing.
+func (t *Tensor) Keep() {
+	if t != nil {
+		t.kept.Store(true)
+	}
+}
 
 // Kept reports whether Keep was called.
-func (t *Tensor) Kept() bool { return t.kept.Load() }
+func (t *Tensor) Kept() bool { return t != nil && t.kept.Load() }
+
+// made reports whether an Engine made t: t is neither nil nor the zero
+// Tensor. Every tensor an op returns has storage or carries an error.
+func (t *Tensor) made() bool { return t != nil && (t.st != nil || t.err != nil) }
+
+// notMade is the error a nil or zero Tensor gives for op.
+func notMade(op string) error {
+	return opErr(op, nil, ErrArgument, "nil or zero Tensor: tensors come from an Engine's ops")
+}
 
 // storage is a buffer shared by the tensors that view it.
 type storage struct {
@@ -83,33 +96,78 @@ func (s *storage) err() error {
 	return nil
 }
 
-// ID is unique among the tensors of the process.
-func (t *Tensor) ID() uint64 { return t.id }
+// ID is unique among the tensors of the process (0 for a nil or zero
+// Tensor).
+//
+// ID, Shape, Rank, Size, DType, Engine and Site answer for a nil or zero
+// Tensor too, with zero values (the zero Tensor has the scalar shape).
+func (t *Tensor) ID() uint64 {
+	if t == nil {
+		return 0
+	}
+	return t.id
+}
 
 // Shape returns a copy of t's dimensions.
-func (t *Tensor) Shape() Shape { return t.shape.clone() }
+func (t *Tensor) Shape() Shape {
+	if t == nil {
+		return nil
+	}
+	return t.shape.clone()
+}
 
 // Rank is the number of dimensions.
-func (t *Tensor) Rank() int { return len(t.shape) }
+func (t *Tensor) Rank() int {
+	if t == nil {
+		return 0
+	}
+	return len(t.shape)
+}
 
 // Size is the number of elements.
-func (t *Tensor) Size() int { return t.shape.Size() }
+func (t *Tensor) Size() int {
+	if t == nil {
+		return 0
+	}
+	return t.shape.Size()
+}
 
 // DType is t's element type.
-func (t *Tensor) DType() DType { return t.dtype }
+func (t *Tensor) DType() DType {
+	if t == nil {
+		return Float32
+	}
+	return t.dtype
+}
 
-// Err is the error of the op that made t, or nil.
-func (t *Tensor) Err() error { return t.err }
+// Err is the error of the op that made t, or nil. A nil or zero Tensor,
+// which no op made, reports ErrArgument.
+func (t *Tensor) Err() error {
+	if !t.made() {
+		return notMade("err")
+	}
+	return t.err
+}
 
 // Engine returns the engine that made t.
-func (t *Tensor) Engine() *Engine { return t.eng }
+func (t *Tensor) Engine() *Engine {
+	if t == nil {
+		return nil
+	}
+	return t.eng
+}
 
-// IsDisposed reports whether t was disposed (tensors carrying an error
-// count as disposed: they hold nothing).
-func (t *Tensor) IsDisposed() bool { return t.disposed.Load() }
+// IsDisposed reports whether t was disposed (tensors carrying an error,
+// and nil or zero Tensors, count as disposed: they hold nothing).
+func (t *Tensor) IsDisposed() bool { return !t.made() || t.disposed.Load() }
 
 // Site is the file:line of the call that created t.
-func (t *Tensor) Site() string { return wgpu.Site(t.site) }
+func (t *Tensor) Site() string {
+	if t == nil {
+		return ""
+	}
+	return wgpu.Site(t.site)
+}
 
 func (t *Tensor) bytes() uint64 { return uint64(t.shape.Size()) * 4 }
 
@@ -121,11 +179,12 @@ func (t *Tensor) buf() *wgpu.Buffer {
 }
 
 // Dispose frees t. Its storage returns to the device's pool once no other
-// tensor shares it. Disposing twice is harmless. A readback of t started
+// tensor shares it. Disposing twice is harmless, as is disposing a nil or
+// zero Tensor. A readback of t started
 // before Dispose still resolves with t's values.
 func (t *Tensor) Dispose() {
-	if t == nil || t.disposed.Swap(true) {
-		return
+	if t == nil || t.st == nil || t.disposed.Swap(true) {
+		return // nil, zero, carrying an error, or disposed already
 	}
 	t.eng.mu.Lock()
 	delete(t.eng.live, t)
@@ -134,6 +193,9 @@ func (t *Tensor) Dispose() {
 }
 
 func (t *Tensor) String() string {
+	if !t.made() {
+		return "Tensor(nil or zero)"
+	}
 	if t.err != nil {
 		return fmt.Sprintf("Tensor(%d, error: %v)", t.id, t.err)
 	}
@@ -153,6 +215,8 @@ func (t *Tensor) Data() *wgpu.Promise[[]byte] {
 // returns the error a readback of t rejects with, or nil.
 func (t *Tensor) readable() error {
 	switch {
+	case !t.made():
+		return notMade("read")
 	case t.err != nil:
 		return t.err
 	case t.disposed.Load():

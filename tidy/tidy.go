@@ -33,9 +33,14 @@
 package tidy
 
 import (
+	"errors"
 	"reflect"
 	"sync"
 )
+
+// ErrNil is the error of Run or Do called with a nil Scoper or a nil
+// function.
+var ErrNil = errors.New("tidy: nil Scoper or function")
 
 // Disposable is anything that holds memory until disposed.
 type Disposable interface{ Dispose() }
@@ -64,19 +69,28 @@ func (s *scope) Track(x interface{ Dispose() }) {
 }
 
 // Run calls fn in a new scope on s and disposes everything created in it,
-// except fn's result (a Disposable, or slices, arrays, maps, pointers and
-// structs with exported fields holding them) and what was kept. The result
-// moves to the scope around this one, if any. See the package doc for
-// errors and panics.
+// except fn's result and what was kept. The result may be a Disposable, or
+// slices, arrays, maps, pointers, interfaces and structs with exported
+// fields holding them, nested to any depth and with cycles; what a
+// Disposable in it holds the same way is kept too. The result moves to the
+// scope around this one, if any. See the package doc for errors and
+// panics. A nil s or fn gives ErrNil.
 func Run[T any](s Scoper, fn func() (T, error)) (result T, err error) {
+	if s == nil || fn == nil {
+		return result, ErrNil
+	}
 	sc := &scope{}
 	s.PushTracker(sc)
 	defer func() {
 		r := recover()
 		s.PopTracker()
-		keep := make(map[interface{ Dispose() }]bool)
+		keep := make(map[Disposable]bool)
 		if r == nil {
-			walk(reflect.ValueOf(&result).Elem(), func(d Disposable) { keep[d] = true })
+			walk(reflect.ValueOf(&result).Elem(), true, func(d Disposable) {
+				if hashable(d) {
+					keep[d] = true
+				}
+			})
 		}
 		sc.mu.Lock()
 		items := sc.items
@@ -84,7 +98,7 @@ func Run[T any](s Scoper, fn func() (T, error)) (result T, err error) {
 		sc.mu.Unlock()
 		for _, x := range items {
 			switch {
-			case keep[x]:
+			case hashable(x) && keep[x]:
 				s.Retrack(x)
 			case isKept(x):
 			default:
@@ -100,6 +114,9 @@ func Run[T any](s Scoper, fn func() (T, error)) (result T, err error) {
 
 // Do is Run for a function with no result.
 func Do(s Scoper, fn func() error) error {
+	if fn == nil {
+		return ErrNil
+	}
 	_, err := Run(s, func() (struct{}, error) { return struct{}{}, fn() })
 	return err
 }
@@ -109,10 +126,15 @@ func isKept(x any) bool {
 	return ok && k.Kept()
 }
 
-// Keep marks every Disposable in x (walked as Run walks results) to
-// survive all scopes, if it supports keeping (a Keep method), and returns x.
+// hashable reports whether x can be a map key (a Disposable of a slice
+// type, say, cannot).
+func hashable(x any) bool { return reflect.ValueOf(x).Comparable() }
+
+// Keep marks every Disposable in x (walked as Run walks results, into
+// Disposables too) to survive all scopes, if it supports keeping (a Keep
+// method), and returns x.
 func Keep[T any](x T) T {
-	walk(reflect.ValueOf(&x).Elem(), func(d Disposable) {
+	walk(reflect.ValueOf(&x).Elem(), true, func(d Disposable) {
 		if k, ok := d.(interface{ Keep() }); ok {
 			k.Keep()
 		}
@@ -121,57 +143,128 @@ func Keep[T any](x T) T {
 }
 
 // Dispose disposes every Disposable in x: a Disposable, or slices, arrays,
-// maps, pointers and structs with exported fields holding them, nested.
+// maps, pointers, interfaces and structs with exported fields holding
+// them, nested, with cycles. A Disposable is trusted to dispose what it
+// holds: Dispose does not look inside it.
 func Dispose(x any) {
-	walk(reflect.ValueOf(&x).Elem(), func(d Disposable) { d.Dispose() })
+	walk(reflect.ValueOf(&x).Elem(), false, func(d Disposable) { d.Dispose() })
 }
 
 var disposableType = reflect.TypeFor[Disposable]()
 
-// walk calls f on each non-nil Disposable reachable from v.
-func walk(v reflect.Value, f func(Disposable)) {
-	seen := make(map[uintptr]bool)
-	var visit func(v reflect.Value)
-	visit = func(v reflect.Value) {
-		if !v.IsValid() {
-			return
+// walk calls f once on each non-nil Disposable reachable from root through
+// pointers, interfaces, slices, arrays, maps and exported struct fields,
+// and goes on inside each Disposable if into is set. It visits every
+// pointer, map and slice once, so cycles end, and keeps its work list on
+// the heap, so deep structures do not overflow the stack. Values of types
+// that cannot hold a Disposable (a []float32, say) are skipped whole.
+func walk(root reflect.Value, into bool, f func(Disposable)) {
+	type visit struct {
+		t   reflect.Type
+		ptr uintptr
+		len int
+	}
+	seen := make(map[visit]bool)
+	todo := []reflect.Value{root}
+	for len(todo) > 0 {
+		v := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if !v.IsValid() || !mayHold(v.Type()) {
+			continue
 		}
 		switch v.Kind() {
-		case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Slice:
+		case reflect.Pointer, reflect.Map, reflect.Slice:
 			if v.IsNil() {
-				return
+				continue
+			}
+			k := visit{t: v.Type(), ptr: v.Pointer()}
+			if v.Kind() == reflect.Slice {
+				k.len = v.Len()
+			}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+		case reflect.Interface:
+			if v.IsNil() {
+				continue
 			}
 		}
-		if v.Type().Implements(disposableType) && v.CanInterface() {
-			if v.Kind() == reflect.Pointer {
-				if seen[v.Pointer()] {
-					return
-				}
-				seen[v.Pointer()] = true
-			}
+		if v.Kind() != reflect.Interface && v.Type().Implements(disposableType) && v.CanInterface() {
 			f(v.Interface().(Disposable))
-			return
+			if !into {
+				continue
+			}
 		}
-		switch v.Kind() {
-		case reflect.Pointer, reflect.Interface:
-			visit(v.Elem())
-		case reflect.Slice, reflect.Array:
-			for i := range v.Len() {
-				visit(v.Index(i))
-			}
-		case reflect.Map:
-			it := v.MapRange()
-			for it.Next() {
-				visit(it.Key())
-				visit(it.Value())
-			}
-		case reflect.Struct:
-			for i := range v.NumField() {
-				if v.Type().Field(i).IsExported() {
-					visit(v.Field(i))
-				}
+		todo = appendChildren(todo, v)
+	}
+}
+
+// appendChildren appends to todo what walk visits inside v, last first, so
+// that walk visits them in order.
+func appendChildren(todo []reflect.Value, v reflect.Value) []reflect.Value {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		todo = append(todo, v.Elem())
+	case reflect.Slice, reflect.Array:
+		for i := v.Len() - 1; i >= 0; i-- {
+			todo = append(todo, v.Index(i))
+		}
+	case reflect.Map:
+		var kv []reflect.Value
+		for it := v.MapRange(); it.Next(); {
+			kv = append(kv, it.Key(), it.Value())
+		}
+		for i := len(kv) - 1; i >= 0; i-- {
+			todo = append(todo, kv[i])
+		}
+	case reflect.Struct:
+		for i := v.NumField() - 1; i >= 0; i-- {
+			if v.Type().Field(i).IsExported() {
+				todo = append(todo, v.Field(i))
 			}
 		}
 	}
-	visit(v)
+	return todo
+}
+
+// holdsCache remembers mayHold's answers by type.
+var holdsCache sync.Map // reflect.Type → bool
+
+// mayHold reports whether a value of type t can reach a Disposable along
+// the paths walk follows.
+func mayHold(t reflect.Type) bool {
+	if h, ok := holdsCache.Load(t); ok {
+		return h.(bool)
+	}
+	h := holds(t, make(map[reflect.Type]bool))
+	holdsCache.Store(t, h)
+	return h
+}
+
+// holds is mayHold without the cache. The types in visiting are being
+// looked at already: reaching one again adds nothing, so it counts as
+// holding none (only the outermost answer is right, and only it is
+// cached).
+func holds(t reflect.Type, visiting map[reflect.Type]bool) bool {
+	if t.Kind() == reflect.Interface || t.Implements(disposableType) {
+		return true
+	}
+	if visiting[t] {
+		return false
+	}
+	visiting[t] = true
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return holds(t.Elem(), visiting)
+	case reflect.Map:
+		return holds(t.Key(), visiting) || holds(t.Elem(), visiting)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if f := t.Field(i); f.IsExported() && holds(f.Type, visiting) {
+				return true
+			}
+		}
+	}
+	return false
 }
