@@ -31,6 +31,24 @@ type Engine struct {
 	fuseMu sync.Mutex // protects the fields below; taken before mu and the device's locks
 	fuse   bool       // fuse elementwise ops (fusion.go)
 	group  *group     // the elementwise ops recorded and not yet dispatched
+
+	hooks testHooks
+}
+
+// testHooks run at fixed points of an op or a readback, so that tests can
+// build a race as an explicit sequence instead of hoping goroutines
+// overlap. export_test.go sets them before the engine is used; they are nil
+// otherwise.
+type testHooks struct {
+	claimed func() // an op has claimed the engine
+	checked func() // an op or a readback has checked its inputs
+}
+
+// runHook calls h if it is set.
+func runHook(h func()) {
+	if h != nil {
+		h()
+	}
 }
 
 // Tracker is told about every tensor an engine creates while it is the
@@ -154,6 +172,7 @@ func (e *Engine) beginLazy(name string, site uintptr, inputs ...*Tensor) (*op, *
 	if !e.busy.CompareAndSwap(0, 1) {
 		return nil, e.errTensor(opErr(name, o.shapes(), ErrConcurrentUse, ""))
 	}
+	runHook(e.hooks.claimed)
 	for i, t := range inputs {
 		var err error
 		switch {
@@ -173,6 +192,7 @@ func (e *Engine) beginLazy(name string, site uintptr, inputs ...*Tensor) (*op, *
 			return nil, e.errTensor(err)
 		}
 	}
+	runHook(e.hooks.checked)
 	return o, nil
 }
 

@@ -158,6 +158,7 @@ func (t *Tensor) readable() error {
 	case t.disposed.Load():
 		return opErr("read", []Shape{t.shape}, ErrDisposed, "tensor %d", t.id)
 	}
+	runHook(t.eng.hooks.checked)
 	t.st.materialize()
 	return t.st.err()
 }
