@@ -149,19 +149,33 @@ type op struct {
 	name   string
 	site   uintptr
 	inputs []*Tensor
+	held   []*storage // the inputs' storage, referenced until end
+	made   []tracked  // the tensors it made, for the tracker that was innermost
+}
+
+// tracked is a tensor an op made and the tracker to tell about it.
+type tracked struct {
+	tr Tracker
+	t  *Tensor
 }
 
 // begin starts an op that reads its inputs' buffers: it claims the engine,
-// dispatches the fused ops still pending that write the inputs, and checks
-// the inputs. A non-nil result is the tensor to return at once (carrying an
-// error).
+// checks the inputs and holds their storage (beginLazy), then dispatches
+// the fused ops still pending that write them. A non-nil result is the
+// tensor to return at once (carrying an error).
 func (e *Engine) begin(name string, site uintptr, inputs ...*Tensor) (*op, *Tensor) {
+	o, bad := e.beginLazy(name, site, inputs...)
+	if bad != nil {
+		return nil, bad
+	}
 	for _, t := range inputs {
-		if t != nil && t.st != nil {
-			t.st.materialize()
+		t.st.materialize()
+		if err := t.st.err(); err != nil {
+			o.end()
+			return nil, e.errTensor(err)
 		}
 	}
-	return e.beginLazy(name, site, inputs...)
+	return o, nil
 }
 
 // beginLazy is begin for ops that leave pending inputs pending: elementwise
@@ -173,31 +187,53 @@ func (e *Engine) beginLazy(name string, site uintptr, inputs ...*Tensor) (*op, *
 		return nil, e.errTensor(opErr(name, o.shapes(), ErrConcurrentUse, ""))
 	}
 	runHook(e.hooks.claimed)
-	for i, t := range inputs {
-		var err error
-		switch {
-		case t == nil:
-			err = opErr(name, nil, ErrArgument, "input %d is nil", i)
-		case t.err != nil:
-			err = t.err
-		case t.eng != nil && t.eng.dev != e.dev:
-			err = opErr(name, o.shapes(), ErrArgument, "input %d lives on another device", i)
-		case t.disposed.Load():
-			err = opErr(name, o.shapes(), ErrDisposed, "input %d (tensor %d) was disposed", i, t.id)
-		default:
-			err = t.st.err()
-		}
-		if err != nil {
-			e.busy.Store(0)
-			return nil, e.errTensor(err)
-		}
+	if err := o.holdInputs(); err != nil {
+		o.end()
+		return nil, e.errTensor(err)
 	}
 	runHook(e.hooks.checked)
 	return o, nil
 }
 
-// end releases the engine.
-func (o *op) end() { o.e.busy.Store(0) }
+// holdInputs checks o's inputs and takes a reference on each one's
+// storage, which end gives back. An input disposed meanwhile, by any
+// goroutine, so keeps its buffer until the op has recorded the work that
+// reads it: the op reads its values, never those of a tensor that got the
+// buffer from the pool since.
+func (o *op) holdInputs() error {
+	o.held = make([]*storage, 0, len(o.inputs))
+	for i, t := range o.inputs {
+		switch {
+		case t == nil:
+			return opErr(o.name, nil, ErrArgument, "input %d is nil", i)
+		case t.err != nil:
+			return t.err
+		case t.eng != nil && t.eng.dev != o.e.dev:
+			return opErr(o.name, o.shapes(), ErrArgument, "input %d lives on another device", i)
+		case !t.hold():
+			return opErr(o.name, o.shapes(), ErrDisposed, "input %d (tensor %d) was disposed", i, t.id)
+		}
+		o.held = append(o.held, t.st)
+		if err := t.st.err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// end releases the engine and the inputs' storage, then tells the trackers
+// about the tensors the op made: no tracker runs while the engine is held.
+func (o *op) end() {
+	o.e.busy.Store(0)
+	for _, st := range o.held {
+		st.release()
+	}
+	for _, m := range o.made {
+		if !m.t.IsDisposed() {
+			m.tr.Track(m.t)
+		}
+	}
+}
 
 func (o *op) shapes() []Shape {
 	s := make([]Shape, 0, len(o.inputs))
@@ -228,23 +264,21 @@ func (o *op) alloc(shape Shape, dtype DType) (*Tensor, error) {
 	}
 	st := &storage{buf: buf}
 	st.refs.Store(1)
-	return o.e.register(&Tensor{shape: shape, dtype: dtype, st: st, site: o.site}), nil
+	return o.register(&Tensor{shape: shape, dtype: dtype, st: st, site: o.site}), nil
 }
 
-// register gives t its id and engine and makes it live.
-func (e *Engine) register(t *Tensor) *Tensor {
+// register gives t its id and engine and makes it live. The innermost
+// tracker hears of it when the op ends.
+func (o *op) register(t *Tensor) *Tensor {
+	e := o.e
 	t.eng = e
 	t.id = nextID.Add(1)
 	e.mu.Lock()
 	e.live[t] = struct{}{}
-	var top Tracker
 	if n := len(e.trackers); n > 0 {
-		top = e.trackers[n-1]
+		o.made = append(o.made, tracked{e.trackers[n-1], t})
 	}
 	e.mu.Unlock()
-	if top != nil {
-		top.Track(t)
-	}
 	return t
 }
 

@@ -10,7 +10,7 @@ import (
 // view returns a new tensor of shape sharing x's storage.
 func (o *op) view(x *Tensor, shape Shape) *Tensor {
 	x.st.retain()
-	return o.e.register(&Tensor{shape: shape, dtype: x.dtype, st: x.st, site: o.site})
+	return o.register(&Tensor{shape: shape, dtype: x.dtype, st: x.st, site: o.site})
 }
 
 // Reshape returns x with a new shape of the same size, sharing x's
