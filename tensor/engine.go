@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/wgtensor/wgtensor/internal/goroutine"
 	"github.com/wgtensor/wgtensor/shaders"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
@@ -16,13 +17,21 @@ import (
 //
 // An Engine is used by one goroutine at a time, like a *sql.Tx. Two
 // goroutines calling ops on one Engine at once is detected: the op that
-// loses returns a tensor carrying ErrConcurrentUse. Dispose, Err, Shape,
-// readbacks and the reporting methods (LiveTensors, NumTensors) are safe
-// from any goroutine. The Device under many Engines is shared and safe for
-// concurrent use.
+// loses returns a tensor carrying ErrConcurrentUse. While a tracker (a
+// tidy scope) is pushed, the Engine belongs to the goroutine that pushed it,
+// until that goroutine pops the last one: ops from any other goroutine fail
+// with ErrConcurrentUse even while the owner waits between ops, so nothing
+// lands in a scope but what its own goroutine creates. Dispose, Err, Shape,
+// readbacks, Flush and the reporting methods (LiveTensors, NumTensors,
+// Memory) are safe from any goroutine. The Device under many Engines is
+// shared and safe for concurrent use.
 type Engine struct {
 	dev  *wgpu.Device
-	busy atomic.Int32 // 1 while an op runs
+	busy atomic.Int32 // 1 while an op runs or a tracker is pushed
+	// owner is the goroutine (goroutine.Current) whose trackers are pushed,
+	// 0 when there are none. It changes under mu, with trackers; ops read it
+	// without the lock.
+	owner atomic.Uintptr
 
 	mu       sync.Mutex // protects the fields below
 	live     map[*Tensor]struct{}
@@ -71,37 +80,86 @@ func New(d *wgpu.Device) *Engine {
 func (e *Engine) Device() *wgpu.Device { return e.dev }
 
 // PushTracker makes tr see every tensor e creates until PopTracker.
-// Trackers nest; only the innermost sees a new tensor.
+// Trackers nest; only the innermost sees a new tensor. The calling goroutine
+// owns e until it pops its last tracker: meanwhile ops and PushTracker from
+// any other goroutine fail with ErrConcurrentUse. PushTracker fails so too,
+// pushing nothing, while another goroutine's op runs on e or another
+// goroutine owns e.
 func (e *Engine) PushTracker(tr interface {
 	Track(x interface{ Dispose() })
-}) {
+}) error {
+	if why := e.claim(); why != "" {
+		return opErr("push tracker", nil, ErrConcurrentUse, "%s", why)
+	}
 	e.mu.Lock()
 	e.trackers = append(e.trackers, tr)
+	e.owner.Store(goroutine.Current())
 	e.mu.Unlock()
+	e.busy.Store(0)
+	return nil
 }
 
-// PopTracker removes the tracker pushed last.
+// PopTracker removes the tracker pushed last, if the calling goroutine owns
+// e (pushed it); from any other goroutine it does nothing. Popping the last
+// tracker frees e for any goroutine.
 func (e *Engine) PopTracker() {
 	e.mu.Lock()
-	if n := len(e.trackers); n > 0 {
-		e.trackers[n-1] = nil
-		e.trackers = e.trackers[:n-1]
+	defer e.mu.Unlock()
+	if !e.ownedByCaller() {
+		return
 	}
-	e.mu.Unlock()
+	n := len(e.trackers)
+	e.trackers[n-1] = nil
+	e.trackers = e.trackers[:n-1]
+	if n == 1 {
+		e.owner.Store(0)
+	}
 }
 
-// Retrack hands x to the innermost tracker, if any: a scope that ends
-// passes the tensors it returns to the scope around it.
+// Retrack hands x to the innermost tracker, if the calling goroutine owns
+// e: a scope that ends passes the tensors it returns to the scope around
+// it, and never to a scope another goroutine opened since.
 func (e *Engine) Retrack(x interface{ Dispose() }) {
 	e.mu.Lock()
 	var top Tracker
-	if n := len(e.trackers); n > 0 {
-		top = e.trackers[n-1]
+	if e.ownedByCaller() {
+		top = e.trackers[len(e.trackers)-1]
 	}
 	e.mu.Unlock()
 	if top != nil {
 		top.Track(x)
 	}
+}
+
+// ownedByCaller reports whether the calling goroutine owns e (has trackers
+// pushed).
+func (e *Engine) ownedByCaller() bool {
+	o := e.owner.Load()
+	return o != 0 && o == goroutine.Current()
+}
+
+// ownedByAnother reports whether a goroutine other than the caller owns e.
+func (e *Engine) ownedByAnother() bool {
+	o := e.owner.Load()
+	return o != 0 && o != goroutine.Current()
+}
+
+// claim takes e for an op (or a push) of the calling goroutine, or returns
+// why it cannot. The owner is checked again once e is held, since a push
+// may have ended in between; a push sets the owner while it holds e.
+func (e *Engine) claim() (whyNot string) {
+	const owned = "another goroutine's tidy scope is open on the engine"
+	if e.ownedByAnother() {
+		return owned
+	}
+	if !e.busy.CompareAndSwap(0, 1) {
+		return "another goroutine's op is running on the engine"
+	}
+	if e.ownedByAnother() {
+		e.busy.Store(0)
+		return owned
+	}
+	return ""
 }
 
 // NumTensors returns how many tensors are live (created and not disposed).
@@ -183,8 +241,8 @@ func (e *Engine) begin(name string, site uintptr, inputs ...*Tensor) (*op, *Tens
 // only share storage.
 func (e *Engine) beginLazy(name string, site uintptr, inputs ...*Tensor) (*op, *Tensor) {
 	o := &op{e: e, name: name, site: site, inputs: inputs}
-	if !e.busy.CompareAndSwap(0, 1) {
-		return nil, e.errTensor(opErr(name, o.shapes(), ErrConcurrentUse, ""))
+	if why := e.claim(); why != "" {
+		return nil, e.errTensor(opErr(name, o.shapes(), ErrConcurrentUse, "%s", why))
 	}
 	runHook(e.hooks.claimed)
 	if err := o.holdInputs(); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wgtensor/wgtensor/internal/testgpu"
 	"github.com/wgtensor/wgtensor/tensor"
+	"github.com/wgtensor/wgtensor/tidy"
 )
 
 // holdFirstClaim makes the next op on e stop once it has claimed e: it
@@ -62,4 +63,73 @@ func TestConcurrentMisuseIsDetected(t *testing.T) {
 	assert.Equal(t, float32(3*15), f32s(t, z)[15])
 	y.Dispose()
 	z.Dispose()
+}
+
+// A tidy scope cannot open while another goroutine's op holds the engine:
+// that op's result would land in the scope and be disposed by it.
+func TestAScopeCannotOpenOverAnotherGoroutinesOp(t *testing.T) {
+	e := testgpu.Engine(t)
+	x := e.Ones(tensor.Float32, 4)
+	defer x.Dispose()
+	held, resume := holdFirstClaim(e)
+	defer resume()
+	theirs := make(chan *tensor.Tensor)
+	go func() { theirs <- e.Neg(x) }()
+	<-held
+
+	ran := false
+	_, err := tidy.Run(e, func() (int, error) { ran = true; return 0, nil })
+	require.ErrorIs(t, err, tensor.ErrConcurrentUse)
+	assert.False(t, ran, "the scope's function does not run")
+
+	resume()
+	y := <-theirs
+	require.NoError(t, y.Err())
+	assert.False(t, y.IsDisposed(), "the other goroutine's result is its own")
+	y.Dispose()
+	_, err = tidy.Run(e, func() (int, error) { return 0, nil })
+	assert.NoError(t, err, "once that op ended, a scope opens")
+}
+
+// Only the goroutine that pushed a tracker pops it.
+func TestOnlyTheScopesGoroutinePopsIt(t *testing.T) {
+	e := testgpu.Engine(t)
+	sc := &collect{}
+	require.NoError(t, e.PushTracker(sc))
+	popped := make(chan struct{})
+	go func() {
+		e.PopTracker()
+		close(popped)
+	}()
+	<-popped
+	x := e.Ones(tensor.Float32, 4)
+	e.PopTracker()
+	assert.Len(t, sc.xs, 1, "the scope still sees what its goroutine creates")
+	x.Dispose()
+}
+
+// Retrack, which a scope that ends uses to hand its results to the scope
+// around it, never hands them to a scope another goroutine opened since.
+func TestRetrackNeverReachesAnotherGoroutinesScope(t *testing.T) {
+	e := testgpu.Engine(t)
+	mine := &collect{}
+	require.NoError(t, e.PushTracker(mine))
+	x := e.Ones(tensor.Float32, 4)
+	e.PopTracker()
+
+	theirs := &collect{}
+	opened, leave, left := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() {
+		assert.NoError(t, e.PushTracker(theirs))
+		close(opened)
+		<-leave
+		e.PopTracker()
+		close(left)
+	}()
+	<-opened
+	e.Retrack(x)
+	close(leave)
+	<-left
+	assert.Empty(t, theirs.xs, "x was not created in the other goroutine's scope")
+	x.Dispose()
 }
