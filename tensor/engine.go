@@ -333,7 +333,7 @@ func (o *op) register(t *Tensor) *Tensor {
 	t.id = nextID.Add(1)
 	e.mu.Lock()
 	e.live[t] = struct{}{}
-	if n := len(e.trackers); n > 0 {
+	if n := len(e.trackers); n > 0 && e.trackers[n-1] != nil {
 		o.made = append(o.made, tracked{e.trackers[n-1], t})
 	}
 	e.mu.Unlock()

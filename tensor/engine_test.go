@@ -133,3 +133,16 @@ func TestRetrackNeverReachesAnotherGoroutinesScope(t *testing.T) {
 	assert.Empty(t, theirs.xs, "x was not created in the other goroutine's scope")
 	x.Dispose()
 }
+
+// A nil tracker sees nothing, and its goroutine still owns the engine.
+func TestANilTrackerIsHarmless(t *testing.T) {
+	e := testgpu.Engine(t)
+	require.NoError(t, e.PushTracker(nil))
+	var x *tensor.Tensor
+	assert.NotPanics(t, func() { x = e.Ones(tensor.Float32, 4) })
+	e.PopTracker()
+	if assert.NotNil(t, x) {
+		assert.NoError(t, x.Err())
+		x.Dispose()
+	}
+}
