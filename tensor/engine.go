@@ -27,7 +27,7 @@ import (
 // shared and safe for concurrent use.
 type Engine struct {
 	dev  *wgpu.Device
-	busy atomic.Int32 // 1 while an op runs or a tracker is pushed
+	busy atomic.Int32 // 1 while an op runs or PushTracker sets the owner
 	// owner is the goroutine (goroutine.Current) whose trackers are pushed,
 	// 0 when there are none. It changes under mu, with trackers; ops read it
 	// without the lock.
@@ -84,7 +84,8 @@ func (e *Engine) Device() *wgpu.Device { return e.dev }
 // owns e until it pops its last tracker: meanwhile ops and PushTracker from
 // any other goroutine fail with ErrConcurrentUse. PushTracker fails so too,
 // pushing nothing, while another goroutine's op runs on e or another
-// goroutine owns e.
+// goroutine owns e. Each successful push must be matched by a PopTracker on
+// the same goroutine (tidy.Run does both).
 func (e *Engine) PushTracker(tr interface {
 	Track(x interface{ Dispose() })
 }) error {
