@@ -1,6 +1,7 @@
 package tensor_test
 
 import (
+	"errors"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -123,4 +124,67 @@ func TestDisposeDuringAReadKeepsTheValues(t *testing.T) {
 			})
 		}
 	}
+}
+
+// Whatever the interleaving, a reader on one goroutine of tensors that
+// another goroutine disposes at once, and replaces with other data, sees
+// their values or ErrDisposed. (The test above builds each interleaving;
+// this one lets the scheduler pick, and asserts only what holds for all.)
+func TestDisposeRacingReadersOnAnotherGoroutine(t *testing.T) {
+	d := testgpu.Open(t)
+	maker, reader := testgpu.EngineOn(t, d), testgpu.EngineOn(t, d)
+	vals := iota32(256)
+	twice, quad := make([]float32, len(vals)), make([]float32, len(vals))
+	for i, v := range vals {
+		twice[i], quad[i] = 2*v, 4*v
+	}
+	check := func(what string, v []float32, err error, want ...[]float32) {
+		switch {
+		case err != nil:
+			if !errors.Is(err, tensor.ErrDisposed) {
+				t.Errorf("%s: %v", what, err)
+			}
+		case !slices.ContainsFunc(want, func(w []float32) bool { return slices.Equal(v, w) }):
+			t.Errorf("%s: read %v..., another tensor's values", what, v[:4])
+		}
+	}
+	xs := make(chan *tensor.Tensor)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for x := range xs {
+			var y *tensor.Tensor
+			switch x.ID() % 3 {
+			case 0:
+				v, err := x.Float32s(ctxT(t))
+				check("read", v, err, vals, twice)
+				continue
+			case 1:
+				y = reader.Reshape(x, 16, 16)
+			default:
+				y = reader.Add(x, x)
+			}
+			if y.Err() != nil {
+				check("op", nil, y.Err())
+				continue
+			}
+			v, err := y.Float32s(ctxT(t))
+			y.Dispose()
+			assert.NoError(t, err, "reading the op's own result")
+			check("op", v, err, vals, twice, quad)
+		}
+	}()
+	for i := range 1000 {
+		x := maker.FromFloat32s(vals)
+		if i%2 == 1 { // a result still pending in maker's fusion group
+			a := x
+			x = maker.Add(a, a)
+			a.Dispose()
+		}
+		xs <- x
+		x.Dispose()
+		maker.FromFloat32s(slices.Repeat([]float32{-7}, len(vals))).Dispose()
+	}
+	close(xs)
+	<-done
 }
