@@ -208,8 +208,9 @@ type op struct {
 	name   string
 	site   uintptr
 	inputs []*Tensor
-	held   []*storage // the inputs' storage, referenced until end
-	made   []tracked  // the tensors it made, for the tracker that was innermost
+	held   []*storage  // the inputs' storage, referenced until end
+	heldIn [3]*storage // held's first elements, saving an allocation per op
+	made   []tracked   // the tensors it made, for the tracker that was innermost
 }
 
 // tracked is a tensor an op made and the tracker to tell about it.
@@ -260,7 +261,7 @@ func (e *Engine) beginLazy(name string, site uintptr, inputs ...*Tensor) (*op, *
 // reads it: the op reads its values, never those of a tensor that got the
 // buffer from the pool since.
 func (o *op) holdInputs() error {
-	o.held = make([]*storage, 0, len(o.inputs))
+	o.held = o.heldIn[:0]
 	for i, t := range o.inputs {
 		switch {
 		case t == nil:

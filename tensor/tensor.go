@@ -120,9 +120,12 @@ func (t *Tensor) Site() string { return wgpu.Site(t.site) }
 func (t *Tensor) bytes() uint64 { return uint64(t.shape.Size()) * 4 }
 
 // hold takes a reference on t's storage, unless t was disposed (or its
-// storage freed) already, and reports whether it did. The caller releases
-// it: while it is held, t's buffer is never given to another tensor.
-func (t *Tensor) hold() bool { return !t.disposed.Load() && t.st.retainIfAlive() }
+// storage freed) already or has none, and reports whether it did. The
+// caller releases it: while it is held, t's buffer is never given to
+// another tensor.
+func (t *Tensor) hold() bool {
+	return !t.disposed.Load() && t.st != nil && t.st.retainIfAlive()
+}
 
 // buf returns t's buffer, dispatching the fused ops that write it first
 // if they are still pending: callers are about to read it.
