@@ -71,9 +71,18 @@
 // # Concurrency
 //
 // An Engine belongs to one goroutine at a time; concurrent ops on one
-// Engine are detected and fail with ErrConcurrentUse. Create one Engine per
-// goroutine: Engines are cheap, and many share one Device safely. Dispose
-// and readbacks are safe from any goroutine.
+// Engine are detected and fail with ErrConcurrentUse. While a tidy scope
+// (a tracker) is open on an Engine, the Engine belongs to the goroutine
+// inside it until the outermost scope ends: ops and scopes from any other
+// goroutine fail with ErrConcurrentUse, even while the owner awaits a
+// readback. Create one Engine per goroutine: Engines are cheap, and many
+// share one Device safely.
+//
+// Dispose and readbacks are safe from any goroutine, also while another
+// goroutine's op reads the tensor: an op or a readback holds its inputs'
+// storage from its checks until its work is recorded, so it sees their
+// values, or fails with ErrDisposed if they were disposed before it
+// checked them, and never sees another tensor's data.
 //
 // # Precision
 //

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/wgtensor/wgtensor/internal/goroutine"
 	"github.com/wgtensor/wgtensor/shaders"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
@@ -16,17 +17,25 @@ import (
 //
 // An Engine is used by one goroutine at a time, like a *sql.Tx. Two
 // goroutines calling ops on one Engine at once is detected: the op that
-// loses returns a tensor carrying ErrConcurrentUse. Dispose, Err, Shape,
-// readbacks and the reporting methods (LiveTensors, NumTensors) are safe
-// from any goroutine. The Device under many Engines is shared and safe for
-// concurrent use.
+// loses returns a tensor carrying ErrConcurrentUse. While a tracker (a
+// tidy scope) is pushed, the Engine belongs to the goroutine that pushed it,
+// until that goroutine pops the last one: ops from any other goroutine fail
+// with ErrConcurrentUse even while the owner waits between ops, so nothing
+// lands in a scope but what its own goroutine creates. Dispose, Err, Shape,
+// readbacks, Flush and the reporting methods (LiveTensors, NumTensors,
+// Memory) are safe from any goroutine. The Device under many Engines is
+// shared and safe for concurrent use.
 //
 // Make Engines with New. A nil *Engine, the zero Engine and one made on a
 // nil device compute nothing: their ops return tensors carrying
 // ErrArgument, and their reporting methods report nothing.
 type Engine struct {
 	dev  *wgpu.Device
-	busy atomic.Int32 // 1 while an op runs
+	busy atomic.Int32 // 1 while an op runs or PushTracker sets the owner
+	// owner is the goroutine (goroutine.Current) whose trackers are pushed,
+	// 0 when there are none. It changes under mu, with trackers; ops read it
+	// without the lock.
+	owner atomic.Uintptr
 
 	mu       sync.Mutex // protects the fields below
 	live     map[*Tensor]struct{}
@@ -35,6 +44,24 @@ type Engine struct {
 	fuseMu sync.Mutex // protects the fields below; taken before mu and the device's locks
 	fuse   bool       // fuse elementwise ops (fusion.go)
 	group  *group     // the elementwise ops recorded and not yet dispatched
+
+	hooks testHooks
+}
+
+// testHooks run at fixed points of an op or a readback, so that tests can
+// build a race as an explicit sequence instead of hoping goroutines
+// overlap. export_test.go sets them before the engine is used; they are nil
+// otherwise.
+type testHooks struct {
+	claimed func() // an op has claimed the engine
+	checked func() // an op or a readback has checked its inputs
+}
+
+// runHook calls h if it is set.
+func runHook(h func()) {
+	if h != nil {
+		h()
+	}
 }
 
 // Tracker is told about every tensor an engine creates while it is the
@@ -62,47 +89,97 @@ func (e *Engine) Device() *wgpu.Device {
 }
 
 // PushTracker makes tr see every tensor e creates until PopTracker.
-// Trackers nest; only the innermost sees a new tensor. On a nil Engine,
-// which creates nothing, the tracker methods do nothing.
+// Trackers nest; only the innermost sees a new tensor. The calling goroutine
+// owns e until it pops its last tracker: meanwhile ops and PushTracker from
+// any other goroutine fail with ErrConcurrentUse. PushTracker fails so too,
+// pushing nothing, while another goroutine's op runs on e or another
+// goroutine owns e. Each successful push must be matched by a PopTracker on
+// the same goroutine (tidy.Run does both). On a nil or zero Engine, which
+// creates nothing, PushTracker fails with ErrArgument.
 func (e *Engine) PushTracker(tr interface {
 	Track(x interface{ Dispose() })
-}) {
-	if e == nil {
-		return
+}) error {
+	if err := e.usable("push tracker"); err != nil {
+		return err
+	}
+	if why := e.claim(); why != "" {
+		return opErr("push tracker", nil, ErrConcurrentUse, "%s", why)
 	}
 	e.mu.Lock()
 	e.trackers = append(e.trackers, tr)
+	e.owner.Store(goroutine.Current())
 	e.mu.Unlock()
+	e.busy.Store(0)
+	return nil
 }
 
-// PopTracker removes the tracker pushed last.
+// PopTracker removes the tracker pushed last, if the calling goroutine owns
+// e (pushed it); from any other goroutine it does nothing. Popping the last
+// tracker frees e for any goroutine.
 func (e *Engine) PopTracker() {
 	if e == nil {
 		return
 	}
 	e.mu.Lock()
-	if n := len(e.trackers); n > 0 {
-		e.trackers[n-1] = nil
-		e.trackers = e.trackers[:n-1]
+	defer e.mu.Unlock()
+	if !e.ownedByCaller() {
+		return
 	}
-	e.mu.Unlock()
+	n := len(e.trackers)
+	e.trackers[n-1] = nil
+	e.trackers = e.trackers[:n-1]
+	if n == 1 {
+		e.owner.Store(0)
+	}
 }
 
-// Retrack hands x to the innermost tracker, if any: a scope that ends
-// passes the tensors it returns to the scope around it.
+// Retrack hands x to the innermost tracker, if the calling goroutine owns
+// e: a scope that ends passes the tensors it returns to the scope around
+// it, and never to a scope another goroutine opened since.
 func (e *Engine) Retrack(x interface{ Dispose() }) {
 	if e == nil {
 		return
 	}
 	e.mu.Lock()
 	var top Tracker
-	if n := len(e.trackers); n > 0 {
-		top = e.trackers[n-1]
+	if e.ownedByCaller() {
+		top = e.trackers[len(e.trackers)-1]
 	}
 	e.mu.Unlock()
 	if top != nil {
 		top.Track(x)
 	}
+}
+
+// ownedByCaller reports whether the calling goroutine owns e (has trackers
+// pushed).
+func (e *Engine) ownedByCaller() bool {
+	o := e.owner.Load()
+	return o != 0 && o == goroutine.Current()
+}
+
+// ownedByAnother reports whether a goroutine other than the caller owns e.
+func (e *Engine) ownedByAnother() bool {
+	o := e.owner.Load()
+	return o != 0 && o != goroutine.Current()
+}
+
+// claim takes e for an op (or a push) of the calling goroutine, or returns
+// why it cannot. The owner is checked again once e is held, since a push
+// may have ended in between; a push sets the owner while it holds e.
+func (e *Engine) claim() (whyNot string) {
+	const owned = "another goroutine's tidy scope is open on the engine"
+	if e.ownedByAnother() {
+		return owned
+	}
+	if !e.busy.CompareAndSwap(0, 1) {
+		return "another goroutine's op is running on the engine"
+	}
+	if e.ownedByAnother() {
+		e.busy.Store(0)
+		return owned
+	}
+	return ""
 }
 
 // NumTensors returns how many tensors are live (created and not disposed).
@@ -156,19 +233,34 @@ type op struct {
 	name   string
 	site   uintptr
 	inputs []*Tensor
+	held   []*storage  // the inputs' storage, referenced until end
+	heldIn [3]*storage // held's first elements, saving an allocation per op
+	made   []tracked   // the tensors it made, for the tracker that was innermost
+}
+
+// tracked is a tensor an op made and the tracker to tell about it.
+type tracked struct {
+	tr Tracker
+	t  *Tensor
 }
 
 // begin starts an op that reads its inputs' buffers: it claims the engine,
-// dispatches the fused ops still pending that write the inputs, and checks
-// the inputs. A non-nil result is the tensor to return at once (carrying an
-// error).
+// checks the inputs and holds their storage (beginLazy), then dispatches
+// the fused ops still pending that write them. A non-nil result is the
+// tensor to return at once (carrying an error).
 func (e *Engine) begin(name string, site uintptr, inputs ...*Tensor) (*op, *Tensor) {
+	o, bad := e.beginLazy(name, site, inputs...)
+	if bad != nil {
+		return nil, bad
+	}
 	for _, t := range inputs {
-		if t != nil && t.st != nil {
-			t.st.materialize()
+		t.st.materialize()
+		if err := t.st.err(); err != nil {
+			o.end()
+			return nil, e.errTensor(err)
 		}
 	}
-	return e.beginLazy(name, site, inputs...)
+	return o, nil
 }
 
 // beginLazy is begin for ops that leave pending inputs pending: elementwise
@@ -183,14 +275,20 @@ func (e *Engine) beginLazy(name string, site uintptr, inputs ...*Tensor) (*op, *
 	if err := o.check(); err != nil {
 		return nil, e.errTensor(err)
 	}
-	if !e.busy.CompareAndSwap(0, 1) {
-		return nil, e.errTensor(opErr(name, o.shapes(), ErrConcurrentUse, ""))
+	if why := e.claim(); why != "" {
+		return nil, e.errTensor(opErr(name, o.shapes(), ErrConcurrentUse, "%s", why))
 	}
+	runHook(e.hooks.claimed)
+	if err := o.holdInputs(); err != nil {
+		o.end()
+		return nil, e.errTensor(err)
+	}
+	runHook(e.hooks.checked)
 	return o, nil
 }
 
-// check returns the error the op fails with before it starts: its engine
-// cannot compute, or an input is not a live tensor of its device.
+// check returns the error the op fails with before it claims the engine:
+// its engine cannot compute, or an input is not a tensor of its device.
 func (o *op) check() error {
 	if err := o.e.usable(o.name); err != nil {
 		return err
@@ -203,11 +301,6 @@ func (o *op) check() error {
 			return t.err
 		case t.eng != nil && t.eng.dev != o.e.dev:
 			return opErr(o.name, o.shapes(), ErrArgument, "input %d lives on another device", i)
-		case t.disposed.Load():
-			return opErr(o.name, o.shapes(), ErrDisposed, "input %d (tensor %d) was disposed", i, t.id)
-		}
-		if err := t.st.err(); err != nil {
-			return err
 		}
 	}
 	return nil
@@ -222,8 +315,38 @@ func (e *Engine) usable(op string) error {
 	return nil
 }
 
-// end releases the engine.
-func (o *op) end() { o.e.busy.Store(0) }
+// holdInputs takes a reference on the storage of each of o's inputs
+// (checked already), which end gives back. An input disposed meanwhile, by any
+// goroutine, so keeps its buffer until the op has recorded the work that
+// reads it: the op reads its values, never those of a tensor that got the
+// buffer from the pool since.
+func (o *op) holdInputs() error {
+	o.held = o.heldIn[:0]
+	for i, t := range o.inputs {
+		if !t.hold() {
+			return opErr(o.name, o.shapes(), ErrDisposed, "input %d (tensor %d) was disposed", i, t.id)
+		}
+		o.held = append(o.held, t.st)
+		if err := t.st.err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// end releases the engine and the inputs' storage, then tells the trackers
+// about the tensors the op made: no tracker runs while the engine is held.
+func (o *op) end() {
+	o.e.busy.Store(0)
+	for _, st := range o.held {
+		st.release()
+	}
+	for _, m := range o.made {
+		if !m.t.IsDisposed() {
+			m.tr.Track(m.t)
+		}
+	}
+}
 
 func (o *op) shapes() []Shape {
 	s := make([]Shape, 0, len(o.inputs))
@@ -257,23 +380,21 @@ func (o *op) alloc(shape Shape, dtype DType) (*Tensor, error) {
 	}
 	st := &storage{buf: buf}
 	st.refs.Store(1)
-	return o.e.register(&Tensor{shape: shape, dtype: dtype, st: st, site: o.site}), nil
+	return o.register(&Tensor{shape: shape, dtype: dtype, st: st, site: o.site}), nil
 }
 
-// register gives t its id and engine and makes it live.
-func (e *Engine) register(t *Tensor) *Tensor {
+// register gives t its id and engine and makes it live. The innermost
+// tracker hears of it when the op ends.
+func (o *op) register(t *Tensor) *Tensor {
+	e := o.e
 	t.eng = e
 	t.id = nextID.Add(1)
 	e.mu.Lock()
 	e.live[t] = struct{}{}
-	var top Tracker
-	if n := len(e.trackers); n > 0 {
-		top = e.trackers[n-1]
+	if n := len(e.trackers); n > 0 && e.trackers[n-1] != nil {
+		o.made = append(o.made, tracked{e.trackers[n-1], t})
 	}
 	e.mu.Unlock()
-	if top != nil {
-		top.Track(t)
-	}
 	return t
 }
 

@@ -329,7 +329,7 @@ func TestInputsDisposedBeforeTheDispatch(t *testing.T) {
 func TestPendingResultsBroadcastAndFeedOtherOps(t *testing.T) {
 	e := testgpu.Engine(t)
 	sc := &collect{}
-	e.PushTracker(sc)
+	require.NoError(t, e.PushTracker(sc))
 	defer func() { e.PopTracker(); tidy.Dispose(sc.xs) }()
 	row := e.Mul(e.FromFloat32s([]float32{1, 2, 3}), e.Scalar(2)) // pending, [3]
 	m := e.FromFloat32s(iota32(6), 2, 3)

@@ -13,7 +13,7 @@ func (o *op) view(x *Tensor, shape Shape) *Tensor {
 		return o.fail(ErrShape, "%v", err)
 	}
 	x.st.retain()
-	return o.e.register(&Tensor{shape: shape, dtype: x.dtype, st: x.st, site: o.site})
+	return o.register(&Tensor{shape: shape, dtype: x.dtype, st: x.st, site: o.site})
 }
 
 // Reshape returns x with a new shape of the same size, sharing x's

@@ -229,37 +229,6 @@ func TestRandomIsCounterBased(t *testing.T) {
 	assert.InDelta(t, 2, math.Sqrt(sq/float64(len(nv))-mean*mean), 0.03)
 }
 
-func TestConcurrentMisuseIsDetected(t *testing.T) {
-	e := testgpu.Engine(t)
-	x := e.Zeros(tensor.Float32, 1024)
-	defer x.Dispose()
-	start := make(chan struct{})
-	errs := make(chan error, 8)
-	for range 8 {
-		go func() {
-			<-start
-			for range 200 {
-				y := e.Add(x, x)
-				if err := y.Err(); err != nil {
-					errs <- err
-					return
-				}
-				y.Dispose()
-			}
-			errs <- nil
-		}()
-	}
-	close(start)
-	var misuse int
-	for range 8 {
-		if err := <-errs; err != nil {
-			require.ErrorIs(t, err, tensor.ErrConcurrentUse)
-			misuse++
-		}
-	}
-	assert.Positive(t, misuse, "8 goroutines on one engine collide")
-}
-
 func TestTensorLargerThanABindingIsRefused(t *testing.T) {
 	e := testgpu.Engine(t)
 	lim := e.Device().Limits()

@@ -19,6 +19,11 @@ import (
 // it again and its readbacks reject with it. It holds no memory.
 //
 // Dispose, Err, Shape, DType, ID and readbacks are safe for concurrent use.
+// An op or a readback that has checked t holds its storage until it has
+// recorded the work that reads it, so disposing t meanwhile, from any
+// goroutine, is safe: the reader sees t's values or, if t was disposed
+// before the reader checked it, fails with ErrDisposed; never the values
+// of a tensor that got t's buffer from the pool since.
 type Tensor struct {
 	eng      *Engine
 	id       uint64
@@ -62,6 +67,7 @@ type storage struct {
 	failed atomic.Pointer[error]
 }
 
+// retain takes another reference; the caller must hold one already.
 func (s *storage) retain() { s.refs.Add(1) }
 
 // retainIfAlive takes a reference unless the last one is gone already,
@@ -171,6 +177,14 @@ func (t *Tensor) Site() string {
 
 func (t *Tensor) bytes() uint64 { return uint64(t.shape.Size()) * 4 }
 
+// hold takes a reference on t's storage, unless t was disposed (or its
+// storage freed) already or has none, and reports whether it did. The
+// caller releases it: while it is held, t's buffer is never given to
+// another tensor.
+func (t *Tensor) hold() bool {
+	return !t.disposed.Load() && t.st != nil && t.st.retainIfAlive()
+}
+
 // buf returns t's buffer, dispatching the fused ops that write it first
 // if they are still pending: callers are about to read it.
 func (t *Tensor) buf() *wgpu.Buffer {
@@ -179,8 +193,8 @@ func (t *Tensor) buf() *wgpu.Buffer {
 }
 
 // Dispose frees t. Its storage returns to the device's pool once no other
-// tensor shares it. Disposing twice is harmless, as is disposing a nil or
-// zero Tensor. A readback of t started
+// tensor shares it and no op or readback still reads it. Disposing twice is
+// harmless, as is disposing a nil or zero Tensor. A readback of t started
 // before Dispose still resolves with t's values.
 func (t *Tensor) Dispose() {
 	if t == nil || t.st == nil || t.disposed.Swap(true) {
@@ -203,27 +217,36 @@ func (t *Tensor) String() string {
 }
 
 // Data starts reading t's elements back as little-endian bytes, 4 per
-// element, and returns at once.
+// element, and returns at once. If t is disposed meanwhile, by any
+// goroutine, the promise resolves with t's values or rejects with
+// ErrDisposed; it never sees another tensor's.
 func (t *Tensor) Data() *wgpu.Promise[[]byte] {
-	if err := t.readable(); err != nil {
+	if err := t.holdForRead(); err != nil {
 		return wgpu.RejectedWith[[]byte](err)
 	}
+	defer t.st.release() // once the copy is recorded, the buffer may go
 	return t.eng.dev.ReadAsync(t.st.buf, 0, t.bytes())
 }
 
-// readable dispatches the fused ops that write t if they are pending, and
-// returns the error a readback of t rejects with, or nil.
-func (t *Tensor) readable() error {
+// holdForRead checks that t can be read, holds its storage (the caller
+// releases it once the copy is recorded) and dispatches the fused ops
+// that write it if they are pending.
+func (t *Tensor) holdForRead() error {
 	switch {
 	case !t.made():
 		return notMade("read")
 	case t.err != nil:
 		return t.err
-	case t.disposed.Load():
+	case !t.hold():
 		return opErr("read", []Shape{t.shape}, ErrDisposed, "tensor %d", t.id)
 	}
+	runHook(t.eng.hooks.checked)
 	t.st.materialize()
-	return t.st.err()
+	if err := t.st.err(); err != nil {
+		t.st.release()
+		return err
+	}
+	return nil
 }
 
 // Float32s reads a float32 tensor back, blocking until it arrives or ctx
@@ -275,22 +298,28 @@ func ReadInto[T float32 | int32 | uint32](ctx context.Context, t *Tensor, dst []
 }
 
 // checkRead returns the error that reading t as want into n elements (-1:
-// as many as t has) fails with, or nil.
+// as many as t has) fails with, or nil; readInto reports a disposed t.
 func checkRead(t *Tensor, want DType, n int) error {
-	if err := t.readable(); err != nil {
-		return err
-	}
-	if t.dtype != want {
+	switch {
+	case !t.made():
+		return notMade("read")
+	case t.err != nil:
+		return t.err
+	case t.dtype != want:
 		return opErr("read", []Shape{t.shape}, ErrDType, "tensor is %s, not %s", t.dtype, want)
-	}
-	if n >= 0 && n != t.Size() {
+	case n >= 0 && n != t.Size():
 		return opErr("read", []Shape{t.shape}, ErrShape, "%d elements into a slice of %d", t.Size(), n)
 	}
 	return nil
 }
 
 func readInto[T word](ctx context.Context, t *Tensor, dst []T) error {
-	if _, err := t.eng.dev.ReadAsyncInto(t.st.buf, 0, wordBytes(dst)).Await(ctx); err != nil {
+	if err := t.holdForRead(); err != nil {
+		return err
+	}
+	p := t.eng.dev.ReadAsyncInto(t.st.buf, 0, wordBytes(dst))
+	t.st.release() // the copy is recorded: the buffer may go
+	if _, err := p.Await(ctx); err != nil {
 		return err
 	}
 	fromGPUOrder(dst)

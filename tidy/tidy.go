@@ -15,9 +15,10 @@
 //
 // tf.tidy is synchronous because JavaScript interleaves other work on its
 // one thread while a promise is pending, and that work's tensors would land
-// in the scope. Here an Engine is used by one goroutine at a time, and its
-// scope stack belongs to that goroutine's Engine, so nothing else can
-// create tensors in the scope while the function waits.
+// in the scope. Here a scope claims its Scoper for the goroutine that runs
+// it: while the scope is open, a *tensor.Engine refuses ops and scopes from
+// every other goroutine with tensor.ErrConcurrentUse, also while the owner
+// waits, so nothing else can create tensors in the scope.
 //
 // # Panics and errors
 //
@@ -28,8 +29,11 @@
 //
 // # Concurrency
 //
-// Run must be called on the goroutine that uses the Scoper (the Engine's
-// owner). Keep and Dispose are safe from any goroutine.
+// A scope belongs to the goroutine that calls Run, and so does its Scoper
+// until the outermost scope ends: fn must not hand the Scoper's work to
+// other goroutines (their ops fail). Run on a Scoper that another
+// goroutine's scope or op holds returns the Scoper's error without calling
+// fn. Keep and Dispose are safe from any goroutine.
 package tidy
 
 import (
@@ -46,11 +50,14 @@ var ErrNil = errors.New("tidy: nil Scoper or function")
 type Disposable interface{ Dispose() }
 
 // Scoper reports what it creates to the innermost tracker pushed on it.
-// *tensor.Engine is a Scoper.
+// *tensor.Engine is a Scoper. PushTracker may refuse (Run returns its
+// error); a Scoper that accepts belongs to the pushing goroutine until it
+// pops its last tracker, and PopTracker and Retrack, which Run calls on
+// that goroutine, act only for it.
 type Scoper interface {
 	PushTracker(tr interface {
 		Track(x interface{ Dispose() })
-	})
+	}) error
 	PopTracker()
 	Retrack(x interface{ Dispose() })
 }
@@ -73,14 +80,18 @@ func (s *scope) Track(x interface{ Dispose() }) {
 // slices, arrays, maps, pointers, interfaces and structs with exported
 // fields holding them, nested to any depth and with cycles; what a
 // Disposable in it holds the same way is kept too. The result moves to the
-// scope around this one, if any. See the package doc for errors and
-// panics. A nil s or fn gives ErrNil.
+// scope around this one, if any. If s refuses the scope (PushTracker
+// fails: another goroutine holds it), Run returns that error without
+// calling fn. See the package doc for errors and panics. A nil s or fn
+// gives ErrNil.
 func Run[T any](s Scoper, fn func() (T, error)) (result T, err error) {
 	if s == nil || fn == nil {
 		return result, ErrNil
 	}
 	sc := &scope{}
-	s.PushTracker(sc)
+	if err := s.PushTracker(sc); err != nil {
+		return result, err
+	}
 	defer func() {
 		r := recover()
 		s.PopTracker()

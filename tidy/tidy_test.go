@@ -191,3 +191,52 @@ func TestEightEnginesShareOneDevice(t *testing.T) {
 	assert.Equal(t, s.Allocs, s.Frees+uint64(s.LiveBuffers+s.PooledBuffers), "every buffer created is live, pooled or freed")
 	t.Logf("pool after %d ops: %s", goroutines*ops, s)
 }
+
+// While a scope is open, its Engine belongs to the goroutine inside it:
+// another goroutine's op fails with ErrConcurrentUse instead of landing in
+// the scope (and being disposed by it), and another goroutine's scope does
+// not open. Once the scope ends, the Engine is free for any goroutine.
+func TestAnOpenScopeClaimsItsEngine(t *testing.T) {
+	e := testgpu.Engine(t)
+	x := e.FromFloat32s([]float32{1, 2, 3})
+	defer x.Dispose()
+	inside, leave := make(chan struct{}), make(chan struct{})
+	type result struct {
+		y   *tensor.Tensor
+		err error
+	}
+	owner := make(chan result)
+	go func() {
+		y, err := tidy.Run(e, func() (*tensor.Tensor, error) {
+			h := e.Add(x, x)
+			close(inside)
+			<-leave // as if awaiting a readback
+			return e.Mul(h, x), nil
+		})
+		owner <- result{y, err}
+	}()
+	<-inside
+
+	other := e.Neg(x)
+	require.ErrorIs(t, other.Err(), tensor.ErrConcurrentUse, "an op of another goroutine")
+	ran := false
+	_, err := tidy.Run(e, func() (int, error) { ran = true; return 0, nil })
+	require.ErrorIs(t, err, tensor.ErrConcurrentUse, "a scope of another goroutine")
+	assert.False(t, ran)
+	v, err := x.Float32s(ctxT(t))
+	require.NoError(t, err, "readbacks are not ops: any goroutine may read")
+	assert.Equal(t, []float32{1, 2, 3}, v)
+
+	close(leave)
+	r := <-owner
+	require.NoError(t, r.err)
+	defer r.y.Dispose()
+	v, err = r.y.Float32s(ctxT(t))
+	require.NoError(t, err)
+	assert.Equal(t, []float32{2, 8, 18}, v)
+
+	z := e.Neg(x)
+	require.NoError(t, z.Err(), "the scope ended: the engine is free again")
+	z.Dispose()
+	assert.Equal(t, 2, e.NumTensors(), "x and the owner's result")
+}

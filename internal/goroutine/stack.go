@@ -1,0 +1,5 @@
+//go:build !gc || !(amd64 || arm64)
+
+package goroutine
+
+func current() uintptr { return fromStack() }

@@ -1,0 +1,12 @@
+package tensor
+
+// Hooks for the external tests (package tensor_test), which cannot be
+// internal tests: testgpu imports tensor.
+
+// OnClaim makes every op on e call f once it has claimed e, before it
+// checks its inputs: f runs while the op holds e.
+func OnClaim(e *Engine, f func()) { e.hooks.claimed = f }
+
+// OnChecked makes every op on e, and every readback of e's tensors, call f
+// once its inputs passed their checks, before it reads them.
+func OnChecked(e *Engine, f func()) { e.hooks.checked = f }
