@@ -28,8 +28,16 @@ type paramChunk struct {
 
 const paramChunkSize = 16 << 10
 
-// names reports whether recorded, unsubmitted work names b.
-func (r *recorder) names(b *Buffer) bool { return r.enc != nil && b.lastBatch == r.seq }
+// names reports whether recorded, unsubmitted work names a.
+func (r *recorder) names(a *allocation) bool { return r.enc != nil && a.lastBatch == r.seq }
+
+// name marks the buffers as named by the open batch, so that their memory
+// is not destroyed before the batch is submitted.
+func (r *recorder) name(bufs ...*Buffer) {
+	for _, b := range bufs {
+		b.alloc.lastBatch = r.seq
+	}
+}
 
 func (r *recorder) endPass() {
 	if r.pass != nil {
@@ -189,9 +197,7 @@ func (d *Device) Dispatch(k *Kernel, groups [3]uint32, params []byte, bufs ...*B
 	r.pass.SetPipeline(k.pipeline)
 	r.pass.SetBindGroup(0, bg, nil)
 	r.pass.DispatchWorkgroups(groups[0], groups[1], groups[2])
-	for _, b := range bufs {
-		b.lastBatch = r.seq
-	}
+	r.name(bufs...)
 	r.commands++
 	d.stats.Dispatches++
 	if r.commands >= d.opts.BatchSize {
@@ -267,7 +273,7 @@ func (d *Device) paramSlotLocked(params []byte) (*paramChunk, uint64, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		buf.lastBatch = r.seq
+		r.name(buf)
 		c = &paramChunk{buf: buf, data: make([]byte, 0, paramChunkSize)}
 		r.params = append(r.params, c)
 	}
@@ -305,7 +311,7 @@ func (d *Device) Write(b *Buffer, offset uint64, data []byte) error {
 	if len(data) >= stagedWriteMin {
 		return d.writeStagedLocked(op, b, offset, data)
 	}
-	if d.rec.names(b) {
+	if d.rec.names(b.alloc) {
 		if err := d.flushLocked(); err != nil {
 			return err
 		}

@@ -99,7 +99,7 @@ func (d *Device) readAsync(b *Buffer, offset, size uint64, dst []byte) *Promise[
 		d.pool.put(staging)
 		return RejectedWith[[]byte](fromBinding(op, err))
 	}
-	b.lastBatch, staging.lastBatch = r.seq, r.seq
+	r.name(b, staging)
 	rb := &readback{p: newPromise[[]byte](d.await), staging: staging, skip: offset - lo, size: size, dst: dst}
 	d.pend(rb)
 	r.readbacks = append(r.readbacks, rb)
@@ -141,7 +141,7 @@ func (d *Device) whenMapped(s settler, status *uint32) func(uint32) {
 // a successful map's bytes are copied out by the function it returns.
 func (rb *readback) complete(d *Device) func() {
 	st := rb.staging
-	if rb.status == mapSuccess && !st.destroyed {
+	if rb.status == mapSuccess && !st.alloc.destroyed {
 		mapped := st.raw.GetMappedRange(0, uint(st.capacity))[rb.skip : rb.skip+rb.size]
 		data := rb.dst
 		if data == nil {
@@ -167,7 +167,7 @@ func (rb *readback) complete(d *Device) func() {
 	var err error
 	op := fmt.Sprintf("map %d B for readback", rb.size)
 	switch {
-	case st.destroyed:
+	case st.alloc.destroyed:
 		err = newError(op, ErrAborted, "the staging buffer was destroyed while its map was pending")
 	case rb.status == mapDeviceLost:
 		err = newError(op, ErrDeviceLost, "")
