@@ -6,6 +6,9 @@ package wgpu
 // SizeClass exposes sizeClass.
 var SizeClass = sizeClass
 
+// CapacityFor exposes capacityFor.
+var CapacityFor = capacityFor
+
 // Choose exposes the adapter choice.
 var Choose = choose
 
@@ -19,7 +22,7 @@ func DestroyPendingStaging(d *Device) int {
 	n := 0
 	for s := range d.pending {
 		if rb, ok := s.(*readback); ok {
-			d.pool.destroy(rb.staging)
+			d.pool.destroy(rb.staging.alloc)
 			n++
 		}
 	}
@@ -31,4 +34,14 @@ func ReportAsync(d *Device, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.reportLocked(err)
+}
+
+// PoisonBatch records into the open batch a dispatch of k with params over
+// bufs without Dispatch's checks, so that a dispatch WebGPU refuses at
+// Finish fails the batch as a driver failure would: for tests of what a
+// failed batch leaves behind.
+func PoisonBatch(d *Device, k *Kernel, params []byte, bufs ...*Buffer) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.recordDispatchLocked("poison batch", k, [3]uint32{1, 1, 1}, params, bufs)
 }

@@ -213,7 +213,8 @@ func sizeClass(n uint64) uint64 {
 }
 
 // Pool is a view of a device's buffer pool. It is safe for concurrent use
-// by multiple goroutines.
+// by multiple goroutines. The zero Pool, like the pool of a nil or zero
+// Device, has zero figures, ignores settings and refuses to Trim.
 type Pool struct{ d *Device }
 
 // Pool returns the device's buffer pool.
@@ -221,6 +222,9 @@ func (d *Device) Pool() Pool { return Pool{d} }
 
 // Stats returns the pool's figures, all taken under one lock.
 func (p Pool) Stats() PoolStats {
+	if p.d.opened("pool stats") != nil {
+		return PoolStats{}
+	}
 	p.d.mu.Lock()
 	defer p.d.mu.Unlock()
 	return p.d.pool.stats
@@ -230,6 +234,9 @@ func (p Pool) Stats() PoolStats {
 // 0 removes the limit. A limit below what is live now fails later
 // allocations; it never frees live buffers.
 func (p Pool) SetMemoryLimit(n uint64) {
+	if p.d.opened("set memory limit") != nil {
+		return
+	}
 	p.d.mu.Lock()
 	defer p.d.mu.Unlock()
 	p.d.pool.stats.MemoryLimit = n
@@ -239,6 +246,9 @@ func (p Pool) SetMemoryLimit(n uint64) {
 // that follow describe what runs next, like PyTorch's
 // torch.cuda.reset_peak_memory_stats.
 func (p Pool) ResetPeaks() {
+	if p.d.opened("reset peaks") != nil {
+		return
+	}
 	p.d.mu.Lock()
 	defer p.d.mu.Unlock()
 	s := &p.d.pool.stats
@@ -250,6 +260,9 @@ func (p Pool) ResetPeaks() {
 // submitted first, so no submission ever names a destroyed buffer.
 func (p Pool) Trim() error {
 	d := p.d
+	if err := d.opened("trim"); err != nil {
+		return err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.usable("trim"); err != nil {
@@ -306,8 +319,12 @@ func (d *Device) NewBuffer(size uint64, usage Usage) (*Buffer, error) {
 // NewBufferAt is NewBuffer with the creation site given as a program
 // counter, for layers that report their own caller's line.
 func (d *Device) NewBufferAt(size uint64, usage Usage, site uintptr) (*Buffer, error) {
+	op := fmt.Sprintf("new %s buffer of %d B", usage, size)
+	if err := d.opened(op); err != nil {
+		return nil, err
+	}
 	if usage == UsageUpload {
-		return nil, newError(fmt.Sprintf("new %s buffer of %d B", usage, size), ErrInvalidArgument, "upload buffers are the runtime's own")
+		return nil, newError(op, ErrInvalidArgument, "upload buffers are the runtime's own")
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -460,8 +477,12 @@ type BufferInfo struct {
 	Internal bool   // the runtime's own: staging or parameters
 }
 
-// LiveBuffers lists the buffers handed out and not released, by id.
+// LiveBuffers lists the buffers handed out and not released, by id; none
+// for a nil or zero Device.
 func (d *Device) LiveBuffers() []BufferInfo {
+	if d.opened("live buffers") != nil {
+		return nil
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	infos := make([]BufferInfo, 0, len(d.pool.live))

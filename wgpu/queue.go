@@ -80,6 +80,9 @@ func (r *recorder) discard(d *Device) {
 
 // Flush submits the recorded work now.
 func (d *Device) Flush() error {
+	if err := d.opened("flush"); err != nil {
+		return err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.usable("flush"); err != nil {
@@ -136,12 +139,7 @@ func (d *Device) flushLocked() error {
 	var afters []func()
 	if err != nil {
 		afters = append(afters, d.noteErr(err))
-		for _, rb := range readbacks {
-			d.unpend(rb)
-			afters = append(afters, rb.fail(err))
-		}
-		d.dropUploadsLocked(uploads)
-		d.reportLocked(err)
+		afters = append(afters, d.failBatchLocked(err, readbacks, uploads)...)
 	} else {
 		for _, rb := range readbacks {
 			afters = append(afters, rb.requestMap(d))
@@ -152,14 +150,35 @@ func (d *Device) flushLocked() error {
 	return err
 }
 
+// failBatchLocked settles the work of a batch that was not submitted:
+// its readbacks reject with err and their staging buffers, which no map
+// holds, go back to the pool; its upload buffers, left unmapped, are
+// destroyed; err reaches the error scopes. Nothing the batch named stays
+// live or pending.
+func (d *Device) failBatchLocked(err error, readbacks []*readback, uploads []*Buffer) (afters []func()) {
+	for _, rb := range readbacks {
+		d.unpend(rb)
+		rb.reclaim(d)
+		afters = append(afters, rb.fail(err))
+	}
+	d.dropUploadsLocked(uploads)
+	d.reportLocked(err)
+	return afters
+}
+
 // Dispatch records kernel k over groups workgroups, with bufs bound in the
-// order of k's bindings and params (if k takes them) as its uniform block.
-// The work is submitted with its batch. A dispatch with a zero group count
-// records nothing.
+// order of k's bindings and params (if k takes them, at least its
+// ParamsSize bytes) as its uniform block. The work is submitted with its
+// batch. A dispatch with a zero group count records nothing. Everything
+// the dispatch names is validated first: a bad argument returns an error
+// and records nothing.
 func (d *Device) Dispatch(k *Kernel, groups [3]uint32, params []byte, bufs ...*Buffer) error {
+	op := fmt.Sprintf("dispatch %q over %v workgroups", k.Name(), groups)
+	if err := d.opened(op); err != nil {
+		return err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	op := fmt.Sprintf("dispatch %q over %v workgroups", k.spec.Name, groups)
 	if err := d.usable(op); err != nil {
 		return err
 	}
@@ -169,9 +188,14 @@ func (d *Device) Dispatch(k *Kernel, groups [3]uint32, params []byte, bufs ...*B
 	if groups[0] == 0 || groups[1] == 0 || groups[2] == 0 {
 		return nil
 	}
-	if err := d.encoderLocked(); err != nil {
-		return err
-	}
+	return d.recordDispatchLocked(op, k, groups, params, bufs)
+}
+
+// recordDispatchLocked records a validated dispatch into the open batch.
+// Allocating its parameter slot can trim the pool for memory, and the trim
+// can submit the open batch, so the slot comes first and the batch's
+// encoder is taken only after it.
+func (d *Device) recordDispatchLocked(op string, k *Kernel, groups [3]uint32, params []byte, bufs []*Buffer) error {
 	entries := make([]wgpu.BindGroupEntry, 0, len(bufs)+1)
 	for i, b := range bufs {
 		entries = append(entries, wgpu.BindGroupEntry{Binding: uint32(i), Buffer: b.raw, Size: b.BindingSize()})
@@ -181,13 +205,17 @@ func (d *Device) Dispatch(k *Kernel, groups [3]uint32, params []byte, bufs ...*B
 		if err != nil {
 			return err
 		}
-		entries = append(entries, wgpu.BindGroupEntry{Binding: uint32(len(bufs)), Buffer: chunk.buf.raw, Offset: off, Size: (uint64(len(params)) + 15) &^ 15})
+		entries = append(entries, wgpu.BindGroupEntry{Binding: uint32(len(bufs)), Buffer: chunk.buf.raw, Offset: off, Size: uniformBindingSize(params)})
 	}
 	bg, err := d.dev.CreateBindGroup(&wgpu.BindGroupDescriptor{Label: k.spec.Name, Layout: k.layout, Entries: entries})
 	if err != nil {
 		e := fromBinding(op, err)
 		d.noteErr(e)()
 		return e
+	}
+	if err := d.encoderLocked(); err != nil {
+		bg.Release()
+		return err
 	}
 	r := &d.rec
 	r.bindGroups = append(r.bindGroups, bg)
@@ -206,29 +234,38 @@ func (d *Device) Dispatch(k *Kernel, groups [3]uint32, params []byte, bufs ...*B
 	return nil
 }
 
+// uniformBindingSize is the size of the binding of a parameter block:
+// whole 16-byte words, as uniform buffers are laid out.
+func uniformBindingSize(params []byte) uint64 { return (uint64(len(params)) + 15) &^ 15 }
+
 // BindingSize is the size a storage binding of b covers, which Dispatch
 // checks against Limits.MaxStorageBufferBindingSize: its size rounded up
 // to whole 16-byte words, so that an array of vec4s has at least one
 // element even over an empty buffer (WebGPU refuses a binding smaller than
 // one element, and the refusal poisons the whole batch). The bytes past
 // b's size lie inside its capacity: at least 256 bytes, and a multiple of
-// 16 except for buffers near the device's largest.
-func (b *Buffer) BindingSize() uint64 { return min(b.capacity, max(16, (b.size+15)&^15)) }
+// 16 except for buffers near the device's largest. It is 0 for no buffer.
+func (b *Buffer) BindingSize() uint64 {
+	if b == nil {
+		return 0
+	}
+	return min(b.capacity, max(16, (b.size+15)&^15))
+}
 
 // checkDispatch validates a dispatch before anything is recorded: an invalid
-// command would poison the whole batch at Finish.
+// command would poison the whole batch at Finish. Callers hold d.mu.
 func (d *Device) checkDispatch(op string, k *Kernel, groups [3]uint32, params []byte, bufs []*Buffer) error {
-	if len(bufs) != len(k.spec.Bindings) {
-		return newError(op, ErrInvalidArgument, fmt.Sprintf("kernel takes %d buffers, got %d", len(k.spec.Bindings), len(bufs)))
-	}
-	if k.spec.Params != (len(params) > 0) {
-		return newError(op, ErrInvalidArgument, fmt.Sprintf("kernel takes params: %v, got %d bytes", k.spec.Params, len(params)))
-	}
-	if len(params) > paramChunkSize || uint64(len(params)) > d.limits.MaxUniformBufferBindingSize {
-		return newError(op, ErrLimit, fmt.Sprintf("%d bytes of params", len(params)))
+	if k == nil || k.pipeline == nil {
+		return newError(op, ErrInvalidArgument, "not a kernel from Device.Kernel")
 	}
 	if cached, ok := d.kernels[k.spec.key()]; !ok || cached != k {
 		return newError(op, ErrInvalidArgument, "kernel belongs to another device")
+	}
+	if len(bufs) != len(k.spec.Bindings) {
+		return newError(op, ErrInvalidArgument, fmt.Sprintf("kernel takes %d buffers, got %d", len(k.spec.Bindings), len(bufs)))
+	}
+	if err := d.checkParams(op, k, params); err != nil {
+		return err
 	}
 	for i, n := range groups {
 		if n > d.limits.MaxComputeWorkgroupsPerDimension {
@@ -236,16 +273,10 @@ func (d *Device) checkDispatch(op string, k *Kernel, groups [3]uint32, params []
 		}
 	}
 	for i, b := range bufs {
-		switch {
-		case b == nil:
-			return newError(op, ErrInvalidArgument, fmt.Sprintf("buffer %d is nil", i))
-		case b.d != d:
-			return newError(op, ErrInvalidArgument, fmt.Sprintf("buffer %d belongs to another device", i))
-		case !b.live:
-			return newError(op, ErrDisposed, fmt.Sprintf("buffer %d (id %d)", i, b.id))
-		case b.usage != UsageStorage:
-			return newError(op, ErrInvalidArgument, fmt.Sprintf("buffer %d is a %s buffer", i, b.usage))
-		case b.BindingSize() > d.limits.MaxStorageBufferBindingSize:
+		if err := d.checkBuffer(op, fmt.Sprintf("buffer %d", i), b); err != nil {
+			return err
+		}
+		if b.BindingSize() > d.limits.MaxStorageBufferBindingSize {
 			return newError(op, ErrLimit, fmt.Sprintf("buffer %d is %d B, the device binds at most %d B", i, b.size, d.limits.MaxStorageBufferBindingSize))
 		}
 		if k.spec.Bindings[i] == ReadWrite {
@@ -255,6 +286,46 @@ func (d *Device) checkDispatch(op string, k *Kernel, groups [3]uint32, params []
 				}
 			}
 		}
+	}
+	return nil
+}
+
+// checkParams validates a dispatch's parameter block against the kernel's
+// declared uniform block and the limits its binding meets.
+func (d *Device) checkParams(op string, k *Kernel, params []byte) error {
+	n := uint64(len(params))
+	switch {
+	case !k.spec.Params && n > 0:
+		return newError(op, ErrInvalidArgument, fmt.Sprintf("kernel takes no params, got %d bytes", n))
+	case k.spec.Params && n < k.spec.ParamsSize:
+		return newError(op, ErrInvalidArgument, fmt.Sprintf("%d bytes of params, the kernel's uniform block is %d B", n, k.spec.ParamsSize))
+	case uniformBindingSize(params) > min(paramChunkSize, d.limits.MaxUniformBufferBindingSize):
+		return newError(op, ErrLimit, fmt.Sprintf("%d bytes of params, the device binds at most %d B", n, min(paramChunkSize, d.limits.MaxUniformBufferBindingSize)))
+	}
+	return nil
+}
+
+// checkBuffer validates a buffer named by a call: one of this device's
+// live storage buffers. what names it in the error. Callers hold d.mu.
+func (d *Device) checkBuffer(op, what string, b *Buffer) error {
+	switch {
+	case b == nil || b.d == nil:
+		return newError(op, ErrInvalidArgument, what+" is not a buffer from NewBuffer")
+	case b.d != d:
+		return newError(op, ErrInvalidArgument, what+" belongs to another device")
+	case !b.live:
+		return newError(op, ErrDisposed, fmt.Sprintf("%s (id %d)", what, b.id))
+	case b.usage != UsageStorage:
+		return newError(op, ErrInvalidArgument, fmt.Sprintf("%s is a %s buffer", what, b.usage))
+	}
+	return nil
+}
+
+// checkRange validates a transfer of n bytes at offset within b, with sums
+// that cannot wrap.
+func checkRange(op string, b *Buffer, offset, n uint64) error {
+	if offset > b.size || n > b.size-offset {
+		return newError(op, ErrInvalidArgument, fmt.Sprintf("%d B at %d do not fit a buffer of %d B", n, offset, b.size))
 	}
 	return nil
 }
@@ -287,23 +358,23 @@ func (d *Device) paramSlotLocked(params []byte) (*paramChunk, uint64, error) {
 // before it: if recorded work names b, that work is submitted first, since
 // queue writes run before the next submission's commands.
 func (d *Device) Write(b *Buffer, offset uint64, data []byte) error {
+	op := fmt.Sprintf("write %d B at %d into buffer %d", len(data), offset, b.ID())
+	if err := d.opened(op); err != nil {
+		return err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	op := fmt.Sprintf("write %d B at %d into buffer %d", len(data), offset, b.id)
 	if err := d.usable(op); err != nil {
 		return err
 	}
-	switch {
-	case b.d != d:
-		return newError(op, ErrInvalidArgument, "buffer belongs to another device")
-	case !b.live:
-		return newError(op, ErrDisposed, "")
-	case b.usage != UsageStorage:
-		return newError(op, ErrInvalidArgument, fmt.Sprintf("a %s buffer", b.usage))
-	case offset%4 != 0:
+	if err := d.checkBuffer(op, "the buffer", b); err != nil {
+		return err
+	}
+	if err := checkRange(op, b, offset, uint64(len(data))); err != nil {
+		return err
+	}
+	if offset%4 != 0 {
 		return newError(op, ErrInvalidArgument, "offset must be a multiple of 4")
-	case offset+uint64(len(data)) > b.size:
-		return newError(op, ErrInvalidArgument, fmt.Sprintf("buffer holds %d B", b.size))
 	}
 	if len(data) == 0 {
 		return nil

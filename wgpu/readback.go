@@ -60,21 +60,20 @@ func (d *Device) ReadAsyncInto(b *Buffer, offset uint64, dst []byte) *Promise[[]
 }
 
 func (d *Device) readAsync(b *Buffer, offset, size uint64, dst []byte) *Promise[[]byte] {
+	op := fmt.Sprintf("read %d B at %d from buffer %d", size, offset, b.ID())
+	if err := d.opened(op); err != nil {
+		return RejectedWith[[]byte](err)
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	op := fmt.Sprintf("read %d B at %d from buffer %d", size, offset, b.id)
 	if err := d.usable(op); err != nil {
 		return RejectedWith[[]byte](err)
 	}
-	switch {
-	case b.d != d:
-		return RejectedWith[[]byte](newError(op, ErrInvalidArgument, "buffer belongs to another device"))
-	case !b.live:
-		return RejectedWith[[]byte](newError(op, ErrDisposed, ""))
-	case b.usage != UsageStorage:
-		return RejectedWith[[]byte](newError(op, ErrInvalidArgument, fmt.Sprintf("a %s buffer", b.usage)))
-	case offset > b.size || size > b.size-offset:
-		return RejectedWith[[]byte](newError(op, ErrInvalidArgument, fmt.Sprintf("buffer holds %d B", b.size)))
+	if err := d.checkBuffer(op, "the buffer", b); err != nil {
+		return RejectedWith[[]byte](err)
+	}
+	if err := checkRange(op, b, offset, size); err != nil {
+		return RejectedWith[[]byte](err)
 	}
 	if size == 0 {
 		if dst == nil {
@@ -204,6 +203,9 @@ func (w *workDone) fail(err error) func()   { return w.p.settle(struct{}{}, err)
 // when the GPU has finished everything submitted so far, like WebGPU's
 // queue.onSubmittedWorkDone().
 func (d *Device) WorkDone() *Promise[struct{}] {
+	if err := d.opened("work done"); err != nil {
+		return RejectedWith[struct{}](err)
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.usable("work done"); err != nil {
@@ -238,6 +240,9 @@ func (d *Device) Poll(wait bool) error {
 
 // poll is Poll; it also reports whether any request settled.
 func (d *Device) poll(wait bool) (progressed bool, err error) {
+	if err := d.opened("poll"); err != nil {
+		return false, err
+	}
 	d.pollMu.Lock()
 	defer d.pollMu.Unlock()
 	return d.pollLocked(wait)
