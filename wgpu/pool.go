@@ -391,14 +391,14 @@ func capacityFor(size, maxSize uint64) (uint64, bool) {
 func (d *Device) allocLocked(op string, capacity uint64, usage Usage) (*wgpu.Buffer, error) {
 	p := &d.pool
 	limit := p.stats.MemoryLimit
-	if limit > 0 && p.stats.ReservedBytes+capacity > limit {
+	if limit > 0 && passes(p.stats.ReservedBytes, capacity, limit) {
 		if capacity <= limit && p.stats.PooledBytes > 0 {
 			p.stats.OOMRetries++
 			if err := d.trimLocked(); err != nil {
 				return nil, err
 			}
 		}
-		if p.stats.LiveBytes+capacity > limit {
+		if passes(p.stats.LiveBytes, capacity, limit) {
 			return nil, newError(op, ErrOutOfMemory, fmt.Sprintf("%s would pass the memory limit of %s; %s",
 				FormatBytes(capacity), FormatBytes(limit), p.liveReport(true)))
 		}
@@ -423,6 +423,9 @@ func (d *Device) allocLocked(op string, capacity uint64, usage Usage) (*wgpu.Buf
 	}
 	return raw, nil
 }
+
+// passes reports whether used+n bytes pass limit, without wrapping.
+func passes(used, n, limit uint64) bool { return used > limit || n > limit-used }
 
 func errorsIsOOM(err error) bool { return fromBinding("", err).Kind == ErrOutOfMemory }
 
