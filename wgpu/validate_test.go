@@ -73,7 +73,18 @@ func TestNilAndZeroValuesReturnErrors(t *testing.T) {
 		"Dispatch(nil buffer)":   func() error { return d.Dispatch(k, groupsFor(4), scaleParams(1, 4), x, nil) },
 		"Dispatch(zero buffer)":  func() error { return d.Dispatch(k, groupsFor(4), scaleParams(1, 4), x, &wgpu.Buffer{}) },
 		"zero Buffer.Release":    (&wgpu.Buffer{}).Release,
-		"nil Buffer.Release":     (*wgpu.Buffer)(nil).Release,
+		"nil Promise.Await":      func() error { return await(nil) },
+		"zero Promise.Await":     func() error { return await(&wgpu.Promise[[]byte]{}) },
+		"Then(nil Promise)": func() error {
+			_, err := wgpu.Then((*wgpu.Promise[[]byte])(nil), func([]byte) (int, error) { return 0, nil }).Await(ctx)
+			return err
+		},
+		"nil Promise.Then": func() error {
+			var got error
+			(*wgpu.Promise[[]byte])(nil).Then(func(_ []byte, err error) { got = err })
+			return got
+		},
+		"nil Buffer.Release": (*wgpu.Buffer)(nil).Release,
 	}
 	for _, dev := range []*wgpu.Device{nil, {}} {
 		name := fmt.Sprintf("%T(%v)", dev, dev == nil)
