@@ -17,13 +17,21 @@ const (
 	ReadWrite               // var<storage, read_write>
 )
 
+// minStorageBinding is the least that Dispatch binds of a storage buffer
+// (Buffer.BindingSize), and so the most a kernel's storage binding may
+// need.
+const minStorageBinding = 16
+
 // valid reports whether a is one of the accesses.
 func (a Access) valid() bool { return a == ReadOnly || a == ReadWrite }
 
 // KernelSpec describes a compute kernel: WGSL whose entry point reads and
 // writes storage buffers at @group(0) @binding(0), (1), ..., in the order of
 // Bindings, and, if Params, a uniform buffer of ParamsSize bytes at the
-// next binding.
+// next binding. A storage binding may need at most 16 bytes, the least
+// that Dispatch binds (see Buffer.BindingSize): a runtime array's element
+// is at most a vec4, with nothing before it. A shader that needs more
+// fails to compile.
 type KernelSpec struct {
 	Name     string   // names the kernel in errors and labels
 	Key      string   // the pipeline cache's key; Name when empty. Equal keys must mean equal sources.
@@ -86,12 +94,18 @@ func (d *Device) Kernel(spec KernelSpec) (*Kernel, error) {
 	if err := d.checkSpec(op, spec); err != nil {
 		return nil, err
 	}
-	if spec.Entry == "" {
-		spec.Entry = "main"
-	}
 	layout, err := d.layoutLocked(spec)
 	if err != nil {
 		return nil, err
+	}
+	return d.compileLocked(op, spec, layout)
+}
+
+// compileLocked builds spec's pipeline over layout and caches the kernel
+// under spec's key. A failure caches nothing.
+func (d *Device) compileLocked(op string, spec KernelSpec, layout *wgpu.BindGroupLayout) (*Kernel, error) {
+	if spec.Entry == "" {
+		spec.Entry = "main"
 	}
 	module, err := d.dev.CreateShaderModule(&wgpu.ShaderModuleDescriptor{
 		Label:          spec.Name,
@@ -117,7 +131,7 @@ func (d *Device) Kernel(spec KernelSpec) (*Kernel, error) {
 		return nil, compileError(op, err)
 	}
 	k := &Kernel{spec: spec, pipeline: pipeline, layout: layout}
-	d.kernels[key] = k
+	d.kernels[spec.key()] = k
 	d.stats.KernelsCompiled++
 	return k, nil
 }
@@ -203,11 +217,13 @@ func (d *Device) layoutLocked(spec KernelSpec) (*wgpu.BindGroupLayout, error) {
 		if a == ReadWrite {
 			t = wgpu.BufferBindingTypeStorage
 		}
-		entries = append(entries, wgpu.BindGroupLayoutEntry{Binding: uint32(i), Visibility: wgpu.ShaderStageCompute, Buffer: wgpu.BufferBindingLayout{Type: t}})
+		entries = append(entries, wgpu.BindGroupLayoutEntry{Binding: uint32(i), Visibility: wgpu.ShaderStageCompute,
+			Buffer: wgpu.BufferBindingLayout{Type: t, MinBindingSize: minStorageBinding}})
 	}
 	if spec.Params {
-		// The minimum binding size makes pipeline creation check that the
-		// shader's struct fits ParamsSize.
+		// The minimum binding sizes make pipeline creation check that the
+		// shader needs no more than Dispatch binds: a shader that needed
+		// more would fail the whole batch at submission instead.
 		entries = append(entries, wgpu.BindGroupLayoutEntry{Binding: uint32(len(spec.Bindings)), Visibility: wgpu.ShaderStageCompute,
 			Buffer: wgpu.BufferBindingLayout{Type: wgpu.BufferBindingTypeUniform, MinBindingSize: spec.ParamsSize}})
 	}

@@ -245,3 +245,31 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) { if (id.x < 4u) { y[id.x]
 	_, err = d.KernelFor("nil builder", nil)
 	assert.ErrorIs(t, err, wgpu.ErrInvalidArgument)
 }
+
+// A kernel whose storage binding needs more bytes than the smallest
+// binding Dispatch makes (16, see Buffer.BindingSize) would fail its whole
+// batch when dispatched over a small buffer; it is refused when it
+// compiles instead.
+func TestKernelNeedingLargerBindingsIsRefused(t *testing.T) {
+	d := testgpu.Open(t)
+	for name, src := range map[string]string{
+		"32-byte elements": `
+@group(0) @binding(0) var<storage, read_write> y: array<mat2x4<f32>>;
+@compute @workgroup_size(1)
+fn main() { y[0][0].x = 1.0; }`,
+		"a header before the array": `
+struct S { n: vec4<u32>, v: array<f32> }
+@group(0) @binding(0) var<storage, read_write> y: S;
+@compute @workgroup_size(1)
+fn main() { y.v[0] = 1.0; }`,
+	} {
+		_, err := d.Kernel(wgpu.KernelSpec{Name: name, Source: src, Bindings: []wgpu.Access{wgpu.ReadWrite}})
+		require.ErrorIs(t, err, wgpu.ErrCompile, name)
+	}
+	// 16-byte elements, the largest the tensor kernels use, compile.
+	_, err := d.Kernel(wgpu.KernelSpec{Name: "vec4 elements", Bindings: []wgpu.Access{wgpu.ReadWrite}, Source: `
+@group(0) @binding(0) var<storage, read_write> y: array<vec4<f32>>;
+@compute @workgroup_size(1)
+fn main() { y[0].x = 1.0; }`})
+	require.NoError(t, err)
+}
