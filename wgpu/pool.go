@@ -37,8 +37,10 @@ func (u Usage) String() string {
 		return "uniform"
 	case UsageUpload:
 		return "upload"
+	case UsageStorage:
+		return "storage"
 	}
-	return "storage"
+	return fmt.Sprintf("Usage(%d)", int(u))
 }
 
 func (u Usage) flags() wgpu.BufferUsage {

@@ -124,7 +124,11 @@ func (p *Promise[T]) Done() <-chan struct{} {
 // goroutine that settles it (the polling goroutine). If the promise has
 // settled already, f runs before Then returns. f must not block. On a nil
 // or zero Promise, f runs at once with an error wrapping ErrInvalidArgument.
+// A nil f is ignored.
 func (p *Promise[T]) Then(f func(T, error)) {
+	if f == nil {
+		return
+	}
 	if p.notAPromise() {
 		var zero T
 		f(zero, errNotAPromise)
@@ -179,11 +183,14 @@ func (p *Promise[T]) result() (T, error) {
 
 // Then returns a promise of f applied to p's value. A rejection of p passes
 // through without calling f. Awaiting the new promise drives p's device.
-// For a nil or zero p it is rejected with an error wrapping
+// For a nil or zero p, or a nil f, it is rejected with an error wrapping
 // ErrInvalidArgument.
 func Then[T, U any](p *Promise[T], f func(T) (U, error)) *Promise[U] {
 	if p.notAPromise() {
 		return RejectedWith[U](errNotAPromise)
+	}
+	if f == nil {
+		return RejectedWith[U](newError("then", ErrInvalidArgument, "nil function"))
 	}
 	q := newPromise[U](p.wait)
 	p.Then(func(v T, err error) {

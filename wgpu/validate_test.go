@@ -79,6 +79,10 @@ func TestNilAndZeroValuesReturnErrors(t *testing.T) {
 			_, err := wgpu.Then((*wgpu.Promise[[]byte])(nil), func([]byte) (int, error) { return 0, nil }).Await(ctx)
 			return err
 		},
+		"Then(nil function)": func() error {
+			_, err := wgpu.Then[[]byte, int](wgpu.Resolved([]byte{1}), nil).Await(ctx)
+			return err
+		},
 		"nil Promise.Then": func() error {
 			var got error
 			(*wgpu.Promise[[]byte])(nil).Then(func(_ []byte, err error) { got = err })
