@@ -107,6 +107,7 @@ func (d *Device) compileLocked(op string, spec KernelSpec, layout *wgpu.BindGrou
 	if spec.Entry == "" {
 		spec.Entry = "main"
 	}
+	spec.Bindings = slices.Clone(spec.Bindings) // the caller's slice may change
 	module, err := d.dev.CreateShaderModule(&wgpu.ShaderModuleDescriptor{
 		Label:          spec.Name,
 		WGSLDescriptor: &wgpu.ShaderModuleWGSLDescriptor{Code: spec.Source},

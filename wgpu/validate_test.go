@@ -277,3 +277,23 @@ fn main() { y.v[0] = 1.0; }`,
 fn main() { y[0].x = 1.0; }`})
 	require.NoError(t, err)
 }
+
+// A kernel keeps its own copy of the spec's bindings: changing the slice
+// afterwards changes nothing Dispatch checks (a buffer bound twice where
+// one binding writes would fail the whole batch).
+func TestKernelKeepsItsOwnBindings(t *testing.T) {
+	d := testgpu.Open(t)
+	bindings := []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}
+	k, err := d.Kernel(wgpu.KernelSpec{Name: "scale", Source: scaleWGSL, Bindings: bindings, Params: true, ParamsSize: 8})
+	require.NoError(t, err)
+	bindings[1] = wgpu.ReadOnly
+	x := upload(t, d, ramp(4, 1))
+	defer x.Release()
+	other := upload(t, d, ramp(4, 5))
+	defer other.Release()
+	p := d.ReadAsync(other, 0, other.Size())
+	require.ErrorIs(t, d.Dispatch(k, groupsFor(4), scaleParams(2, 4), x, x), wgpu.ErrInvalidArgument)
+	got, err := p.Await(ctxT(t))
+	require.NoError(t, err)
+	assert.Equal(t, ramp(4, 5), bytesF32(got))
+}
