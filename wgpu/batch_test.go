@@ -81,11 +81,55 @@ func TestFailedBatchRejectsItsWorkAndLeavesNothingLive(t *testing.T) {
 	}
 	require.NoError(t, testgpu.CheckPoolStats(d.Pool().Stats()))
 
-	// The device goes on working.
+	// The device goes on working (y, which the failed batch would have
+	// written, needs contents first).
+	require.NoError(t, d.Write(y, 0, make([]byte, 256)))
 	require.NoError(t, d.Dispatch(k, groupsFor(64), scaleParams(3, 64), x, y))
 	assert.Equal(t, ramp(64, 3), readF32(t, d, y))
 	require.NoError(t, d.Write(big, 0, make([]byte, 1<<20)))
 	got, err := d.ReadAsync(big, 1<<20-4, 4).Await(ctxT(t))
 	require.NoError(t, err)
 	assert.Equal(t, []byte{0, 0, 0, 0}, got)
+}
+
+// What a failed batch would have written is lost, and the buffers it would
+// have written say so instead of handing out stale bytes: reading them, or
+// dispatching over them, fails with the batch's error until a write of the
+// whole buffer gives them contents again.
+func TestFailedBatchMarksWhatItWouldHaveWritten(t *testing.T) {
+	d := testgpu.Open(t)
+	k := scaleKernel(t, d)
+	x := upload(t, d, ramp(64, 1))
+	defer x.Release()
+	y := upload(t, d, ramp(64, 7))
+	defer y.Release()
+	big, err := d.NewBuffer(1<<20, wgpu.UsageStorage)
+	require.NoError(t, err)
+	defer big.Release()
+	tiny, err := d.NewBuffer(4, wgpu.UsageStorage)
+	require.NoError(t, err)
+	defer tiny.Release()
+	require.NoError(t, d.Sync(ctxT(t)))
+
+	require.NoError(t, d.Dispatch(k, groupsFor(64), scaleParams(2, 64), x, y)) // y lost
+	require.NoError(t, d.Write(big, 0, make([]byte, 1<<20)))                   // big lost
+	require.NoError(t, wgpu.PoisonBatch(d, tiny))
+	require.ErrorIs(t, d.Flush(), wgpu.ErrValidation)
+
+	for name, b := range map[string]*wgpu.Buffer{"dispatch output": y, "staged write": big} {
+		_, err := d.ReadAsync(b, 0, 4).Await(ctxT(t))
+		require.ErrorIs(t, err, wgpu.ErrValidation, name)
+		assert.Contains(t, err.Error(), "lost", name)
+	}
+	require.ErrorIs(t, d.Dispatch(k, groupsFor(64), scaleParams(3, 64), y, x), wgpu.ErrValidation, "a lost input")
+	assert.Equal(t, ramp(64, 1), readF32(t, d, x), "what the batch only read keeps its contents")
+
+	require.NoError(t, d.Write(y, 0, f32bytes(ramp(64, 5)))) // whole: y has contents again
+	assert.Equal(t, ramp(64, 5), readF32(t, d, y))
+	require.NoError(t, d.Write(big, 4, make([]byte, 8))) // partial: big is still lost
+	_, err = d.ReadAsync(big, 0, 4).Await(ctxT(t))
+	require.ErrorIs(t, err, wgpu.ErrValidation)
+	require.NoError(t, d.Write(big, 0, make([]byte, 1<<20)))
+	_, err = d.ReadAsync(big, 0, 4).Await(ctxT(t))
+	require.NoError(t, err)
 }

@@ -38,7 +38,10 @@
 //     records nothing. A batch that fails anyway at submission rejects the
 //     readbacks it holds with that error, returns their staging buffers to
 //     the pool and drops its upload buffers: nothing it named stays live
-//     or pending, and the error also reaches the error scopes.
+//     or pending, and the error also reaches the error scopes. The
+//     buffers it would have written lost their contents: reading them
+//     (ReadAsync, or Dispatch binding them) fails with the batch's error
+//     until a Write of the whole buffer gives them contents again.
 //   - Every offset and size check is safe from wrapping past 2^64, and a
 //     buffer's capacity never passes Limits.MaxBufferSize.
 //   - Writes are ordered after the work recorded before them. Small ones

@@ -75,7 +75,9 @@ type Buffer struct {
 	site     uintptr // where it was handed out
 	internal bool    // the runtime's own (staging, parameters)
 
-	live bool // handed out and not released; protected by d.mu
+	// Protected by d.mu.
+	live bool  // handed out and not released
+	lost error // why its contents are lost: a batch that writes it failed
 }
 
 // allocation is one buffer created through the driver: what the pool keeps

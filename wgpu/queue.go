@@ -1,6 +1,7 @@
 package wgpu
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/cogentcore/webgpu/wgpu"
@@ -17,6 +18,31 @@ type recorder struct {
 	params     []*paramChunk
 	readbacks  []*readback // copies recorded; their maps are requested after submit
 	uploads    []*Buffer   // upload buffers copied from; mapped again after submit
+	written    []*Buffer   // buffers the batch writes: dispatch outputs, staged-write destinations
+}
+
+// batch is what a closed batch leaves to settle once it is submitted, or
+// once it fails.
+type batch struct {
+	readbacks []*readback
+	uploads   []*Buffer
+	written   []*Buffer
+}
+
+// closeBatch ends the open batch's bookkeeping once its encoder is gone:
+// it releases the bind groups, returns the parameter chunks to the pool,
+// starts the next batch, and returns what is left to settle.
+func (r *recorder) closeBatch(d *Device) batch {
+	for _, bg := range r.bindGroups {
+		bg.Release()
+	}
+	for _, c := range r.params {
+		d.pool.put(c.buf)
+	}
+	b := batch{readbacks: r.readbacks, uploads: r.uploads, written: r.written}
+	r.bindGroups, r.params, r.readbacks, r.uploads, r.written, r.commands = nil, nil, nil, nil, nil, 0
+	r.seq++
+	return b
 }
 
 // paramChunk is a uniform buffer holding the parameter blocks of one batch's
@@ -68,14 +94,7 @@ func (r *recorder) discard(d *Device) {
 		r.enc.Release()
 		r.enc = nil
 	}
-	for _, bg := range r.bindGroups {
-		bg.Release()
-	}
-	for _, c := range r.params {
-		d.pool.put(c.buf)
-	}
-	r.bindGroups, r.params, r.readbacks, r.uploads, r.commands = nil, nil, nil, nil, 0
-	r.seq++
+	r.closeBatch(d)
 }
 
 // Flush submits the recorded work now.
@@ -127,24 +146,16 @@ func (d *Device) flushLocked() error {
 	if cmd != nil {
 		cmd.Release()
 	}
-	for _, bg := range r.bindGroups {
-		bg.Release()
-	}
-	for _, c := range r.params {
-		d.pool.put(c.buf)
-	}
-	readbacks, uploads := r.readbacks, r.uploads
-	r.bindGroups, r.params, r.readbacks, r.uploads, r.commands = nil, nil, nil, nil, 0
-	r.seq++
+	b := r.closeBatch(d)
 	var afters []func()
 	if err != nil {
 		afters = append(afters, d.noteErr(err))
-		afters = append(afters, d.failBatchLocked(err, readbacks, uploads)...)
+		afters = append(afters, d.failBatchLocked(err, b)...)
 	} else {
-		for _, rb := range readbacks {
+		for _, rb := range b.readbacks {
 			afters = append(afters, rb.requestMap(d))
 		}
-		d.remapUploadsLocked(uploads)
+		d.remapUploadsLocked(b.uploads)
 	}
 	runAll(afters)()
 	return err
@@ -153,15 +164,21 @@ func (d *Device) flushLocked() error {
 // failBatchLocked settles the work of a batch that was not submitted:
 // its readbacks reject with err and their staging buffers, which no map
 // holds, go back to the pool; its upload buffers, left unmapped, are
-// destroyed; err reaches the error scopes. Nothing the batch named stays
-// live or pending.
-func (d *Device) failBatchLocked(err error, readbacks []*readback, uploads []*Buffer) (afters []func()) {
-	for _, rb := range readbacks {
+// destroyed; the buffers it would have written are marked lost with err
+// (see checkContents); err reaches the error scopes. Nothing the batch
+// named stays live or pending.
+func (d *Device) failBatchLocked(err error, b batch) (afters []func()) {
+	for _, w := range b.written {
+		if w.live && w.lost == nil {
+			w.lost = err
+		}
+	}
+	for _, rb := range b.readbacks {
 		d.unpend(rb)
 		rb.reclaim(d)
 		afters = append(afters, rb.fail(err))
 	}
-	d.dropUploadsLocked(uploads)
+	d.dropUploadsLocked(b.uploads)
 	d.reportLocked(err)
 	return afters
 }
@@ -170,8 +187,8 @@ func (d *Device) failBatchLocked(err error, readbacks []*readback, uploads []*Bu
 // order of k's bindings and params (if k takes them, at least its
 // ParamsSize bytes) as its uniform block. The work is submitted with its
 // batch. A dispatch with a zero group count records nothing. Everything
-// the dispatch names is validated first: a bad argument returns an error
-// and records nothing.
+// the dispatch names is validated first: a bad argument, or a buffer whose
+// contents a failed batch lost, returns an error and records nothing.
 func (d *Device) Dispatch(k *Kernel, groups [3]uint32, params []byte, bufs ...*Buffer) error {
 	op := fmt.Sprintf("dispatch %q over %v workgroups", k.Name(), groups)
 	if err := d.opened(op); err != nil {
@@ -226,6 +243,11 @@ func (d *Device) recordDispatchLocked(op string, k *Kernel, groups [3]uint32, pa
 	r.pass.SetBindGroup(0, bg, nil)
 	r.pass.DispatchWorkgroups(groups[0], groups[1], groups[2])
 	r.name(bufs...)
+	for i, b := range bufs {
+		if k.spec.Bindings[i] == ReadWrite {
+			r.written = append(r.written, b)
+		}
+	}
 	r.commands++
 	d.stats.Dispatches++
 	if r.commands >= d.opts.BatchSize {
@@ -273,7 +295,11 @@ func (d *Device) checkDispatch(op string, k *Kernel, groups [3]uint32, params []
 		}
 	}
 	for i, b := range bufs {
-		if err := d.checkBuffer(op, fmt.Sprintf("buffer %d", i), b); err != nil {
+		what := fmt.Sprintf("buffer %d", i)
+		if err := d.checkBuffer(op, what, b); err != nil {
+			return err
+		}
+		if err := checkContents(op, what, b); err != nil {
 			return err
 		}
 		if b.BindingSize() > d.limits.MaxStorageBufferBindingSize {
@@ -321,6 +347,21 @@ func (d *Device) checkBuffer(op, what string, b *Buffer) error {
 	return nil
 }
 
+// checkContents refuses to read a buffer whose contents were lost: a
+// batch that would have written it failed. A write of the whole buffer
+// gives it contents again. Callers hold d.mu.
+func checkContents(op, what string, b *Buffer) error {
+	if b.lost == nil {
+		return nil
+	}
+	var kind error = ErrOperation
+	var e *Error
+	if errors.As(b.lost, &e) {
+		kind = e.Kind
+	}
+	return newError(op, kind, fmt.Sprintf("%s (id %d) lost its contents when a batch that writes it failed: %v", what, b.id, b.lost))
+}
+
 // checkRange validates a transfer of n bytes at offset within b, with sums
 // that cannot wrap.
 func checkRange(op string, b *Buffer, offset, n uint64) error {
@@ -356,7 +397,8 @@ func (d *Device) paramSlotLocked(params []byte) (*paramChunk, uint64, error) {
 
 // Write copies data into b at offset. It is ordered after all work recorded
 // before it: if recorded work names b, that work is submitted first, since
-// queue writes run before the next submission's commands.
+// queue writes run before the next submission's commands. A write of the
+// whole buffer gives it contents again after a failed batch lost them.
 func (d *Device) Write(b *Buffer, offset uint64, data []byte) error {
 	op := fmt.Sprintf("write %d B at %d into buffer %d", len(data), offset, b.ID())
 	if err := d.opened(op); err != nil {
@@ -378,6 +420,9 @@ func (d *Device) Write(b *Buffer, offset uint64, data []byte) error {
 	}
 	if len(data) == 0 {
 		return nil
+	}
+	if offset == 0 && uint64(len(data)) == b.size {
+		b.lost = nil // the write gives b new contents (lost again if its batch fails)
 	}
 	if len(data) >= stagedWriteMin {
 		return d.writeStagedLocked(op, b, offset, data)

@@ -40,8 +40,10 @@ func (rb *readback) reclaim(d *Device) {
 // awaited, on Flush or Poll, or when the batch fills.
 //
 // Releasing b after ReadAsync returns is safe: the promise still resolves
-// with the bytes b held when the copy was recorded. Any offset and size are
-// accepted; reading 0 bytes resolves at once.
+// with the bytes b held when the copy was recorded. Offset and size need
+// no alignment, but must lie within b's Size; reading 0 bytes resolves at
+// once. A read of a buffer whose contents a failed batch lost is rejected
+// with that batch's error.
 func (d *Device) ReadAsync(b *Buffer, offset, size uint64) *Promise[[]byte] {
 	return d.readAsync(b, offset, size, nil)
 }
@@ -70,6 +72,9 @@ func (d *Device) readAsync(b *Buffer, offset, size uint64, dst []byte) *Promise[
 		return RejectedWith[[]byte](err)
 	}
 	if err := d.checkBuffer(op, "the buffer", b); err != nil {
+		return RejectedWith[[]byte](err)
+	}
+	if err := checkContents(op, "the buffer", b); err != nil {
 		return RejectedWith[[]byte](err)
 	}
 	if err := checkRange(op, b, offset, size); err != nil {

@@ -65,6 +65,7 @@ func (d *Device) writeStagedLocked(op string, b *Buffer, offset uint64, data []b
 	}
 	r.name(b, st)
 	r.uploads = append(r.uploads, st)
+	r.written = append(r.written, b)
 	r.commands++
 	d.stats.Writes++
 	d.unsubmittedWrites += size
