@@ -42,7 +42,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	}
 	b.WriteString("\tdst[di] = src[si];\n}\n")
 	return wgpu.KernelSpec{Name: "copy", Key: c.Key(), Source: b.String(),
-		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}, Params: true}
+		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSize(c.MetaWords())}
 }
 
 // Gather picks slices of a tensor viewed as [outer, axis, inner] by int32
@@ -79,5 +79,5 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 }
 `, WorkgroupSize)
 	return wgpu.KernelSpec{Name: "gather", Key: Gather{}.Key(), Source: src,
-		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true}
+		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSize(1)}
 }

@@ -150,8 +150,7 @@ func (k Elementwise) Key() string {
 // ignored), then the metadata words.
 func (k Elementwise) Params(n, row uint32, params []NodeParams, meta []uint32) []byte {
 	slots := max(1, k.paramSlots())
-	metaVecs := max(1, (k.MetaWords()+3)/4)
-	b := make([]byte, 16+32*slots+16*metaVecs)
+	b := make([]byte, k.paramsSize())
 	binary.LittleEndian.PutUint32(b[0:], n)
 	binary.LittleEndian.PutUint32(b[4:], row)
 	binary.LittleEndian.PutUint32(b[8:], math.Float32bits(1)) // one
@@ -173,6 +172,13 @@ func (k Elementwise) Params(n, row uint32, params []NodeParams, meta []uint32) [
 		binary.LittleEndian.PutUint32(m[4*i:], v)
 	}
 	return b
+}
+
+// paramsSize is the size in bytes of k's uniform block: the header, a vec4
+// of scalars and one of words per parametrised node (at least one each),
+// then the metadata words in whole vec4s (at least one).
+func (k Elementwise) paramsSize() int {
+	return 16 + 32*max(1, k.paramSlots()) + 16*max(1, (k.MetaWords()+3)/4)
 }
 
 // Spec generates k's kernel.
@@ -230,7 +236,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 		k.scalarBody(&b)
 	}
 	b.WriteString("}\n")
-	return wgpu.KernelSpec{Name: k.Name(), Key: k.Key(), Source: b.String(), Bindings: access, Params: true}
+	return wgpu.KernelSpec{Name: k.Name(), Key: k.Key(), Source: b.String(), Bindings: access, Params: true, ParamsSize: uint64(k.paramsSize())}
 }
 
 // scalarBody writes main's body for one element per thread: element t.

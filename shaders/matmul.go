@@ -189,7 +189,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 }
 `, meta(0), meta(1), meta(2), m.batchOffsets(), loadA, loadB)
 	return wgpu.KernelSpec{Name: "matmul", Key: m.Key(), Source: b.String(),
-		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true}
+		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSize(m.MetaWords())}
 }
 
 // batchOffsets is the WGSL that turns the batch index (rem) into the
@@ -262,7 +262,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 }
 `, meta(0), meta(1), meta(2), m.batchOffsets(), aIdx, bIdx)
 	return wgpu.KernelSpec{Name: "matmul", Key: m.Key(), Source: src,
-		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true}
+		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSize(m.MetaWords())}
 }
 
 // vec4Spec generates the Vec4 kernel, unrolled: a thread's 64 sums are
@@ -320,5 +320,5 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 	}
 	b.WriteString("}\n")
 	return wgpu.KernelSpec{Name: "matmul", Key: m.Key(), Source: b.String(),
-		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true}
+		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSize(m.MetaWords())}
 }

@@ -169,7 +169,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l:
 `, A, ReduceWorkgroup, ReduceWorkgroup, ReduceWorkgroup, ident, 16*ReduceWorkgroup, ReduceWorkgroup, A, step, ReduceWorkgroup/2, combine, final)
 	}
 	return wgpu.KernelSpec{Name: string(r.Op), Key: r.Key(), Source: b.String(),
-		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}, Params: true}
+		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSize(0)}
 }
 
 // Softmax computes softmax (or, with Log, log-softmax) along each row of a
@@ -222,5 +222,5 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l:
 }
 `, ReduceWorkgroup, ReduceWorkgroup/2, write, 16*ReduceWorkgroup)
 	return wgpu.KernelSpec{Name: name, Key: s.Key(), Source: src,
-		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}, Params: true}
+		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSize(0)}
 }

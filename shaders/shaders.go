@@ -47,8 +47,7 @@ type Params struct {
 
 // Bytes encodes p in the layout the kernels declare.
 func (p Params) Bytes() []byte {
-	words := 8 + max(4, (len(p.Meta)+3)&^3) // the block declares at least one vec4 of metadata
-	b := make([]byte, 4*words)
+	b := make([]byte, paramsSize(len(p.Meta)))
 	for i, w := range p.Header {
 		binary.LittleEndian.PutUint32(b[4*i:], w)
 	}
@@ -60,6 +59,11 @@ func (p Params) Bytes() []byte {
 	}
 	return b
 }
+
+// paramsSize is the size in bytes of the uniform block paramsStruct
+// declares for metaWords metadata words: the header and the scalars, then
+// the metadata in whole vec4s, at least one.
+func paramsSize(metaWords int) uint64 { return 32 + 16*uint64(max(1, (metaWords+3)/4)) }
 
 // paramsStruct declares the uniform block for metaWords metadata words.
 func paramsStruct(metaWords int) string {

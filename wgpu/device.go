@@ -270,15 +270,43 @@ func (d *Device) checkShim() error {
 	return nil
 }
 
-// Info describes the adapter the device runs on.
-func (d *Device) Info() AdapterInfo { return d.info }
+// Info describes the adapter the device runs on; the zero AdapterInfo for
+// a nil or zero Device.
+func (d *Device) Info() AdapterInfo {
+	if d.opened("info") != nil {
+		return AdapterInfo{}
+	}
+	return d.info
+}
 
-// Limits returns the limits the device was granted.
-func (d *Device) Limits() Limits { return d.limits }
+// Limits returns the limits the device was granted; zero limits for a nil
+// or zero Device.
+func (d *Device) Limits() Limits {
+	if d.opened("limits") != nil {
+		return Limits{}
+	}
+	return d.limits
+}
 
 // Lost returns a promise that settles when the device is lost or closed,
-// like WebGPU's device.lost. It never rejects.
-func (d *Device) Lost() *Promise[LostInfo] { return d.lost }
+// like WebGPU's device.lost. It never rejects. For a nil or zero Device,
+// which was never open, it is already fulfilled.
+func (d *Device) Lost() *Promise[LostInfo] {
+	if err := d.opened("lost"); err != nil {
+		return Resolved(LostInfo{Reason: LostUnknown, Message: err.Error()})
+	}
+	return d.lost
+}
+
+// opened returns an error naming op if d is nil or the zero Device, not
+// one Open returned. It reads only what Open sets before d is shared, so
+// it needs no lock.
+func (d *Device) opened(op string) error {
+	if d == nil || d.dev == nil {
+		return newError(op, ErrInvalidArgument, "not a device from Open")
+	}
+	return nil
+}
 
 // usable returns nil if the device accepts work, else the error saying why
 // not. Callers hold d.mu.
@@ -292,7 +320,11 @@ func (d *Device) usable(op string) error {
 // InjectLoss makes the device lost exactly as a loss reported by the driver
 // does: pending promises reject with ErrDeviceLost, Lost settles, and later
 // calls fail fast. It is for testing code that must survive device loss.
+// On a nil or zero Device it does nothing.
 func (d *Device) InjectLoss(message string) {
+	if d.opened("inject loss") != nil {
+		return
+	}
 	d.mu.Lock()
 	after := d.loseLocked(LostUnknown, message)
 	d.mu.Unlock()
@@ -376,8 +408,12 @@ func runAll(fs []func()) func() {
 // that was not submitted, waits for submitted work, destroys every buffer
 // the device owns (pooled and live) and releases the device. If buffers
 // other than the runtime's own were still live, it returns an error wrapping
-// ErrLeaked that lists them. Close is idempotent.
+// ErrLeaked that lists them. Close is idempotent. Closing a nil or zero
+// Device returns ErrInvalidArgument.
 func (d *Device) Close() error {
+	if err := d.opened("close"); err != nil {
+		return err
+	}
 	if d.stopPoller != nil {
 		select {
 		case <-d.stopPoller:
@@ -439,8 +475,11 @@ type DeviceStats struct {
 	PendingUploads   int    // upload buffers not yet mapped again for reuse
 }
 
-// Stats returns the device's counters.
+// Stats returns the device's counters; zero for a nil or zero Device.
 func (d *Device) Stats() DeviceStats {
+	if d.opened("stats") != nil {
+		return DeviceStats{}
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	s := d.stats
@@ -458,7 +497,11 @@ func (d *Device) Stats() DeviceStats {
 // The count covers every GL device of the process, since they share one
 // instance: it is a cross-check of the pool's figures, for tests and
 // diagnostics. Sync first, so that destroyed buffers have left the registry.
+// A nil or zero Device reports (0, false).
 func (d *Device) DriverBufferCount() (uint64, bool) {
+	if d.opened("driver buffer count") != nil {
+		return 0, false
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	r := d.inst.GenerateReport()

@@ -29,8 +29,21 @@
 //     a submission): Trim, the memory limit and Close flush first.
 //   - Releasing a buffer with a pending readback is safe: the copy was
 //     recorded first, and queue order runs it first.
-//   - Everything a dispatch names is validated when it is recorded, so a
-//     batch is never poisoned by one bad command.
+//   - Every NewBuffer returns a new *Buffer handle, also when the pool
+//     reuses memory: a released handle stays released (ErrDisposed) for
+//     ever, and a handle's size, capacity and usage never change.
+//   - Everything a dispatch names is validated when it is recorded (the
+//     buffers, the workgroup counts, the parameter block against the
+//     kernel's declared ParamsSize), so one bad call returns its error and
+//     records nothing. A batch that fails anyway at submission rejects the
+//     readbacks it holds with that error, returns their staging buffers to
+//     the pool and drops its upload buffers: nothing it named stays live
+//     or pending, and the error also reaches the error scopes. The
+//     buffers it would have written lost their contents: reading them
+//     (ReadAsync, or Dispatch binding them) fails with the batch's error
+//     until a Write of the whole buffer gives them contents again.
+//   - Every offset and size check is safe from wrapping past 2^64, and a
+//     buffer's capacity never passes Limits.MaxBufferSize.
 //   - Writes are ordered after the work recorded before them. Small ones
 //     go through the queue; writes of 1 MiB or more through pooled upload
 //     buffers kept mapped, copied in order with the batch.
@@ -38,7 +51,9 @@
 // # Concurrency
 //
 // A Device, its Pool, its Kernels and Promises are safe for concurrent use
-// by multiple goroutines. GPU calls are serialised on the device's lock;
+// by multiple goroutines. Nil and zero values are safe too: methods on a
+// nil or zero Device, Pool, Buffer or Kernel return an error or a zero
+// value, never panic. GPU calls are serialised on the device's lock;
 // polling runs outside it, so a goroutine awaiting a readback does not stop
 // others from recording work. Promise callbacks registered with Then run on
 // the goroutine that polled. Await first polls without blocking for up to

@@ -1,10 +1,15 @@
 package wgpu
 
+import "github.com/cogentcore/webgpu/wgpu"
+
 // Hooks for the external tests (package wgpu_test), which cannot reach
 // unexported state and cannot be internal tests: testgpu imports wgpu.
 
 // SizeClass exposes sizeClass.
 var SizeClass = sizeClass
+
+// CapacityFor exposes capacityFor.
+var CapacityFor = capacityFor
 
 // Choose exposes the adapter choice.
 var Choose = choose
@@ -19,7 +24,7 @@ func DestroyPendingStaging(d *Device) int {
 	n := 0
 	for s := range d.pending {
 		if rb, ok := s.(*readback); ok {
-			d.pool.destroy(rb.staging)
+			d.pool.destroy(rb.staging.alloc)
 			n++
 		}
 	}
@@ -31,4 +36,32 @@ func ReportAsync(d *Device, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.reportLocked(err)
+}
+
+// PoisonBatch records into the open batch a dispatch that WebGPU refuses
+// only at submission, as a driver failure would fail a batch: a kernel
+// whose storage elements are 32 bytes over buf's binding of 16, compiled
+// here past the layout rule that makes Kernel refuse it. For tests of what
+// a failed batch leaves behind; buf must be a storage buffer of 16 bytes
+// or less.
+func PoisonBatch(d *Device, buf *Buffer) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	spec := KernelSpec{Name: "poison", Key: "test/poison", Bindings: []Access{ReadWrite}, Source: `
+@group(0) @binding(0) var<storage, read_write> y: array<mat2x4<f32>>;
+@compute @workgroup_size(1)
+fn main() { y[0][0].x = 1.0; }`}
+	k := d.kernels[spec.Key]
+	if k == nil {
+		layout, err := d.dev.CreateBindGroupLayout(&wgpu.BindGroupLayoutDescriptor{Entries: []wgpu.BindGroupLayoutEntry{
+			{Binding: 0, Visibility: wgpu.ShaderStageCompute, Buffer: wgpu.BufferBindingLayout{Type: wgpu.BufferBindingTypeStorage}}}})
+		if err != nil {
+			return err
+		}
+		d.layouts[spec.Key] = layout // Close releases it
+		if k, err = d.compileLocked("poison", spec, layout); err != nil {
+			return err
+		}
+	}
+	return d.recordDispatchLocked("poison batch", k, [3]uint32{1, 1, 1}, nil, []*Buffer{buf})
 }

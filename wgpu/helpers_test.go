@@ -26,7 +26,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 
 func scaleKernel(t testing.TB, d *wgpu.Device) *wgpu.Kernel {
 	t.Helper()
-	k, err := d.Kernel(wgpu.KernelSpec{Name: "scale", Source: scaleWGSL, Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}, Params: true})
+	k, err := d.Kernel(wgpu.KernelSpec{Name: "scale", Source: scaleWGSL, Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: 8})
 	require.NoError(t, err)
 	return k
 }

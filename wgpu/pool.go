@@ -37,8 +37,10 @@ func (u Usage) String() string {
 		return "uniform"
 	case UsageUpload:
 		return "upload"
+	case UsageStorage:
+		return "storage"
 	}
-	return "storage"
+	return fmt.Sprintf("Usage(%d)", int(u))
 }
 
 func (u Usage) flags() wgpu.BufferUsage {
@@ -53,12 +55,18 @@ func (u Usage) flags() wgpu.BufferUsage {
 	return wgpu.BufferUsageStorage | wgpu.BufferUsageCopySrc | wgpu.BufferUsageCopyDst
 }
 
-// Buffer is a GPU buffer handed out by a device's pool. Release gives it
-// back; the pool reuses it or, on Trim, destroys it.
+// Buffer is a handle to a GPU buffer handed out by a device's pool.
+// Release gives the memory back; the pool reuses it for later buffers or,
+// on Trim, destroys it. Every hand-out is a new handle, so a released
+// handle stays released (ErrDisposed) whatever the pool does with the
+// memory it named, and its size, capacity and usage never change.
 //
 // A Buffer is safe for concurrent use: its methods go through the device.
+// The zero Buffer and a nil *Buffer are no buffer: their accessors return
+// zero values and the device's calls refuse them.
 type Buffer struct {
 	d        *Device
+	alloc    *allocation // the memory, which outlives the handle in the pool
 	raw      *wgpu.Buffer
 	id       uint64
 	size     uint64 // bytes asked for
@@ -68,28 +76,63 @@ type Buffer struct {
 	internal bool    // the runtime's own (staging, parameters)
 
 	// Protected by d.mu.
-	live      bool   // handed out and not released
+	live bool  // handed out and not released
+	lost error // why its contents are lost: a batch that writes it failed
+}
+
+// allocation is one buffer created through the driver: what the pool keeps
+// and hands out again, each time behind a new Buffer handle.
+type allocation struct {
+	raw      *wgpu.Buffer
+	capacity uint64
+	usage    Usage
+
+	// Protected by Device.mu.
 	destroyed bool   // destroyed: by Trim, Close or a test
 	lastBatch uint64 // the recorder batch that last named it
 }
 
-// ID is the buffer's number, unique within its device.
-func (b *Buffer) ID() uint64 { return b.id }
+// ID is the buffer's number, unique within its device; 0 for no buffer.
+func (b *Buffer) ID() uint64 {
+	if b == nil {
+		return 0
+	}
+	return b.id
+}
 
 // Size is the size asked for, in bytes.
-func (b *Buffer) Size() uint64 { return b.size }
+func (b *Buffer) Size() uint64 {
+	if b == nil {
+		return 0
+	}
+	return b.size
+}
 
 // Capacity is the size allocated, in bytes: Size rounded up to its class.
-func (b *Buffer) Capacity() uint64 { return b.capacity }
+func (b *Buffer) Capacity() uint64 {
+	if b == nil {
+		return 0
+	}
+	return b.capacity
+}
 
 // Usage says what the buffer is for.
-func (b *Buffer) Usage() Usage { return b.usage }
+func (b *Buffer) Usage() Usage {
+	if b == nil {
+		return UsageStorage
+	}
+	return b.usage
+}
 
 // Release gives the buffer back to the pool. Work already recorded or
 // submitted that reads or writes it still runs correctly: the pool only
 // destroys buffers no unsubmitted work names. Releasing twice returns
-// ErrDisposed; releasing after the device closed does nothing.
+// ErrDisposed; releasing after the device closed does nothing; releasing
+// no buffer (nil or the zero Buffer) returns ErrInvalidArgument.
 func (b *Buffer) Release() error {
+	if b == nil || b.d == nil {
+		return newError("release buffer", ErrInvalidArgument, "not a buffer from NewBuffer")
+	}
 	d := b.d
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -150,13 +193,13 @@ type poolKey struct {
 
 // poolState is the pool's bookkeeping, protected by Device.mu.
 type poolState struct {
-	free  map[poolKey][]*Buffer
+	free  map[poolKey][]*allocation
 	live  map[*Buffer]struct{}
 	stats PoolStats
 }
 
 func (p *poolState) init(limit uint64) {
-	p.free = make(map[poolKey][]*Buffer)
+	p.free = make(map[poolKey][]*allocation)
 	p.live = make(map[*Buffer]struct{})
 	p.stats.MemoryLimit = limit
 }
@@ -174,7 +217,8 @@ func sizeClass(n uint64) uint64 {
 }
 
 // Pool is a view of a device's buffer pool. It is safe for concurrent use
-// by multiple goroutines.
+// by multiple goroutines. The zero Pool, like the pool of a nil or zero
+// Device, has zero figures, ignores settings and refuses to Trim.
 type Pool struct{ d *Device }
 
 // Pool returns the device's buffer pool.
@@ -182,6 +226,9 @@ func (d *Device) Pool() Pool { return Pool{d} }
 
 // Stats returns the pool's figures, all taken under one lock.
 func (p Pool) Stats() PoolStats {
+	if p.d.opened("pool stats") != nil {
+		return PoolStats{}
+	}
 	p.d.mu.Lock()
 	defer p.d.mu.Unlock()
 	return p.d.pool.stats
@@ -191,6 +238,9 @@ func (p Pool) Stats() PoolStats {
 // 0 removes the limit. A limit below what is live now fails later
 // allocations; it never frees live buffers.
 func (p Pool) SetMemoryLimit(n uint64) {
+	if p.d.opened("set memory limit") != nil {
+		return
+	}
 	p.d.mu.Lock()
 	defer p.d.mu.Unlock()
 	p.d.pool.stats.MemoryLimit = n
@@ -200,6 +250,9 @@ func (p Pool) SetMemoryLimit(n uint64) {
 // that follow describe what runs next, like PyTorch's
 // torch.cuda.reset_peak_memory_stats.
 func (p Pool) ResetPeaks() {
+	if p.d.opened("reset peaks") != nil {
+		return
+	}
 	p.d.mu.Lock()
 	defer p.d.mu.Unlock()
 	s := &p.d.pool.stats
@@ -211,6 +264,9 @@ func (p Pool) ResetPeaks() {
 // submitted first, so no submission ever names a destroyed buffer.
 func (p Pool) Trim() error {
 	d := p.d
+	if err := d.opened("trim"); err != nil {
+		return err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.usable("trim"); err != nil {
@@ -223,8 +279,8 @@ func (d *Device) trimLocked() error {
 	p := &d.pool
 	p.stats.Trims++
 	for _, list := range p.free {
-		for _, b := range list {
-			if d.rec.names(b) {
+		for _, a := range list {
+			if d.rec.names(a) {
 				if err := d.flushLocked(); err != nil {
 					return err
 				}
@@ -233,10 +289,10 @@ func (d *Device) trimLocked() error {
 		}
 	}
 	for k, list := range p.free {
-		for _, b := range list {
-			p.destroy(b)
+		for _, a := range list {
+			p.destroy(a)
 			p.stats.PooledBuffers--
-			p.stats.PooledBytes -= b.capacity
+			p.stats.PooledBytes -= a.capacity
 		}
 		delete(p.free, k)
 	}
@@ -244,13 +300,14 @@ func (d *Device) trimLocked() error {
 	return nil
 }
 
-func (p *poolState) destroy(b *Buffer) {
-	if b.destroyed {
+// destroy gives a's memory back to the driver, once.
+func (p *poolState) destroy(a *allocation) {
+	if a.destroyed {
 		return
 	}
-	b.raw.Destroy()
-	b.raw.Release()
-	b.destroyed = true
+	a.raw.Destroy()
+	a.raw.Release()
+	a.destroyed = true
 	p.stats.Frees++
 }
 
@@ -266,8 +323,12 @@ func (d *Device) NewBuffer(size uint64, usage Usage) (*Buffer, error) {
 // NewBufferAt is NewBuffer with the creation site given as a program
 // counter, for layers that report their own caller's line.
 func (d *Device) NewBufferAt(size uint64, usage Usage, site uintptr) (*Buffer, error) {
+	op := fmt.Sprintf("new %s buffer of %d B", usage, size)
+	if err := d.opened(op); err != nil {
+		return nil, err
+	}
 	if usage == UsageUpload {
-		return nil, newError(fmt.Sprintf("new %s buffer of %d B", usage, size), ErrInvalidArgument, "upload buffers are the runtime's own")
+		return nil, newError(op, ErrInvalidArgument, "upload buffers are the runtime's own")
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -282,36 +343,30 @@ func (d *Device) newBufferLocked(size uint64, usage Usage, site uintptr, interna
 	if usage < UsageStorage || usage > UsageUpload {
 		return nil, newError(op, ErrInvalidArgument, fmt.Sprintf("unknown usage %d", int(usage)))
 	}
-	if size > d.limits.MaxBufferSize {
-		return nil, newError(op, ErrLimit, fmt.Sprintf("the device's max buffer size is %d B", d.limits.MaxBufferSize))
-	}
-	capacity := sizeClass(size)
-	if capacity > d.limits.MaxBufferSize {
-		capacity = (size + 3) &^ 3
+	capacity, ok := capacityFor(size, d.limits.MaxBufferSize)
+	if !ok {
+		return nil, newError(op, ErrLimit, fmt.Sprintf("the device's max buffer size is %d B, and buffers are whole 4-byte words", d.limits.MaxBufferSize))
 	}
 	p := &d.pool
 	key := poolKey{capacity, usage}
-	var b *Buffer
+	var a *allocation
 	if list := p.free[key]; len(list) > 0 {
-		b = list[len(list)-1]
+		a = list[len(list)-1]
 		list[len(list)-1] = nil
 		p.free[key] = list[:len(list)-1]
 		p.stats.PooledBuffers--
 		p.stats.PooledBytes -= capacity
 		p.stats.Reuses++
-		b.size, b.site, b.internal = size, site, internal
-		d.nextID++
-		b.id = d.nextID
 	} else {
 		raw, err := d.allocLocked(op, capacity, usage)
 		if err != nil {
 			return nil, err
 		}
-		d.nextID++
-		b = &Buffer{d: d, raw: raw, id: d.nextID, size: size, capacity: capacity, usage: usage, site: site, internal: internal}
+		a = &allocation{raw: raw, capacity: capacity, usage: usage}
 		p.stats.Allocs++
 	}
-	b.live = true
+	d.nextID++
+	b := &Buffer{d: d, alloc: a, raw: a.raw, id: d.nextID, size: size, capacity: capacity, usage: usage, site: site, internal: internal, live: true}
 	p.live[b] = struct{}{}
 	p.stats.LiveBuffers++
 	p.stats.LiveBytes += capacity
@@ -321,19 +376,33 @@ func (d *Device) newBufferLocked(size uint64, usage Usage, site uintptr, interna
 	return b, nil
 }
 
+// capacityFor returns the bytes the pool allocates for a buffer of size
+// bytes on a device whose largest buffer is maxSize: its size class, or,
+// where the class passes maxSize, size rounded up to a whole word (copies
+// and maps move whole words). It reports false if even that passes maxSize.
+func capacityFor(size, maxSize uint64) (uint64, bool) {
+	if size > maxSize&^3 {
+		return 0, false
+	}
+	if c := sizeClass(size); c <= maxSize {
+		return c, true
+	}
+	return (size + 3) &^ 3, true
+}
+
 // allocLocked creates a buffer through the driver, enforcing the memory
 // limit: trim, then fail. A driver out-of-memory also trims and retries once.
 func (d *Device) allocLocked(op string, capacity uint64, usage Usage) (*wgpu.Buffer, error) {
 	p := &d.pool
 	limit := p.stats.MemoryLimit
-	if limit > 0 && p.stats.ReservedBytes+capacity > limit {
+	if limit > 0 && passes(p.stats.ReservedBytes, capacity, limit) {
 		if capacity <= limit && p.stats.PooledBytes > 0 {
 			p.stats.OOMRetries++
 			if err := d.trimLocked(); err != nil {
 				return nil, err
 			}
 		}
-		if p.stats.LiveBytes+capacity > limit {
+		if passes(p.stats.LiveBytes, capacity, limit) {
 			return nil, newError(op, ErrOutOfMemory, fmt.Sprintf("%s would pass the memory limit of %s; %s",
 				FormatBytes(capacity), FormatBytes(limit), p.liveReport(true)))
 		}
@@ -359,20 +428,24 @@ func (d *Device) allocLocked(op string, capacity uint64, usage Usage) (*wgpu.Buf
 	return raw, nil
 }
 
+// passes reports whether used+n bytes pass limit, without wrapping.
+func passes(used, n, limit uint64) bool { return used > limit || n > limit-used }
+
 func errorsIsOOM(err error) bool { return fromBinding("", err).Kind == ErrOutOfMemory }
 
-// put returns a live buffer to its free list.
+// put ends a live handle and returns its memory to the free list. The
+// handle stays released for ever; the memory may serve a new handle.
 func (p *poolState) put(b *Buffer) {
 	delete(p.live, b)
 	b.live = false
 	p.stats.LiveBuffers--
 	p.stats.LiveBytes -= b.capacity
-	if b.destroyed {
+	if b.alloc.destroyed {
 		p.stats.ReservedBytes = p.stats.LiveBytes + p.stats.PooledBytes
 		return
 	}
 	key := poolKey{b.capacity, b.usage}
-	p.free[key] = append(p.free[key], b)
+	p.free[key] = append(p.free[key], b.alloc)
 	p.stats.PooledBuffers++
 	p.stats.PooledBytes += b.capacity
 }
@@ -380,20 +453,20 @@ func (p *poolState) put(b *Buffer) {
 // drop destroys a live buffer that can serve no one again, such as an
 // upload buffer left unmapped, and takes it off the live list.
 func (p *poolState) drop(b *Buffer) {
-	p.destroy(b)
+	p.destroy(b.alloc)
 	p.put(b)
 }
 
 // destroyAll destroys every buffer, live and pooled (Close).
 func (p *poolState) destroyAll() {
 	for b := range p.live {
-		p.destroy(b)
+		p.destroy(b.alloc)
 		b.live = false
 		delete(p.live, b)
 	}
 	for k, list := range p.free {
-		for _, b := range list {
-			p.destroy(b)
+		for _, a := range list {
+			p.destroy(a)
 		}
 		delete(p.free, k)
 	}
@@ -411,8 +484,12 @@ type BufferInfo struct {
 	Internal bool   // the runtime's own: staging or parameters
 }
 
-// LiveBuffers lists the buffers handed out and not released, by id.
+// LiveBuffers lists the buffers handed out and not released, by id; none
+// for a nil or zero Device.
 func (d *Device) LiveBuffers() []BufferInfo {
+	if d.opened("live buffers") != nil {
+		return nil
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	infos := make([]BufferInfo, 0, len(d.pool.live))

@@ -211,3 +211,13 @@ func TestResetPeaks(t *testing.T) {
 	assert.Equal(t, s.ReservedBytes, s.PeakReservedBytes)
 	assert.Equal(t, uint64(4096), s.PeakLiveBytes)
 }
+
+func TestUnknownUsageIsRefusedByName(t *testing.T) {
+	d := testgpu.Open(t)
+	for _, u := range []wgpu.Usage{-1, 4, 99} {
+		_, err := d.NewBuffer(16, u)
+		require.ErrorIs(t, err, wgpu.ErrInvalidArgument)
+		assert.Contains(t, err.Error(), u.String())
+		assert.NotContains(t, err.Error(), "storage", "an unknown usage is not called storage")
+	}
+}

@@ -90,21 +90,50 @@ func (p *Promise[T]) settle(v T, err error) (runThens func()) {
 	}
 }
 
+// notAPromise reports whether p is nil or the zero Promise, which no call
+// returned: its methods act as for a promise rejected with
+// errNotAPromise.
+func (p *Promise[T]) notAPromise() bool { return p == nil || p.done == nil }
+
+var errNotAPromise = newError("promise", ErrInvalidArgument, "nil or zero Promise")
+
+// closedChan is the Done channel of nil and zero Promises.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
 // State reports whether the promise is pending, fulfilled or rejected.
+// A nil or zero Promise reports Rejected.
 func (p *Promise[T]) State() PromiseState {
+	if p.notAPromise() {
+		return Rejected
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.state
 }
 
 // Done returns a channel that is closed when the promise settles. Waiting on
-// it does not poll the device; Await does.
-func (p *Promise[T]) Done() <-chan struct{} { return p.done }
+// it does not poll the device; Await does. A nil or zero Promise's is closed.
+func (p *Promise[T]) Done() <-chan struct{} {
+	if p.notAPromise() {
+		return closedChan
+	}
+	return p.done
+}
 
 // Then registers f to run with the result when the promise settles, on the
 // goroutine that settles it (the polling goroutine). If the promise has
-// settled already, f runs before Then returns. f must not block.
+// settled already, f runs before Then returns. f must not block. On a nil
+// or zero Promise, f runs at once with an error wrapping ErrInvalidArgument.
+// A nil f is ignored.
 func (p *Promise[T]) Then(f func(T, error)) {
+	if f == nil {
+		return
+	}
+	if p.notAPromise() {
+		var zero T
+		f(zero, errNotAPromise)
+		return
+	}
 	p.mu.Lock()
 	if p.state == Pending {
 		p.thens = append(p.thens, f)
@@ -119,8 +148,13 @@ func (p *Promise[T]) Then(f func(T, error)) {
 // Await submits the work the promise depends on, polls the device until the
 // promise settles, and returns its result. If ctx is done first, Await
 // returns ctx.Err() and the promise stays pending: its resources are
-// reclaimed when it settles, and it may be awaited again.
+// reclaimed when it settles, and it may be awaited again. Awaiting a nil or
+// zero Promise returns an error wrapping ErrInvalidArgument.
 func (p *Promise[T]) Await(ctx context.Context) (T, error) {
+	if p.notAPromise() {
+		var zero T
+		return zero, errNotAPromise
+	}
 	select {
 	case <-p.done:
 		return p.result()
@@ -149,7 +183,15 @@ func (p *Promise[T]) result() (T, error) {
 
 // Then returns a promise of f applied to p's value. A rejection of p passes
 // through without calling f. Awaiting the new promise drives p's device.
+// For a nil or zero p, or a nil f, it is rejected with an error wrapping
+// ErrInvalidArgument.
 func Then[T, U any](p *Promise[T], f func(T) (U, error)) *Promise[U] {
+	if p.notAPromise() {
+		return RejectedWith[U](errNotAPromise)
+	}
+	if f == nil {
+		return RejectedWith[U](newError("then", ErrInvalidArgument, "nil function"))
+	}
 	q := newPromise[U](p.wait)
 	p.Then(func(v T, err error) {
 		var u U

@@ -1,6 +1,7 @@
 package wgpu
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/cogentcore/webgpu/wgpu"
@@ -17,6 +18,31 @@ type recorder struct {
 	params     []*paramChunk
 	readbacks  []*readback // copies recorded; their maps are requested after submit
 	uploads    []*Buffer   // upload buffers copied from; mapped again after submit
+	written    []*Buffer   // buffers the batch writes: dispatch outputs, staged-write destinations
+}
+
+// batch is what a closed batch leaves to settle once it is submitted, or
+// once it fails.
+type batch struct {
+	readbacks []*readback
+	uploads   []*Buffer
+	written   []*Buffer
+}
+
+// closeBatch ends the open batch's bookkeeping once its encoder is gone:
+// it releases the bind groups, returns the parameter chunks to the pool,
+// starts the next batch, and returns what is left to settle.
+func (r *recorder) closeBatch(d *Device) batch {
+	for _, bg := range r.bindGroups {
+		bg.Release()
+	}
+	for _, c := range r.params {
+		d.pool.put(c.buf)
+	}
+	b := batch{readbacks: r.readbacks, uploads: r.uploads, written: r.written}
+	r.bindGroups, r.params, r.readbacks, r.uploads, r.written, r.commands = nil, nil, nil, nil, nil, 0
+	r.seq++
+	return b
 }
 
 // paramChunk is a uniform buffer holding the parameter blocks of one batch's
@@ -28,8 +54,16 @@ type paramChunk struct {
 
 const paramChunkSize = 16 << 10
 
-// names reports whether recorded, unsubmitted work names b.
-func (r *recorder) names(b *Buffer) bool { return r.enc != nil && b.lastBatch == r.seq }
+// names reports whether recorded, unsubmitted work names a.
+func (r *recorder) names(a *allocation) bool { return r.enc != nil && a.lastBatch == r.seq }
+
+// name marks the buffers as named by the open batch, so that their memory
+// is not destroyed before the batch is submitted.
+func (r *recorder) name(bufs ...*Buffer) {
+	for _, b := range bufs {
+		b.alloc.lastBatch = r.seq
+	}
+}
 
 func (r *recorder) endPass() {
 	if r.pass != nil {
@@ -60,18 +94,14 @@ func (r *recorder) discard(d *Device) {
 		r.enc.Release()
 		r.enc = nil
 	}
-	for _, bg := range r.bindGroups {
-		bg.Release()
-	}
-	for _, c := range r.params {
-		d.pool.put(c.buf)
-	}
-	r.bindGroups, r.params, r.readbacks, r.uploads, r.commands = nil, nil, nil, nil, 0
-	r.seq++
+	r.closeBatch(d)
 }
 
 // Flush submits the recorded work now.
 func (d *Device) Flush() error {
+	if err := d.opened("flush"); err != nil {
+		return err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.usable("flush"); err != nil {
@@ -116,42 +146,56 @@ func (d *Device) flushLocked() error {
 	if cmd != nil {
 		cmd.Release()
 	}
-	for _, bg := range r.bindGroups {
-		bg.Release()
-	}
-	for _, c := range r.params {
-		d.pool.put(c.buf)
-	}
-	readbacks, uploads := r.readbacks, r.uploads
-	r.bindGroups, r.params, r.readbacks, r.uploads, r.commands = nil, nil, nil, nil, 0
-	r.seq++
+	b := r.closeBatch(d)
 	var afters []func()
 	if err != nil {
 		afters = append(afters, d.noteErr(err))
-		for _, rb := range readbacks {
-			d.unpend(rb)
-			afters = append(afters, rb.fail(err))
-		}
-		d.dropUploadsLocked(uploads)
-		d.reportLocked(err)
+		afters = append(afters, d.failBatchLocked(err, b)...)
 	} else {
-		for _, rb := range readbacks {
+		for _, rb := range b.readbacks {
 			afters = append(afters, rb.requestMap(d))
 		}
-		d.remapUploadsLocked(uploads)
+		d.remapUploadsLocked(b.uploads)
 	}
 	runAll(afters)()
 	return err
 }
 
+// failBatchLocked settles the work of a batch that was not submitted:
+// its readbacks reject with err and their staging buffers, which no map
+// holds, go back to the pool; its upload buffers, left unmapped, are
+// destroyed; the buffers it would have written are marked lost with err
+// (see checkContents); err reaches the error scopes. Nothing the batch
+// named stays live or pending.
+func (d *Device) failBatchLocked(err error, b batch) (afters []func()) {
+	for _, w := range b.written {
+		if w.live && w.lost == nil {
+			w.lost = err
+		}
+	}
+	for _, rb := range b.readbacks {
+		d.unpend(rb)
+		rb.reclaim(d)
+		afters = append(afters, rb.fail(err))
+	}
+	d.dropUploadsLocked(b.uploads)
+	d.reportLocked(err)
+	return afters
+}
+
 // Dispatch records kernel k over groups workgroups, with bufs bound in the
-// order of k's bindings and params (if k takes them) as its uniform block.
-// The work is submitted with its batch. A dispatch with a zero group count
-// records nothing.
+// order of k's bindings and params (if k takes them, at least its
+// ParamsSize bytes) as its uniform block. The work is submitted with its
+// batch. A dispatch with a zero group count records nothing. Everything
+// the dispatch names is validated first: a bad argument, or a buffer whose
+// contents a failed batch lost, returns an error and records nothing.
 func (d *Device) Dispatch(k *Kernel, groups [3]uint32, params []byte, bufs ...*Buffer) error {
+	op := fmt.Sprintf("dispatch %q over %v workgroups", k.Name(), groups)
+	if err := d.opened(op); err != nil {
+		return err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	op := fmt.Sprintf("dispatch %q over %v workgroups", k.spec.Name, groups)
 	if err := d.usable(op); err != nil {
 		return err
 	}
@@ -161,9 +205,14 @@ func (d *Device) Dispatch(k *Kernel, groups [3]uint32, params []byte, bufs ...*B
 	if groups[0] == 0 || groups[1] == 0 || groups[2] == 0 {
 		return nil
 	}
-	if err := d.encoderLocked(); err != nil {
-		return err
-	}
+	return d.recordDispatchLocked(op, k, groups, params, bufs)
+}
+
+// recordDispatchLocked records a validated dispatch into the open batch.
+// Allocating its parameter slot can trim the pool for memory, and the trim
+// can submit the open batch, so the slot comes first and the batch's
+// encoder is taken only after it.
+func (d *Device) recordDispatchLocked(op string, k *Kernel, groups [3]uint32, params []byte, bufs []*Buffer) error {
 	entries := make([]wgpu.BindGroupEntry, 0, len(bufs)+1)
 	for i, b := range bufs {
 		entries = append(entries, wgpu.BindGroupEntry{Binding: uint32(i), Buffer: b.raw, Size: b.BindingSize()})
@@ -173,13 +222,17 @@ func (d *Device) Dispatch(k *Kernel, groups [3]uint32, params []byte, bufs ...*B
 		if err != nil {
 			return err
 		}
-		entries = append(entries, wgpu.BindGroupEntry{Binding: uint32(len(bufs)), Buffer: chunk.buf.raw, Offset: off, Size: (uint64(len(params)) + 15) &^ 15})
+		entries = append(entries, wgpu.BindGroupEntry{Binding: uint32(len(bufs)), Buffer: chunk.buf.raw, Offset: off, Size: uniformBindingSize(params)})
 	}
 	bg, err := d.dev.CreateBindGroup(&wgpu.BindGroupDescriptor{Label: k.spec.Name, Layout: k.layout, Entries: entries})
 	if err != nil {
 		e := fromBinding(op, err)
 		d.noteErr(e)()
 		return e
+	}
+	if err := d.encoderLocked(); err != nil {
+		bg.Release()
+		return err
 	}
 	r := &d.rec
 	r.bindGroups = append(r.bindGroups, bg)
@@ -189,8 +242,11 @@ func (d *Device) Dispatch(k *Kernel, groups [3]uint32, params []byte, bufs ...*B
 	r.pass.SetPipeline(k.pipeline)
 	r.pass.SetBindGroup(0, bg, nil)
 	r.pass.DispatchWorkgroups(groups[0], groups[1], groups[2])
-	for _, b := range bufs {
-		b.lastBatch = r.seq
+	r.name(bufs...)
+	for i, b := range bufs {
+		if k.spec.Bindings[i] == ReadWrite {
+			r.written = append(r.written, b)
+		}
 	}
 	r.commands++
 	d.stats.Dispatches++
@@ -200,29 +256,38 @@ func (d *Device) Dispatch(k *Kernel, groups [3]uint32, params []byte, bufs ...*B
 	return nil
 }
 
+// uniformBindingSize is the size of the binding of a parameter block:
+// whole 16-byte words, as uniform buffers are laid out.
+func uniformBindingSize(params []byte) uint64 { return (uint64(len(params)) + 15) &^ 15 }
+
 // BindingSize is the size a storage binding of b covers, which Dispatch
 // checks against Limits.MaxStorageBufferBindingSize: its size rounded up
 // to whole 16-byte words, so that an array of vec4s has at least one
 // element even over an empty buffer (WebGPU refuses a binding smaller than
 // one element, and the refusal poisons the whole batch). The bytes past
 // b's size lie inside its capacity: at least 256 bytes, and a multiple of
-// 16 except for buffers near the device's largest.
-func (b *Buffer) BindingSize() uint64 { return min(b.capacity, max(16, (b.size+15)&^15)) }
+// 16 except for buffers near the device's largest. It is 0 for no buffer.
+func (b *Buffer) BindingSize() uint64 {
+	if b == nil {
+		return 0
+	}
+	return min(b.capacity, max(16, (b.size+15)&^15))
+}
 
 // checkDispatch validates a dispatch before anything is recorded: an invalid
-// command would poison the whole batch at Finish.
+// command would poison the whole batch at Finish. Callers hold d.mu.
 func (d *Device) checkDispatch(op string, k *Kernel, groups [3]uint32, params []byte, bufs []*Buffer) error {
-	if len(bufs) != len(k.spec.Bindings) {
-		return newError(op, ErrInvalidArgument, fmt.Sprintf("kernel takes %d buffers, got %d", len(k.spec.Bindings), len(bufs)))
-	}
-	if k.spec.Params != (len(params) > 0) {
-		return newError(op, ErrInvalidArgument, fmt.Sprintf("kernel takes params: %v, got %d bytes", k.spec.Params, len(params)))
-	}
-	if len(params) > paramChunkSize || uint64(len(params)) > d.limits.MaxUniformBufferBindingSize {
-		return newError(op, ErrLimit, fmt.Sprintf("%d bytes of params", len(params)))
+	if k == nil || k.pipeline == nil {
+		return newError(op, ErrInvalidArgument, "not a kernel from Device.Kernel")
 	}
 	if cached, ok := d.kernels[k.spec.key()]; !ok || cached != k {
 		return newError(op, ErrInvalidArgument, "kernel belongs to another device")
+	}
+	if len(bufs) != len(k.spec.Bindings) {
+		return newError(op, ErrInvalidArgument, fmt.Sprintf("kernel takes %d buffers, got %d", len(k.spec.Bindings), len(bufs)))
+	}
+	if err := d.checkParams(op, k, params); err != nil {
+		return err
 	}
 	for i, n := range groups {
 		if n > d.limits.MaxComputeWorkgroupsPerDimension {
@@ -230,16 +295,14 @@ func (d *Device) checkDispatch(op string, k *Kernel, groups [3]uint32, params []
 		}
 	}
 	for i, b := range bufs {
-		switch {
-		case b == nil:
-			return newError(op, ErrInvalidArgument, fmt.Sprintf("buffer %d is nil", i))
-		case b.d != d:
-			return newError(op, ErrInvalidArgument, fmt.Sprintf("buffer %d belongs to another device", i))
-		case !b.live:
-			return newError(op, ErrDisposed, fmt.Sprintf("buffer %d (id %d)", i, b.id))
-		case b.usage != UsageStorage:
-			return newError(op, ErrInvalidArgument, fmt.Sprintf("buffer %d is a %s buffer", i, b.usage))
-		case b.BindingSize() > d.limits.MaxStorageBufferBindingSize:
+		what := fmt.Sprintf("buffer %d", i)
+		if err := d.checkBuffer(op, what, b); err != nil {
+			return err
+		}
+		if err := checkContents(op, what, b); err != nil {
+			return err
+		}
+		if b.BindingSize() > d.limits.MaxStorageBufferBindingSize {
 			return newError(op, ErrLimit, fmt.Sprintf("buffer %d is %d B, the device binds at most %d B", i, b.size, d.limits.MaxStorageBufferBindingSize))
 		}
 		if k.spec.Bindings[i] == ReadWrite {
@@ -249,6 +312,61 @@ func (d *Device) checkDispatch(op string, k *Kernel, groups [3]uint32, params []
 				}
 			}
 		}
+	}
+	return nil
+}
+
+// checkParams validates a dispatch's parameter block against the kernel's
+// declared uniform block and the limits its binding meets.
+func (d *Device) checkParams(op string, k *Kernel, params []byte) error {
+	n := uint64(len(params))
+	switch {
+	case !k.spec.Params && n > 0:
+		return newError(op, ErrInvalidArgument, fmt.Sprintf("kernel takes no params, got %d bytes", n))
+	case k.spec.Params && n < k.spec.ParamsSize:
+		return newError(op, ErrInvalidArgument, fmt.Sprintf("%d bytes of params, the kernel's uniform block is %d B", n, k.spec.ParamsSize))
+	case uniformBindingSize(params) > min(paramChunkSize, d.limits.MaxUniformBufferBindingSize):
+		return newError(op, ErrLimit, fmt.Sprintf("%d bytes of params, the device binds at most %d B", n, min(paramChunkSize, d.limits.MaxUniformBufferBindingSize)))
+	}
+	return nil
+}
+
+// checkBuffer validates a buffer named by a call: one of this device's
+// live storage buffers. what names it in the error. Callers hold d.mu.
+func (d *Device) checkBuffer(op, what string, b *Buffer) error {
+	switch {
+	case b == nil || b.d == nil:
+		return newError(op, ErrInvalidArgument, what+" is not a buffer from NewBuffer")
+	case b.d != d:
+		return newError(op, ErrInvalidArgument, what+" belongs to another device")
+	case !b.live:
+		return newError(op, ErrDisposed, fmt.Sprintf("%s (id %d)", what, b.id))
+	case b.usage != UsageStorage:
+		return newError(op, ErrInvalidArgument, fmt.Sprintf("%s is a %s buffer", what, b.usage))
+	}
+	return nil
+}
+
+// checkContents refuses to read a buffer whose contents were lost: a
+// batch that would have written it failed. A write of the whole buffer
+// gives it contents again. Callers hold d.mu.
+func checkContents(op, what string, b *Buffer) error {
+	if b.lost == nil {
+		return nil
+	}
+	var kind error = ErrOperation
+	var e *Error
+	if errors.As(b.lost, &e) {
+		kind = e.Kind
+	}
+	return newError(op, kind, fmt.Sprintf("%s (id %d) lost its contents when a batch that writes it failed: %v", what, b.id, b.lost))
+}
+
+// checkRange validates a transfer of n bytes at offset within b, with sums
+// that cannot wrap.
+func checkRange(op string, b *Buffer, offset, n uint64) error {
+	if offset > b.size || n > b.size-offset {
+		return newError(op, ErrInvalidArgument, fmt.Sprintf("%d B at %d do not fit a buffer of %d B", n, offset, b.size))
 	}
 	return nil
 }
@@ -267,7 +385,7 @@ func (d *Device) paramSlotLocked(params []byte) (*paramChunk, uint64, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		buf.lastBatch = r.seq
+		r.name(buf)
 		c = &paramChunk{buf: buf, data: make([]byte, 0, paramChunkSize)}
 		r.params = append(r.params, c)
 	}
@@ -279,33 +397,37 @@ func (d *Device) paramSlotLocked(params []byte) (*paramChunk, uint64, error) {
 
 // Write copies data into b at offset. It is ordered after all work recorded
 // before it: if recorded work names b, that work is submitted first, since
-// queue writes run before the next submission's commands.
+// queue writes run before the next submission's commands. A write of the
+// whole buffer gives it contents again after a failed batch lost them.
 func (d *Device) Write(b *Buffer, offset uint64, data []byte) error {
+	op := fmt.Sprintf("write %d B at %d into buffer %d", len(data), offset, b.ID())
+	if err := d.opened(op); err != nil {
+		return err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	op := fmt.Sprintf("write %d B at %d into buffer %d", len(data), offset, b.id)
 	if err := d.usable(op); err != nil {
 		return err
 	}
-	switch {
-	case b.d != d:
-		return newError(op, ErrInvalidArgument, "buffer belongs to another device")
-	case !b.live:
-		return newError(op, ErrDisposed, "")
-	case b.usage != UsageStorage:
-		return newError(op, ErrInvalidArgument, fmt.Sprintf("a %s buffer", b.usage))
-	case offset%4 != 0:
+	if err := d.checkBuffer(op, "the buffer", b); err != nil {
+		return err
+	}
+	if err := checkRange(op, b, offset, uint64(len(data))); err != nil {
+		return err
+	}
+	if offset%4 != 0 {
 		return newError(op, ErrInvalidArgument, "offset must be a multiple of 4")
-	case offset+uint64(len(data)) > b.size:
-		return newError(op, ErrInvalidArgument, fmt.Sprintf("buffer holds %d B", b.size))
 	}
 	if len(data) == 0 {
 		return nil
 	}
+	if offset == 0 && uint64(len(data)) == b.size {
+		b.lost = nil // the write gives b new contents (lost again if its batch fails)
+	}
 	if len(data) >= stagedWriteMin {
 		return d.writeStagedLocked(op, b, offset, data)
 	}
-	if d.rec.names(b) {
+	if d.rec.names(b.alloc) {
 		if err := d.flushLocked(); err != nil {
 			return err
 		}

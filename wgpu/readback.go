@@ -40,8 +40,10 @@ func (rb *readback) reclaim(d *Device) {
 // awaited, on Flush or Poll, or when the batch fills.
 //
 // Releasing b after ReadAsync returns is safe: the promise still resolves
-// with the bytes b held when the copy was recorded. Any offset and size are
-// accepted; reading 0 bytes resolves at once.
+// with the bytes b held when the copy was recorded. Offset and size need
+// no alignment, but must lie within b's Size; reading 0 bytes resolves at
+// once. A read of a buffer whose contents a failed batch lost is rejected
+// with that batch's error.
 func (d *Device) ReadAsync(b *Buffer, offset, size uint64) *Promise[[]byte] {
 	return d.readAsync(b, offset, size, nil)
 }
@@ -60,21 +62,23 @@ func (d *Device) ReadAsyncInto(b *Buffer, offset uint64, dst []byte) *Promise[[]
 }
 
 func (d *Device) readAsync(b *Buffer, offset, size uint64, dst []byte) *Promise[[]byte] {
+	op := fmt.Sprintf("read %d B at %d from buffer %d", size, offset, b.ID())
+	if err := d.opened(op); err != nil {
+		return RejectedWith[[]byte](err)
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	op := fmt.Sprintf("read %d B at %d from buffer %d", size, offset, b.id)
 	if err := d.usable(op); err != nil {
 		return RejectedWith[[]byte](err)
 	}
-	switch {
-	case b.d != d:
-		return RejectedWith[[]byte](newError(op, ErrInvalidArgument, "buffer belongs to another device"))
-	case !b.live:
-		return RejectedWith[[]byte](newError(op, ErrDisposed, ""))
-	case b.usage != UsageStorage:
-		return RejectedWith[[]byte](newError(op, ErrInvalidArgument, fmt.Sprintf("a %s buffer", b.usage)))
-	case offset > b.size || size > b.size-offset:
-		return RejectedWith[[]byte](newError(op, ErrInvalidArgument, fmt.Sprintf("buffer holds %d B", b.size)))
+	if err := d.checkBuffer(op, "the buffer", b); err != nil {
+		return RejectedWith[[]byte](err)
+	}
+	if err := checkContents(op, "the buffer", b); err != nil {
+		return RejectedWith[[]byte](err)
+	}
+	if err := checkRange(op, b, offset, size); err != nil {
+		return RejectedWith[[]byte](err)
 	}
 	if size == 0 {
 		if dst == nil {
@@ -99,7 +103,7 @@ func (d *Device) readAsync(b *Buffer, offset, size uint64, dst []byte) *Promise[
 		d.pool.put(staging)
 		return RejectedWith[[]byte](fromBinding(op, err))
 	}
-	b.lastBatch, staging.lastBatch = r.seq, r.seq
+	r.name(b, staging)
 	rb := &readback{p: newPromise[[]byte](d.await), staging: staging, skip: offset - lo, size: size, dst: dst}
 	d.pend(rb)
 	r.readbacks = append(r.readbacks, rb)
@@ -141,7 +145,7 @@ func (d *Device) whenMapped(s settler, status *uint32) func(uint32) {
 // a successful map's bytes are copied out by the function it returns.
 func (rb *readback) complete(d *Device) func() {
 	st := rb.staging
-	if rb.status == mapSuccess && !st.destroyed {
+	if rb.status == mapSuccess && !st.alloc.destroyed {
 		mapped := st.raw.GetMappedRange(0, uint(st.capacity))[rb.skip : rb.skip+rb.size]
 		data := rb.dst
 		if data == nil {
@@ -167,7 +171,7 @@ func (rb *readback) complete(d *Device) func() {
 	var err error
 	op := fmt.Sprintf("map %d B for readback", rb.size)
 	switch {
-	case st.destroyed:
+	case st.alloc.destroyed:
 		err = newError(op, ErrAborted, "the staging buffer was destroyed while its map was pending")
 	case rb.status == mapDeviceLost:
 		err = newError(op, ErrDeviceLost, "")
@@ -204,6 +208,9 @@ func (w *workDone) fail(err error) func()   { return w.p.settle(struct{}{}, err)
 // when the GPU has finished everything submitted so far, like WebGPU's
 // queue.onSubmittedWorkDone().
 func (d *Device) WorkDone() *Promise[struct{}] {
+	if err := d.opened("work done"); err != nil {
+		return RejectedWith[struct{}](err)
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.usable("work done"); err != nil {
@@ -238,6 +245,9 @@ func (d *Device) Poll(wait bool) error {
 
 // poll is Poll; it also reports whether any request settled.
 func (d *Device) poll(wait bool) (progressed bool, err error) {
+	if err := d.opened("poll"); err != nil {
+		return false, err
+	}
 	d.pollMu.Lock()
 	defer d.pollMu.Unlock()
 	return d.pollLocked(wait)

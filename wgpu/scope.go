@@ -31,8 +31,11 @@ func (f ErrorFilter) matches(err error) bool {
 // PushErrorScope opens a scope that captures errors matching filter that
 // happen while no call can return them, such as a batch submission that
 // failed after the dispatches in it were recorded. Errors a call returns
-// are not also sent to scopes.
+// are not also sent to scopes. On a nil or zero Device it does nothing.
 func (d *Device) PushErrorScope(filter ErrorFilter) {
+	if d.opened("push error scope") != nil {
+		return
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.scopes = append(d.scopes, errorScope{filter: filter})
@@ -40,8 +43,11 @@ func (d *Device) PushErrorScope(filter ErrorFilter) {
 
 // PopErrorScope closes the innermost scope and returns the first error it
 // captured, or nil. Popping with no scope open returns an error wrapping
-// ErrInvalidArgument.
+// ErrInvalidArgument, as does popping on a nil or zero Device.
 func (d *Device) PopErrorScope() error {
+	if err := d.opened("pop error scope"); err != nil {
+		return err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	n := len(d.scopes)
@@ -54,8 +60,11 @@ func (d *Device) PopErrorScope() error {
 }
 
 // UncapturedErrors returns and forgets the errors that no scope captured,
-// when Options.OnUncapturedError is nil.
+// when Options.OnUncapturedError is nil; none for a nil or zero Device.
 func (d *Device) UncapturedErrors() []error {
+	if d.opened("uncaptured errors") != nil {
+		return nil
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	errs := d.uncaptured

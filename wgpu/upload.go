@@ -63,8 +63,9 @@ func (d *Device) writeStagedLocked(op string, b *Buffer, offset uint64, data []b
 		d.pool.drop(st)
 		return fromBinding(op, err)
 	}
-	b.lastBatch, st.lastBatch = r.seq, r.seq
+	r.name(b, st)
 	r.uploads = append(r.uploads, st)
+	r.written = append(r.written, b)
 	r.commands++
 	d.stats.Writes++
 	d.unsubmittedWrites += size
@@ -77,7 +78,8 @@ func (d *Device) writeStagedLocked(op string, b *Buffer, offset uint64, data []b
 // uploadBufferLocked returns a mapped upload buffer of at least size bytes:
 // a pooled one, one whose map has settled since the last poll, or a new one.
 func (d *Device) uploadBufferLocked(size uint64) (*Buffer, error) {
-	if len(d.pool.free[poolKey{sizeClass(size), UsageUpload}]) == 0 && d.uploadsPending > 0 {
+	capacity, _ := capacityFor(size, d.limits.MaxBufferSize)
+	if len(d.pool.free[poolKey{capacity, UsageUpload}]) == 0 && d.uploadsPending > 0 {
 		d.settleUploadsLocked()
 	}
 	return d.newBufferLocked(size, UsageUpload, 0, true)

@@ -55,7 +55,7 @@ func run() error {
 
 	const n = 1 << 20
 	k, err := d.Kernel(wgpu.KernelSpec{Name: "saxpy", Source: saxpy,
-		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}, Params: true})
+		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: 8})
 	if err != nil {
 		return err
 	}
