@@ -66,8 +66,10 @@ type Node struct {
 	// Expr is a WGSL expression of type Out over the arguments a0, a1, ...,
 	// the flat index i (u32), the node's scalars s (vec4<f32>) and its words
 	// h2 and h3 (u32).
-	Expr    string
-	Helpers string // WGSL functions Expr calls
+	Expr string
+	// Helpers holds the WGSL functions Expr calls. Nodes may share
+	// functions: a program includes each one once (helperFuncs).
+	Helpers string
 	Args    []Ref
 	Store   bool // write the value to an output buffer
 }
@@ -212,10 +214,12 @@ func (k Elementwise) Spec() wgpu.KernelSpec {
 	fmt.Fprintf(&b, "@group(0) @binding(%d) var<uniform> p: Params;\n", len(access))
 	seen := map[string]bool{}
 	for _, n := range k.Nodes {
-		if n.Helpers != "" && !seen[n.Helpers] {
-			seen[n.Helpers] = true
-			b.WriteString(n.Helpers)
-			b.WriteByte('\n')
+		for _, f := range helperFuncs(n.Helpers) {
+			if !seen[f] {
+				seen[f] = true
+				b.WriteString(f)
+				b.WriteByte('\n')
+			}
 		}
 	}
 	for i, n := range k.Nodes {
@@ -355,3 +359,27 @@ fn philox(counter: vec4<u32>, key: vec2<u32>) -> vec4<u32> {
 }
 fn unit(x: u32) -> f32 { return f32(x >> 8u) * (1.0 / 16777216.0); }
 `
+
+// helperFuncs cuts WGSL helper source into its top-level declarations,
+// each starting at a line that begins with "fn", "const" or "struct", so
+// that a program can include each once: two nodes whose helpers share a
+// function (RandUniform's and RandNormal's both hold Philox) would
+// otherwise redefine it, and the kernel would not compile.
+func helperFuncs(src string) []string {
+	var funcs []string
+	var cur strings.Builder
+	flush := func() {
+		if f := strings.TrimSpace(cur.String()); f != "" {
+			funcs = append(funcs, f)
+		}
+		cur.Reset()
+	}
+	for line := range strings.Lines(src) {
+		if strings.HasPrefix(line, "fn ") || strings.HasPrefix(line, "const ") || strings.HasPrefix(line, "struct ") {
+			flush()
+		}
+		cur.WriteString(line)
+	}
+	flush()
+	return funcs
+}

@@ -131,3 +131,25 @@ func TestElementwiseVec4Source(t *testing.T) {
 	assert.Contains(t, src, "node2(i3, p.s[0], ")
 	assert.Contains(t, src, "out1[t] = vec4<u32>(v1_x, v1_y, v1_z, v1_w);")
 }
+
+func TestHelperFuncsSplitsTopLevelDeclarations(t *testing.T) {
+	src := "\nfn a() -> u32 {\n\treturn 1u;\n}\nconst k = 2u;\nfn b() -> u32 { return a() + k; }\n"
+	got := helperFuncs(src)
+	want := []string{"fn a() -> u32 {\n\treturn 1u;\n}", "const k = 2u;", "fn b() -> u32 { return a() + k; }"}
+	if len(got) != len(want) {
+		t.Fatalf("helperFuncs = %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("helperFuncs[%d] = %q, want %q", i, got[i], want[i])
+		}
+	}
+	// Philox's functions appear once in a program of both generators.
+	k := Elementwise{Nodes: []Node{
+		{Name: "u", Out: F32, Expr: "f32(philox(vec4<u32>(i), vec2<u32>(h2, h3)).x)", Helpers: Philox},
+		{Name: "n", Out: F32, Expr: "f32(philox(vec4<u32>(i), vec2<u32>(h3, h2)).y)", Helpers: Philox + "\nfn extra() -> f32 { return 1.0; }\n", Store: true},
+	}}
+	if n := strings.Count(k.Spec().Source, "fn mulhilo("); n != 1 {
+		t.Fatalf("mulhilo is defined %d times", n)
+	}
+}

@@ -262,6 +262,27 @@ func TestFusionRunsAChainAsOneKernel(t *testing.T) {
 	}
 }
 
+// Ops whose helpers share WGSL functions (both generators carry Philox)
+// fuse into one kernel that defines each function once, and give the
+// values they give apart.
+func TestFusedOpsShareHelpers(t *testing.T) {
+	d := testgpu.Open(t)
+	fused, apart := testgpu.EngineOn(t, d), testgpu.EngineOn(t, d)
+	require.NoError(t, apart.SetFusion(false))
+	sum := func(e *tensor.Engine) []float32 {
+		u := e.RandUniform(7, -1, 1, 3, 5)
+		n := e.RandNormal(8, 0, 1, 3, 5)
+		y := e.Add(u, n)
+		defer tidy.Dispose([]*tensor.Tensor{u, n, y})
+		require.NoError(t, y.Err())
+		return f32s(t, y)
+	}
+	before := d.Stats().Dispatches
+	got := sum(fused)
+	assert.Equal(t, uint64(1), d.Stats().Dispatches-before, "uniform, normal and their sum are one kernel")
+	assert.Equal(t, sum(apart), got)
+}
+
 func TestResultsDisposedUnreadAreNeverComputed(t *testing.T) {
 	e := testgpu.Engine(t)
 	d := e.Device()
