@@ -109,8 +109,11 @@ type Device struct {
 	// they reach the GPU with the next one.
 	unsubmittedWrites uint64
 	uploadsPending    int // upload buffers in pending whose maps have not settled
-	nextID            uint64
-	stats             DeviceStats
+	// copyingReadbacks counts readbacks taken out of pending whose bytes
+	// are being copied out; Stats counts them as pending until they settle.
+	copyingReadbacks int
+	nextID           uint64
+	stats            DeviceStats
 
 	doneMu sync.Mutex // protects done; taken by callbacks, after mu if both
 	done   []settler  // requests whose callbacks fired, to settle under mu
@@ -119,11 +122,12 @@ type Device struct {
 // settler is a request that settles when a wgpu-native callback fires:
 // a readback or a work-done request.
 type settler interface {
-	// complete runs under Device.mu once the callback has fired. The
+	// complete runs under Device.mu once the callback has fired. It
+	// settles the request, or returns the work that settles it, which the
 	// poll runs after with Device.pollMu held and Device.mu not held.
-	complete(d *Device) (after func())
+	complete(d *Device) (finish func())
 	// fail settles the request with err without waiting for its callback.
-	fail(err error) (after func())
+	fail(err error)
 }
 
 var quietOnce sync.Once
@@ -294,40 +298,36 @@ func (d *Device) usable(op string) error {
 // calls fail fast. It is for testing code that must survive device loss.
 func (d *Device) InjectLoss(message string) {
 	d.mu.Lock()
-	after := d.loseLocked(LostUnknown, message)
-	d.mu.Unlock()
-	after()
+	defer d.mu.Unlock()
+	d.loseLocked(LostUnknown, message)
 }
 
 // loseLocked marks the device lost and rejects everything pending.
-func (d *Device) loseLocked(reason LostReason, message string) (after func()) {
+func (d *Device) loseLocked(reason LostReason, message string) {
 	if d.state != nil {
-		return func() {}
+		return
 	}
 	d.state = newError("device", ErrDeviceLost, message)
-	afters := d.rejectPendingLocked(d.state)
-	afters = append(afters, d.lost.settle(LostInfo{Reason: reason, Message: message}, nil))
-	return runAll(afters)
+	d.rejectPendingLocked(d.state)
+	d.lost.settle(LostInfo{Reason: reason, Message: message}, nil)
 }
 
 // noteErr inspects an error a binding call returned and marks the device
-// lost if it says so.
-func (d *Device) noteErr(err error) (after func()) {
+// lost if it says so. Callers hold d.mu.
+func (d *Device) noteErr(err error) {
 	if err != nil && isLoss(err) {
 		var e *Error
 		msg := err.Error()
 		if errors.As(err, &e) {
 			msg = e.Detail
 		}
-		return d.loseLocked(LostUnknown, msg)
+		d.loseLocked(LostUnknown, msg)
 	}
-	return func() {}
 }
 
-func (d *Device) rejectPendingLocked(err error) []func() {
-	var afters []func()
+func (d *Device) rejectPendingLocked(err error) {
 	for s := range d.pending {
-		afters = append(afters, s.fail(err))
+		s.fail(err)
 		d.unpend(s)
 		switch s := s.(type) {
 		case *readback:
@@ -340,7 +340,6 @@ func (d *Device) rejectPendingLocked(err error) []func() {
 			}
 		}
 	}
-	return afters
 }
 
 // pend records s as waiting for its callback. Callers hold d.mu.
@@ -362,14 +361,6 @@ func (d *Device) unpend(s settler) bool {
 		d.uploadsPending--
 	}
 	return true
-}
-
-func runAll(fs []func()) func() {
-	return func() {
-		for _, f := range fs {
-			f()
-		}
-	}
 }
 
 // Close rejects every pending promise with ErrClosed, drops recorded work
@@ -395,7 +386,7 @@ func (d *Device) Close() error {
 	}
 	d.closed = true
 	closedErr := newError("close", ErrClosed, "")
-	afters := d.rejectPendingLocked(closedErr)
+	d.rejectPendingLocked(closedErr)
 	if d.state == nil {
 		d.state = closedErr
 	}
@@ -419,9 +410,8 @@ func (d *Device) Close() error {
 	d.queue.Release()
 	d.dev.Release()
 	d.adapter.Release()
-	afters = append(afters, d.lost.settle(LostInfo{Reason: LostDestroyed, Message: "device closed"}, nil))
+	d.lost.settle(LostInfo{Reason: LostDestroyed, Message: "device closed"}, nil)
 	d.mu.Unlock()
-	runAll(afters)()
 	if leaked != "" {
 		return newError("close", ErrLeaked, leaked)
 	}
@@ -445,6 +435,7 @@ func (d *Device) Stats() DeviceStats {
 	defer d.mu.Unlock()
 	s := d.stats
 	s.PendingUploads = d.uploadsPending
+	s.PendingReadbacks = d.copyingReadbacks
 	for p := range d.pending {
 		if _, ok := p.(*readback); ok {
 			s.PendingReadbacks++

@@ -1,5 +1,7 @@
 package wgpu
 
+import "github.com/cogentcore/webgpu/wgpu"
+
 // Hooks for the external tests (package wgpu_test), which cannot reach
 // unexported state and cannot be internal tests: testgpu imports wgpu.
 
@@ -31,4 +33,25 @@ func ReportAsync(d *Device, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.reportLocked(err)
+}
+
+// DestroyParamChunks destroys the parameter buffers of the open batch, so
+// that writing them fails when the batch is flushed and the batch is not
+// submitted, as a batch the driver rejects is not. Their handles are
+// released by release, to be called after the flush.
+func DestroyParamChunks(d *Device) (release func()) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var raws []*wgpu.Buffer
+	for _, c := range d.rec.params {
+		c.buf.raw.Destroy()
+		c.buf.destroyed = true
+		d.pool.stats.Frees++
+		raws = append(raws, c.buf.raw)
+	}
+	return func() {
+		for _, raw := range raws {
+			raw.Release()
+		}
+	}
 }

@@ -85,7 +85,7 @@ func (d *Device) Kernel(spec KernelSpec) (*Kernel, error) {
 	pl, err := d.dev.CreatePipelineLayout(&wgpu.PipelineLayoutDescriptor{Label: spec.Name, BindGroupLayouts: []*wgpu.BindGroupLayout{layout}})
 	if err != nil {
 		e := fromBinding(op, err)
-		d.noteErr(e)()
+		d.noteErr(e)
 		return nil, e
 	}
 	defer pl.Release()
@@ -152,7 +152,7 @@ func (d *Device) layoutLocked(bindings []Access, params bool) (*wgpu.BindGroupLa
 	l, err := d.dev.CreateBindGroupLayout(&wgpu.BindGroupLayoutDescriptor{Label: "wgtensor " + sig.String(), Entries: entries})
 	if err != nil {
 		e := fromBinding("create bind group layout "+sig.String(), err)
-		d.noteErr(e)()
+		d.noteErr(e)
 		return nil, e
 	}
 	d.layouts[sig.String()] = l

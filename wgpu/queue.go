@@ -46,7 +46,7 @@ func (d *Device) encoderLocked() error {
 	enc, err := d.dev.CreateCommandEncoder(&wgpu.CommandEncoderDescriptor{Label: "wgtensor batch"})
 	if err != nil {
 		e := fromBinding("create command encoder", err)
-		d.noteErr(e)()
+		d.noteErr(e)
 		return e
 	}
 	d.rec.enc = enc
@@ -125,22 +125,21 @@ func (d *Device) flushLocked() error {
 	readbacks, uploads := r.readbacks, r.uploads
 	r.bindGroups, r.params, r.readbacks, r.uploads, r.commands = nil, nil, nil, nil, 0
 	r.seq++
-	var afters []func()
 	if err != nil {
-		afters = append(afters, d.noteErr(err))
+		d.noteErr(err)
 		for _, rb := range readbacks {
 			d.unpend(rb)
-			afters = append(afters, rb.fail(err))
+			rb.fail(err)
+			rb.reclaim(d) // never submitted: nothing names it now
 		}
 		d.dropUploadsLocked(uploads)
 		d.reportLocked(err)
 	} else {
 		for _, rb := range readbacks {
-			afters = append(afters, rb.requestMap(d))
+			rb.requestMap(d)
 		}
 		d.remapUploadsLocked(uploads)
 	}
-	runAll(afters)()
 	return err
 }
 
@@ -178,7 +177,7 @@ func (d *Device) Dispatch(k *Kernel, groups [3]uint32, params []byte, bufs ...*B
 	bg, err := d.dev.CreateBindGroup(&wgpu.BindGroupDescriptor{Label: k.spec.Name, Layout: k.layout, Entries: entries})
 	if err != nil {
 		e := fromBinding(op, err)
-		d.noteErr(e)()
+		d.noteErr(e)
 		return e
 	}
 	r := &d.rec
@@ -318,7 +317,7 @@ func (d *Device) Write(b *Buffer, offset uint64, data []byte) error {
 	}
 	if err := d.queue.WriteBuffer(b.raw, offset, data); err != nil {
 		e := fromBinding(op, err)
-		d.noteErr(e)()
+		d.noteErr(e)
 		return e
 	}
 	d.stats.Writes++
