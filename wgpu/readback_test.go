@@ -344,3 +344,38 @@ func TestAwaitWithoutSpinning(t *testing.T) {
 		assert.Equal(t, ramp(64, 1), readF32(t, d, x))
 	}
 }
+
+// A storm of readbacks whose Awaits give up at once: every one is still
+// submitted and settled by the poller the Awaits leave behind, without the
+// test polling, and the staging memory goes back to the pool and, on Trim,
+// to the driver. (They used to stay recorded and pending, each holding its
+// staging buffer, until something else polled.)
+func TestCancellationStormSettlesAndReturnsMemory(t *testing.T) {
+	d := testgpu.Open(t)
+	x := upload(t, d, ramp(8192, 1))
+	defer x.Release()
+	baseline := d.Pool().Stats()
+	const n = 2000
+	promises := make([]*wgpu.Promise[[]byte], 0, n)
+	for i := range n {
+		var p *wgpu.Promise[[]byte]
+		if i%2 == 0 {
+			p = d.ReadAsync(x, 0, x.Size())
+		} else {
+			p = d.ReadAsyncInto(x, 0, make([]byte, x.Size()))
+		}
+		_, err := p.Await(cancelled())
+		require.ErrorIs(t, err, context.Canceled)
+		promises = append(promises, p)
+	}
+	for _, p := range promises {
+		waitSettled(t, p)
+		require.Equal(t, wgpu.Fulfilled, p.State())
+	}
+	assert.Zero(t, d.Stats().PendingReadbacks)
+	require.NoError(t, d.Pool().Trim())
+	after := d.Pool().Stats()
+	assert.Equal(t, baseline.LiveBuffers, after.LiveBuffers, "no staging buffer is left live")
+	assert.Zero(t, after.PooledBuffers)
+	assert.Equal(t, baseline.LiveBytes, after.ReservedBytes, "the driver holds only what was live before the storm")
+}
