@@ -16,10 +16,13 @@ import (
 // Options choose an adapter and configure the device opened on it.
 // The zero value picks the best adapter on any backend with no memory limit.
 type Options struct {
-	// Backend restricts the choice to one native API. WGT_BACKEND overrides it.
+	// Backend restricts the choice to one native API. When it is
+	// BackendAny, WGT_BACKEND (as ParseBackend reads it) fills it in.
 	Backend Backend
 	// Adapter, when set, picks the adapter whose name or driver contains it
-	// (case-insensitive). WGT_ADAPTER overrides it.
+	// (case-insensitive), or, spelled "#N", the adapter at index N of
+	// Adapters' list (see AdapterInfo.Matches). When it is empty,
+	// WGT_ADAPTER fills it in.
 	Adapter string
 	// Power orders the adapters that match.
 	Power PowerPreference
@@ -156,19 +159,14 @@ func quietBinding() {
 
 // Open chooses an adapter and opens a device on it, requesting the adapter's
 // own limits (or, where the backend refuses them, the most it grants).
-// WGT_BACKEND and WGT_ADAPTER, when set, override opts.Backend and
-// opts.Adapter. ctx bounds the wait; the binding's requests are synchronous,
-// so it is checked between steps.
+// WGT_BACKEND and WGT_ADAPTER, when set, fill in opts.Backend and
+// opts.Adapter where opts leaves them unset; they never override them.
+// ctx bounds the wait; the binding's requests are synchronous, so it is
+// checked between steps. Open is safe for concurrent use.
 func Open(ctx context.Context, opts Options) (*Device, error) {
-	if v, ok := os.LookupEnv("WGT_BACKEND"); ok && v != "" {
-		b, err := ParseBackend(v)
-		if err != nil {
-			return nil, err
-		}
-		opts.Backend = b
-	}
-	if v := os.Getenv("WGT_ADAPTER"); v != "" {
-		opts.Adapter = v
+	opts, err := withEnvironment(opts)
+	if err != nil {
+		return nil, err
 	}
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = defaultBatchSize
@@ -180,7 +178,9 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 		return nil, err
 	}
 	inst := instance()
-	adapters := inst.EnumerateAdapters(&wgpu.InstanceEnumerateAdapterOptons{Backends: opts.Backend.instanceFlags()})
+	// Every backend's adapters, so that indexes agree with Adapters';
+	// choose keeps those of opts.Backend.
+	adapters := inst.EnumerateAdapters(&wgpu.InstanceEnumerateAdapterOptons{Backends: BackendAny.instanceFlags()})
 	infos := make([]AdapterInfo, len(adapters))
 	for i, a := range adapters {
 		infos[i] = infoOf(i, a)
@@ -229,6 +229,22 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 		go d.backgroundPoll(opts.PollInterval)
 	}
 	return d, nil
+}
+
+// withEnvironment fills in what opts leave unset from WGT_BACKEND and
+// WGT_ADAPTER.
+func withEnvironment(opts Options) (Options, error) {
+	if v := os.Getenv("WGT_BACKEND"); v != "" && opts.Backend == BackendAny {
+		b, err := ParseBackend(v)
+		if err != nil {
+			return opts, err
+		}
+		opts.Backend = b
+	}
+	if v := os.Getenv("WGT_ADAPTER"); v != "" && opts.Adapter == "" {
+		opts.Adapter = v
+	}
+	return opts, nil
 }
 
 // requestDevice asks for the adapter's full limits, then for the default
