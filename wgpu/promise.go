@@ -180,9 +180,11 @@ func (p *Promise[T]) result() (T, error) {
 // Then returns a promise of f applied to p's value. A rejection of p passes
 // through without calling f. f runs as p's Then callbacks do: on a
 // goroutine of its own, under no lock. Awaiting the new promise drives p's
-// device.
+// device, and an Await of it that gives up gives up p's claim on the
+// caller's memory as an Await of p would (see ReadAsyncInto).
 func Then[T, U any](p *Promise[T], f func(T) (U, error)) *Promise[U] {
 	q := newPromise[U](p.wait)
+	q.abandon = p.abandon
 	p.Then(func(v T, err error) {
 		var u U
 		if err == nil {

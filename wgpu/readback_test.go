@@ -179,6 +179,16 @@ func TestCancelledReadIntoLeavesDstAlone(t *testing.T) {
 	require.Len(t, got, 16)
 	assert.NotSame(t, &dst[0], &got[0])
 	assert.NotEqual(t, dst, got, "the spin kernel's output is not 0xAB bytes")
+
+	// The same through a promise derived from it.
+	p, y2 := spinReadback(t, d, dst)
+	defer y2.Release()
+	q := wgpu.Then(p, func(b []byte) (int, error) { return len(b), nil })
+	_, err = q.Await(cancelled())
+	require.ErrorIs(t, err, context.Canceled)
+	require.NoError(t, testgpu.Settle(d, testgpu.Timeout))
+	waitSettled(t, p)
+	assert.Equal(t, bytes.Repeat([]byte{0xAB}, 16), dst, "the readback wrote into dst after an Await of a promise derived from it gave up")
 }
 
 func TestReleaseSourceWhileReadbackPending(t *testing.T) {
