@@ -147,11 +147,17 @@ func (p *Promise[T]) Await(ctx context.Context) (T, error) {
 		return p.result()
 	default:
 	}
+	if ctx.Err() != nil {
+		// Given up before starting: let go of the caller's memory before
+		// the work is submitted, then submit it all the same.
+		zero, err := p.giveUp(ctx)
+		if p.wait != nil {
+			p.wait(ctx, p.done)
+		}
+		return zero, err
+	}
 	if p.wait != nil {
 		p.wait(ctx, p.done)
-	}
-	if ctx.Err() != nil {
-		return p.giveUp(ctx)
 	}
 	select {
 	case <-p.done:
