@@ -162,7 +162,7 @@ func quietBinding() {
 // WGT_BACKEND and WGT_ADAPTER, when set, fill in opts.Backend and
 // opts.Adapter where opts leaves them unset; they never override them.
 // ctx bounds the wait; the binding's requests are synchronous, so it is
-// checked between steps. Open is safe for concurrent use.
+// checked between steps.
 func Open(ctx context.Context, opts Options) (*Device, error) {
 	opts, err := withEnvironment(opts)
 	if err != nil {
