@@ -46,8 +46,8 @@ func waitCalled(t *testing.T, called <-chan error, path string) error {
 func TestThenCallbacksMayCallTheDevice(t *testing.T) {
 	type settlePath struct {
 		name string
-		// start returns a promise with the callback registered and the
-		// function that makes it settle; wantErr is what it settles with.
+		// run registers cb on a promise and makes the promise settle by
+		// this path; wantErr is what it settles with.
 		run     func(t *testing.T, d *wgpu.Device, x *wgpu.Buffer, cb func([]byte, error))
 		wantErr error
 	}
