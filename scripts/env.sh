@@ -1,9 +1,14 @@
 # Sourced by the scripts beside it: installs lavapipe (Mesa's software
 # Vulkan driver) when no Vulkan driver is present, and quiets EGL.
 
+# No pipeline into a reader that stops early (grep -q): under
+# `set -o pipefail`, the writer's SIGPIPE would fail the check at random.
 have_lavapipe() {
-	ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1 &&
-		ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1'
+	ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1 || return 1
+	case "$(ldconfig -p 2>/dev/null)" in
+	*'libvulkan.so.1 '*) return 0 ;;
+	esac
+	return 1
 }
 
 if ! have_lavapipe; then

@@ -173,6 +173,18 @@ func (a AdapterInfo) String() string {
 	return fmt.Sprintf("%s (%s, %s)", a.Name, a.Backend, a.Type)
 }
 
+// Matches reports whether the adapter is the one selector names, as
+// Options.Adapter and WGT_ADAPTER spell it: "#N" is the adapter at index N
+// of Adapters' list; anything else is a substring of its name or driver,
+// case-insensitive. The empty selector matches every adapter.
+func (a AdapterInfo) Matches(selector string) bool {
+	if rest, ok := strings.CutPrefix(selector, "#"); ok {
+		n, err := strconv.Atoi(rest)
+		return err == nil && rest != "" && rest[0] != '+' && rest[0] != '-' && n == a.Index
+	}
+	return strings.Contains(strings.ToLower(a.Name+" "+a.Driver), strings.ToLower(selector))
+}
+
 func infoOf(index int, a *wgpu.Adapter) AdapterInfo {
 	info := a.GetInfo()
 	name := info.Name
@@ -223,8 +235,8 @@ func Adapters() []AdapterInfo {
 }
 
 // choose returns the index of the best adapter among infos for the options,
-// or -1.
-func choose(infos []AdapterInfo, backend Backend, name string, pref PowerPreference) int {
+// or -1. selector is what AdapterInfo.Matches takes.
+func choose(infos []AdapterInfo, backend Backend, selector string, pref PowerPreference) int {
 	var idx []int
 	for i, a := range infos {
 		if a.Backend == BackendAny { // null or unknown backends
@@ -233,7 +245,7 @@ func choose(infos []AdapterInfo, backend Backend, name string, pref PowerPrefere
 		if backend != BackendAny && a.Backend != backend {
 			continue
 		}
-		if name != "" && !strings.Contains(strings.ToLower(a.Name+" "+a.Driver), strings.ToLower(name)) {
+		if !a.Matches(selector) {
 			continue
 		}
 		idx = append(idx, i)

@@ -16,10 +16,13 @@ import (
 // Options choose an adapter and configure the device opened on it.
 // The zero value picks the best adapter on any backend with no memory limit.
 type Options struct {
-	// Backend restricts the choice to one native API. WGT_BACKEND overrides it.
+	// Backend restricts the choice to one native API. When it is
+	// BackendAny, WGT_BACKEND (as ParseBackend reads it) fills it in.
 	Backend Backend
 	// Adapter, when set, picks the adapter whose name or driver contains it
-	// (case-insensitive). WGT_ADAPTER overrides it.
+	// (case-insensitive), or, spelled "#N", the adapter at index N of
+	// Adapters' list (see AdapterInfo.Matches). When it is empty,
+	// WGT_ADAPTER fills it in.
 	Adapter string
 	// Power orders the adapters that match.
 	Power PowerPreference
@@ -109,8 +112,11 @@ type Device struct {
 	// they reach the GPU with the next one.
 	unsubmittedWrites uint64
 	uploadsPending    int // upload buffers in pending whose maps have not settled
-	nextID            uint64
-	stats             DeviceStats
+	// copyingReadbacks counts readbacks taken out of pending whose bytes
+	// are being copied out; Stats counts them as pending until they settle.
+	copyingReadbacks int
+	nextID           uint64
+	stats            DeviceStats
 
 	doneMu sync.Mutex // protects done; taken by callbacks, after mu if both
 	done   []settler  // requests whose callbacks fired, to settle under mu
@@ -119,11 +125,12 @@ type Device struct {
 // settler is a request that settles when a wgpu-native callback fires:
 // a readback or a work-done request.
 type settler interface {
-	// complete runs under Device.mu once the callback has fired. The
+	// complete runs under Device.mu once the callback has fired. It
+	// settles the request, or returns the work that settles it, which the
 	// poll runs after with Device.pollMu held and Device.mu not held.
-	complete(d *Device) (after func())
+	complete(d *Device) (finish func())
 	// fail settles the request with err without waiting for its callback.
-	fail(err error) (after func())
+	fail(err error)
 }
 
 var quietOnce sync.Once
@@ -152,19 +159,14 @@ func quietBinding() {
 
 // Open chooses an adapter and opens a device on it, requesting the adapter's
 // own limits (or, where the backend refuses them, the most it grants).
-// WGT_BACKEND and WGT_ADAPTER, when set, override opts.Backend and
-// opts.Adapter. ctx bounds the wait; the binding's requests are synchronous,
-// so it is checked between steps.
+// WGT_BACKEND and WGT_ADAPTER, when set, fill in opts.Backend and
+// opts.Adapter where opts leaves them unset; they never override them.
+// ctx bounds the wait; the binding's requests are synchronous, so it is
+// checked between steps.
 func Open(ctx context.Context, opts Options) (*Device, error) {
-	if v, ok := os.LookupEnv("WGT_BACKEND"); ok && v != "" {
-		b, err := ParseBackend(v)
-		if err != nil {
-			return nil, err
-		}
-		opts.Backend = b
-	}
-	if v := os.Getenv("WGT_ADAPTER"); v != "" {
-		opts.Adapter = v
+	opts, err := withEnvironment(opts)
+	if err != nil {
+		return nil, err
 	}
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = defaultBatchSize
@@ -176,7 +178,9 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 		return nil, err
 	}
 	inst := instance()
-	adapters := inst.EnumerateAdapters(&wgpu.InstanceEnumerateAdapterOptons{Backends: opts.Backend.instanceFlags()})
+	// Every backend's adapters, so that indexes agree with Adapters';
+	// choose keeps those of opts.Backend.
+	adapters := inst.EnumerateAdapters(&wgpu.InstanceEnumerateAdapterOptons{Backends: BackendAny.instanceFlags()})
 	infos := make([]AdapterInfo, len(adapters))
 	for i, a := range adapters {
 		infos[i] = infoOf(i, a)
@@ -225,6 +229,22 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 		go d.backgroundPoll(opts.PollInterval)
 	}
 	return d, nil
+}
+
+// withEnvironment fills in what opts leave unset from WGT_BACKEND and
+// WGT_ADAPTER.
+func withEnvironment(opts Options) (Options, error) {
+	if v := os.Getenv("WGT_BACKEND"); v != "" && opts.Backend == BackendAny {
+		b, err := ParseBackend(v)
+		if err != nil {
+			return opts, err
+		}
+		opts.Backend = b
+	}
+	if v := os.Getenv("WGT_ADAPTER"); v != "" && opts.Adapter == "" {
+		opts.Adapter = v
+	}
+	return opts, nil
 }
 
 // requestDevice asks for the adapter's full limits, then for the default
@@ -326,40 +346,36 @@ func (d *Device) InjectLoss(message string) {
 		return
 	}
 	d.mu.Lock()
-	after := d.loseLocked(LostUnknown, message)
-	d.mu.Unlock()
-	after()
+	defer d.mu.Unlock()
+	d.loseLocked(LostUnknown, message)
 }
 
 // loseLocked marks the device lost and rejects everything pending.
-func (d *Device) loseLocked(reason LostReason, message string) (after func()) {
+func (d *Device) loseLocked(reason LostReason, message string) {
 	if d.state != nil {
-		return func() {}
+		return
 	}
 	d.state = newError("device", ErrDeviceLost, message)
-	afters := d.rejectPendingLocked(d.state)
-	afters = append(afters, d.lost.settle(LostInfo{Reason: reason, Message: message}, nil))
-	return runAll(afters)
+	d.rejectPendingLocked(d.state)
+	d.lost.settle(LostInfo{Reason: reason, Message: message}, nil)
 }
 
 // noteErr inspects an error a binding call returned and marks the device
-// lost if it says so.
-func (d *Device) noteErr(err error) (after func()) {
+// lost if it says so. Callers hold d.mu.
+func (d *Device) noteErr(err error) {
 	if err != nil && isLoss(err) {
 		var e *Error
 		msg := err.Error()
 		if errors.As(err, &e) {
 			msg = e.Detail
 		}
-		return d.loseLocked(LostUnknown, msg)
+		d.loseLocked(LostUnknown, msg)
 	}
-	return func() {}
 }
 
-func (d *Device) rejectPendingLocked(err error) []func() {
-	var afters []func()
+func (d *Device) rejectPendingLocked(err error) {
 	for s := range d.pending {
-		afters = append(afters, s.fail(err))
+		s.fail(err)
 		d.unpend(s)
 		switch s := s.(type) {
 		case *readback:
@@ -372,7 +388,6 @@ func (d *Device) rejectPendingLocked(err error) []func() {
 			}
 		}
 	}
-	return afters
 }
 
 // pend records s as waiting for its callback. Callers hold d.mu.
@@ -394,14 +409,6 @@ func (d *Device) unpend(s settler) bool {
 		d.uploadsPending--
 	}
 	return true
-}
-
-func runAll(fs []func()) func() {
-	return func() {
-		for _, f := range fs {
-			f()
-		}
-	}
 }
 
 // Close rejects every pending promise with ErrClosed, drops recorded work
@@ -431,7 +438,7 @@ func (d *Device) Close() error {
 	}
 	d.closed = true
 	closedErr := newError("close", ErrClosed, "")
-	afters := d.rejectPendingLocked(closedErr)
+	d.rejectPendingLocked(closedErr)
 	if d.state == nil {
 		d.state = closedErr
 	}
@@ -455,9 +462,8 @@ func (d *Device) Close() error {
 	d.queue.Release()
 	d.dev.Release()
 	d.adapter.Release()
-	afters = append(afters, d.lost.settle(LostInfo{Reason: LostDestroyed, Message: "device closed"}, nil))
+	d.lost.settle(LostInfo{Reason: LostDestroyed, Message: "device closed"}, nil)
 	d.mu.Unlock()
-	runAll(afters)()
 	if leaked != "" {
 		return newError("close", ErrLeaked, leaked)
 	}
@@ -484,6 +490,7 @@ func (d *Device) Stats() DeviceStats {
 	defer d.mu.Unlock()
 	s := d.stats
 	s.PendingUploads = d.uploadsPending
+	s.PendingReadbacks = d.copyingReadbacks
 	for p := range d.pending {
 		if _, ok := p.(*readback); ok {
 			s.PendingReadbacks++

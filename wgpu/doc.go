@@ -55,10 +55,14 @@
 // nil or zero Device, Pool, Buffer or Kernel return an error or a zero
 // value, never panic. GPU calls are serialised on the device's lock;
 // polling runs outside it, so a goroutine awaiting a readback does not stop
-// others from recording work. Promise callbacks registered with Then run on
-// the goroutine that polled. Await first polls without blocking for up to
+// others from recording work. Await first polls without blocking for up to
 // Options.SpinWait, then sleeps until a poller goroutine settles its
 // promise.
+//
+// No user code runs while the package holds a lock: settling a promise
+// never runs its Then callbacks; they start on a goroutine of their own, so
+// a callback may call any method of the Device, including Poll and Await.
+// Options.OnUncapturedError runs on a goroutine of its own too.
 //
 // # Errors
 //

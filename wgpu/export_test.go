@@ -65,3 +65,24 @@ fn main() { y[0][0].x = 1.0; }`}
 	}
 	return d.recordDispatchLocked("poison batch", k, [3]uint32{1, 1, 1}, nil, []*Buffer{buf})
 }
+
+// DestroyParamChunks destroys the parameter buffers of the open batch, so
+// that writing them fails when the batch is flushed and the batch is not
+// submitted, as a batch the driver rejects is not. Their handles are
+// released by release, to be called after the flush.
+func DestroyParamChunks(d *Device) (release func()) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var raws []*wgpu.Buffer
+	for _, c := range d.rec.params {
+		c.buf.raw.Destroy()
+		c.buf.alloc.destroyed = true
+		d.pool.stats.Frees++
+		raws = append(raws, c.buf.raw)
+	}
+	return func() {
+		for _, raw := range raws {
+			raw.Release()
+		}
+	}
+}

@@ -119,7 +119,7 @@ func (d *Device) compileLocked(op string, spec KernelSpec, layout *wgpu.BindGrou
 	pl, err := d.dev.CreatePipelineLayout(&wgpu.PipelineLayoutDescriptor{Label: spec.Name, BindGroupLayouts: []*wgpu.BindGroupLayout{layout}})
 	if err != nil {
 		e := fromBinding(op, err)
-		d.noteErr(e)()
+		d.noteErr(e)
 		return nil, e
 	}
 	defer pl.Release()
@@ -231,7 +231,7 @@ func (d *Device) layoutLocked(spec KernelSpec) (*wgpu.BindGroupLayout, error) {
 	l, err := d.dev.CreateBindGroupLayout(&wgpu.BindGroupLayoutDescriptor{Label: "wgtensor " + sig.String(), Entries: entries})
 	if err != nil {
 		e := fromBinding("create bind group layout "+sig.String(), err)
-		d.noteErr(e)()
+		d.noteErr(e)
 		return nil, e
 	}
 	d.layouts[sig.String()] = l

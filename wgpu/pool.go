@@ -422,7 +422,7 @@ func (d *Device) allocLocked(op string, capacity uint64, usage Usage) (*wgpu.Buf
 		if e.Kind == ErrOutOfMemory {
 			e.Detail += "; " + p.liveReport(true)
 		}
-		d.noteErr(e)()
+		d.noteErr(e)
 		return nil, e
 	}
 	return raw, nil

@@ -33,9 +33,13 @@ func (s PromiseState) String() string {
 // may Await it, and all see the same result.
 type Promise[T any] struct {
 	// wait asks the producer to make progress until done closes or ctx
-	// ends, or to arrange for that progress; nil if none is needed.
+	// ends, or to arrange for that progress; nil if none is needed. It is
+	// called even when ctx is done, so that the work gets submitted.
 	wait func(ctx context.Context, done <-chan struct{})
-	done chan struct{}
+	// abandon, if set, is called when an Await gives up, before it returns;
+	// ReadAsyncInto's promises detach the caller's slice there.
+	abandon func()
+	done    chan struct{}
 
 	mu    sync.Mutex // protects the fields below
 	state PromiseState
@@ -51,7 +55,7 @@ func newPromise[T any](wait func(context.Context, <-chan struct{})) *Promise[T] 
 // Resolved returns a promise already fulfilled with v.
 func Resolved[T any](v T) *Promise[T] {
 	p := newPromise[T](nil)
-	p.settle(v, nil)()
+	p.settle(v, nil)
 	return p
 }
 
@@ -59,18 +63,18 @@ func Resolved[T any](v T) *Promise[T] {
 func RejectedWith[T any](err error) *Promise[T] {
 	p := newPromise[T](nil)
 	var zero T
-	p.settle(zero, err)()
+	p.settle(zero, err)
 	return p
 }
 
 // settle fulfils (err == nil) or rejects the promise, unless it has settled
-// already. It returns the function that runs the Then callbacks, which the
-// caller runs once it holds no lock.
-func (p *Promise[T]) settle(v T, err error) (runThens func()) {
+// already. It never runs a Then callback itself: they start on a goroutine
+// of their own, so settle may be called under any lock.
+func (p *Promise[T]) settle(v T, err error) {
 	p.mu.Lock()
 	if p.state != Pending {
 		p.mu.Unlock()
-		return func() {}
+		return
 	}
 	if err != nil {
 		p.state = Rejected
@@ -83,10 +87,14 @@ func (p *Promise[T]) settle(v T, err error) (runThens func()) {
 	p.thens = nil
 	close(p.done)
 	p.mu.Unlock()
-	return func() {
-		for _, f := range thens {
-			f(v, err)
-		}
+	if len(thens) > 0 {
+		go runThens(thens, v, err)
+	}
+}
+
+func runThens[T any](thens []func(T, error), v T, err error) {
+	for _, f := range thens {
+		f(v, err)
 	}
 }
 
@@ -120,18 +128,25 @@ func (p *Promise[T]) Done() <-chan struct{} {
 	return p.done
 }
 
-// Then registers f to run with the result when the promise settles, on the
-// goroutine that settles it (the polling goroutine). If the promise has
-// settled already, f runs before Then returns. f must not block. On a nil
-// or zero Promise, f runs at once with an error wrapping ErrInvalidArgument.
-// A nil f is ignored.
+// Then registers f to run with the result once the promise settles.
+//
+// f runs on a goroutine of its own, started when the promise settles (at
+// once if it has settled already): never on the goroutine that settles it
+// and never while this package holds a lock. So f may call any method of
+// the Device, Await other promises, or block; a blocked f holds up only the
+// callbacks registered on the same promise after it. Callbacks registered
+// before the promise settles run one after another, in the order they were
+// registered; nothing orders them against other promises' callbacks.
+//
+// On a nil or zero Promise, f runs as for a rejected one, with an error
+// wrapping ErrInvalidArgument. A nil f is ignored.
 func (p *Promise[T]) Then(f func(T, error)) {
 	if f == nil {
 		return
 	}
 	if p.notAPromise() {
 		var zero T
-		f(zero, errNotAPromise)
+		go f(zero, errNotAPromise)
 		return
 	}
 	p.mu.Lock()
@@ -142,13 +157,20 @@ func (p *Promise[T]) Then(f func(T, error)) {
 	}
 	v, err := p.val, p.err
 	p.mu.Unlock()
-	f(v, err)
+	go f(v, err)
 }
 
 // Await submits the work the promise depends on, polls the device until the
-// promise settles, and returns its result. If ctx is done first, Await
-// returns ctx.Err() and the promise stays pending: its resources are
-// reclaimed when it settles, and it may be awaited again. Awaiting a nil or
+// promise settles, and returns its result. If ctx is done first (or already
+// done when Await is called on a pending promise), Await returns ctx.Err()
+// and leaves the promise to settle on its own: its work is still submitted
+// and a poller goroutine drives it to the end, its resources are reclaimed
+// when it settles, and it may be awaited again. A promise of ReadAsyncInto
+// no longer writes into its slice once an Await has given up.
+//
+// Await checks ctx between the driver calls it makes; one call in progress
+// (a submission or a poll, which on the GL backend may run the GPU work
+// itself) is not interrupted. Awaiting a nil or
 // zero Promise returns an error wrapping ErrInvalidArgument.
 func (p *Promise[T]) Await(ctx context.Context) (T, error) {
 	if p.notAPromise() {
@@ -160,8 +182,13 @@ func (p *Promise[T]) Await(ctx context.Context) (T, error) {
 		return p.result()
 	default:
 	}
-	var zero T
-	if err := ctx.Err(); err != nil {
+	if ctx.Err() != nil {
+		// Given up before starting: let go of the caller's memory before
+		// the work is submitted, then submit it all the same.
+		zero, err := p.giveUp(ctx)
+		if p.wait != nil {
+			p.wait(ctx, p.done)
+		}
 		return zero, err
 	}
 	if p.wait != nil {
@@ -171,8 +198,18 @@ func (p *Promise[T]) Await(ctx context.Context) (T, error) {
 	case <-p.done:
 		return p.result()
 	case <-ctx.Done():
-		return zero, ctx.Err()
+		return p.giveUp(ctx)
 	}
+}
+
+// giveUp is Await's way out when ctx is done: it abandons the promise's
+// claim on the caller's memory, then returns ctx.Err().
+func (p *Promise[T]) giveUp(ctx context.Context) (T, error) {
+	if p.abandon != nil {
+		p.abandon()
+	}
+	var zero T
+	return zero, ctx.Err()
 }
 
 func (p *Promise[T]) result() (T, error) {
@@ -182,7 +219,10 @@ func (p *Promise[T]) result() (T, error) {
 }
 
 // Then returns a promise of f applied to p's value. A rejection of p passes
-// through without calling f. Awaiting the new promise drives p's device.
+// through without calling f. f runs as p's Then callbacks do: on a
+// goroutine of its own, under no lock. Awaiting the new promise drives p's
+// device, and an Await of it that gives up gives up p's claim on the
+// caller's memory as an Await of p would (see ReadAsyncInto).
 // For a nil or zero p, or a nil f, it is rejected with an error wrapping
 // ErrInvalidArgument.
 func Then[T, U any](p *Promise[T], f func(T) (U, error)) *Promise[U] {
@@ -193,12 +233,13 @@ func Then[T, U any](p *Promise[T], f func(T) (U, error)) *Promise[U] {
 		return RejectedWith[U](newError("then", ErrInvalidArgument, "nil function"))
 	}
 	q := newPromise[U](p.wait)
+	q.abandon = p.abandon
 	p.Then(func(v T, err error) {
 		var u U
 		if err == nil {
 			u, err = f(v)
 		}
-		q.settle(u, err)()
+		q.settle(u, err)
 	})
 	return q
 }

@@ -80,7 +80,7 @@ func (d *Device) encoderLocked() error {
 	enc, err := d.dev.CreateCommandEncoder(&wgpu.CommandEncoderDescriptor{Label: "wgtensor batch"})
 	if err != nil {
 		e := fromBinding("create command encoder", err)
-		d.noteErr(e)()
+		d.noteErr(e)
 		return e
 	}
 	d.rec.enc = enc
@@ -147,17 +147,15 @@ func (d *Device) flushLocked() error {
 		cmd.Release()
 	}
 	b := r.closeBatch(d)
-	var afters []func()
 	if err != nil {
-		afters = append(afters, d.noteErr(err))
-		afters = append(afters, d.failBatchLocked(err, b)...)
+		d.noteErr(err)
+		d.failBatchLocked(err, b)
 	} else {
 		for _, rb := range b.readbacks {
-			afters = append(afters, rb.requestMap(d))
+			rb.requestMap(d)
 		}
 		d.remapUploadsLocked(b.uploads)
 	}
-	runAll(afters)()
 	return err
 }
 
@@ -167,7 +165,7 @@ func (d *Device) flushLocked() error {
 // destroyed; the buffers it would have written are marked lost with err
 // (see checkContents); err reaches the error scopes. Nothing the batch
 // named stays live or pending.
-func (d *Device) failBatchLocked(err error, b batch) (afters []func()) {
+func (d *Device) failBatchLocked(err error, b batch) {
 	for _, w := range b.written {
 		if w.live && w.lost == nil {
 			w.lost = err
@@ -176,11 +174,10 @@ func (d *Device) failBatchLocked(err error, b batch) (afters []func()) {
 	for _, rb := range b.readbacks {
 		d.unpend(rb)
 		rb.reclaim(d)
-		afters = append(afters, rb.fail(err))
+		rb.fail(err)
 	}
 	d.dropUploadsLocked(b.uploads)
 	d.reportLocked(err)
-	return afters
 }
 
 // Dispatch records kernel k over groups workgroups, with bufs bound in the
@@ -227,7 +224,7 @@ func (d *Device) recordDispatchLocked(op string, k *Kernel, groups [3]uint32, pa
 	bg, err := d.dev.CreateBindGroup(&wgpu.BindGroupDescriptor{Label: k.spec.Name, Layout: k.layout, Entries: entries})
 	if err != nil {
 		e := fromBinding(op, err)
-		d.noteErr(e)()
+		d.noteErr(e)
 		return e
 	}
 	if err := d.encoderLocked(); err != nil {
@@ -440,7 +437,7 @@ func (d *Device) Write(b *Buffer, offset uint64, data []byte) error {
 	}
 	if err := d.queue.WriteBuffer(b.raw, offset, data); err != nil {
 		e := fromBinding(op, err)
-		d.noteErr(e)()
+		d.noteErr(e)
 		return e
 	}
 	d.stats.Writes++

@@ -10,14 +10,16 @@ import (
 
 // readback copies part of a buffer into a staging buffer and maps it.
 // Its fields are protected by Device.mu, except status, which the map
-// callback sets under Device.doneMu before handing it over.
+// callback sets under Device.doneMu before handing it over, and dst.
 type readback struct {
 	p       *Promise[[]byte]
 	staging *Buffer
 	skip    uint64 // bytes of the staging copy before the first byte asked for
 	size    uint64 // bytes asked for
-	dst     []byte // where the bytes go; nil: a new slice
 	status  uint32
+
+	dstMu sync.Mutex // protects dst, and is held while bytes are copied into it
+	dst   []byte     // where the bytes go; nil: a new slice
 	// reclaimed: the staging buffer went back to the pool; it may since
 	// serve another readback, so nothing here may touch it again.
 	reclaimed bool
@@ -52,8 +54,13 @@ func (d *Device) ReadAsync(b *Buffer, offset, size uint64) *Promise[[]byte] {
 // bytes of b at offset straight from the mapped staging buffer into dst, and
 // the promise resolves with dst. It saves the allocation and the copy that
 // ReadAsync's fresh slice costs, which matters for large reads. The caller
-// must not touch dst until the promise settles; if it is rejected, dst's
-// contents are unspecified.
+// must not touch dst until the promise settles or an Await of it returns
+// an error; if it is rejected, dst's contents are unspecified.
+//
+// Once an Await of the promise gives up (its context is done), dst is
+// detached: nothing writes into it after that Await returns (it waits for
+// a copy already under way), and the promise, awaited again, resolves with
+// the bytes in a new slice instead.
 func (d *Device) ReadAsyncInto(b *Buffer, offset uint64, dst []byte) *Promise[[]byte] {
 	if dst == nil {
 		dst = []byte{}
@@ -105,6 +112,9 @@ func (d *Device) readAsync(b *Buffer, offset, size uint64, dst []byte) *Promise[
 	}
 	r.name(b, staging)
 	rb := &readback{p: newPromise[[]byte](d.await), staging: staging, skip: offset - lo, size: size, dst: dst}
+	if dst != nil {
+		rb.p.abandon = rb.detach
+	}
 	d.pend(rb)
 	r.readbacks = append(r.readbacks, rb)
 	r.commands++
@@ -118,15 +128,35 @@ func (d *Device) readAsync(b *Buffer, offset, size uint64, dst []byte) *Promise[
 
 // requestMap asks for the staging buffer to be mapped, after the batch that
 // copies into it was submitted. Called under Device.mu.
-func (rb *readback) requestMap(d *Device) (after func()) {
+func (rb *readback) requestMap(d *Device) {
 	err := mapRead(d.dev, rb.staging.raw, rb.staging.capacity, d.whenMapped(rb, &rb.status))
 	if err != nil {
 		// Settle now; a late callback finds rb no longer pending.
 		d.unpend(rb)
 		rb.reclaim(d)
-		return rb.p.settle(nil, fromBinding(fmt.Sprintf("map %d B for readback", rb.size), err))
+		rb.p.settle(nil, fromBinding(fmt.Sprintf("map %d B for readback", rb.size), err))
 	}
-	return func() {}
+}
+
+// detach gives up the caller's slice: the bytes go to a new slice instead.
+// It waits for a copy into dst already under way.
+func (rb *readback) detach() {
+	rb.dstMu.Lock()
+	rb.dst = nil
+	rb.dstMu.Unlock()
+}
+
+// copyOut copies the mapped bytes into dst, or into a new slice if there is
+// none (or no more), and returns it.
+func (rb *readback) copyOut(mapped []byte) []byte {
+	rb.dstMu.Lock()
+	defer rb.dstMu.Unlock()
+	data := rb.dst
+	if data == nil {
+		data = make([]byte, rb.size)
+	}
+	copyParallel(data, mapped)
+	return data
 }
 
 // whenMapped returns the callback of s's map request: it records the map's
@@ -143,29 +173,28 @@ func (d *Device) whenMapped(s settler, status *uint32) func(uint32) {
 
 // complete settles rb from its map status and reclaims the staging buffer;
 // a successful map's bytes are copied out by the function it returns.
-func (rb *readback) complete(d *Device) func() {
+func (rb *readback) complete(d *Device) (finish func()) {
 	st := rb.staging
 	if rb.status == mapSuccess && !st.alloc.destroyed {
 		mapped := st.raw.GetMappedRange(0, uint(st.capacity))[rb.skip : rb.skip+rb.size]
-		data := rb.dst
-		if data == nil {
-			data = make([]byte, rb.size)
-		}
 		// The copy, milliseconds for a large read, runs outside d.mu, so
 		// that others go on recording work meanwhile. The staging buffer
 		// stays mapped and out of the pool until it is done, and Close, the
 		// one call that could destroy it, waits for the poll that runs this.
+		// Until it settles, rb counts as pending in Stats.
+		d.copyingReadbacks++
 		return func() {
-			copyParallel(data, mapped)
+			data := rb.copyOut(mapped)
 			d.mu.Lock()
+			defer d.mu.Unlock()
+			d.copyingReadbacks--
 			err := st.raw.Unmap()
 			rb.reclaim(d)
-			d.mu.Unlock()
 			if err != nil {
-				rb.p.settle(nil, fromBinding("unmap staging buffer", err))()
+				rb.p.settle(nil, fromBinding("unmap staging buffer", err))
 				return
 			}
-			rb.p.settle(data, nil)()
+			rb.p.settle(data, nil)
 		}
 	}
 	var err error
@@ -179,12 +208,12 @@ func (rb *readback) complete(d *Device) func() {
 		err = newError(op, ErrOperation, mapStatusString(rb.status))
 	}
 	rb.reclaim(d)
-	return rb.p.settle(nil, err)
+	rb.p.settle(nil, err)
+	return nil
 }
 
-// fail settles rb with err; its staging buffer is reclaimed when the map
-// callback fires, or by Close.
-func (rb *readback) fail(err error) func() { return rb.p.settle(nil, err) }
+// fail settles rb with err; its caller reclaims the staging buffer.
+func (rb *readback) fail(err error) { rb.p.settle(nil, err) }
 
 // mapStatusOf is the status a map callback gave s, or mapSuccess for
 // requests that are not maps.
@@ -201,8 +230,8 @@ func mapStatusOf(s settler) uint32 {
 // workDone is a WorkDone request.
 type workDone struct{ p *Promise[struct{}] }
 
-func (w *workDone) complete(*Device) func() { return w.p.settle(struct{}{}, nil) }
-func (w *workDone) fail(err error) func()   { return w.p.settle(struct{}{}, err) }
+func (w *workDone) complete(*Device) func() { w.p.settle(struct{}{}, nil); return nil }
+func (w *workDone) fail(err error)          { w.p.settle(struct{}{}, err) }
 
 // WorkDone submits the recorded work and returns a promise that settles
 // when the GPU has finished everything submitted so far, like WebGPU's
@@ -237,7 +266,8 @@ func (d *Device) Sync(ctx context.Context) error {
 
 // Poll submits the recorded work, asks wgpu-native to run the callbacks of
 // finished work (waiting for the GPU if wait is true), and settles the
-// promises they complete. Then callbacks run on the calling goroutine.
+// promises they complete. Their Then callbacks start on goroutines of their
+// own (see Promise.Then); Poll does not wait for them.
 func (d *Device) Poll(wait bool) error {
 	_, err := d.poll(wait)
 	return err
@@ -268,14 +298,15 @@ func (d *Device) pollLocked(wait bool) (progressed bool, err error) {
 	done := d.done
 	d.done = nil
 	d.doneMu.Unlock()
-	afters := make([]func(), 0, len(done))
-	var lostAfter func()
+	var finishes []func()
 	for _, s := range done {
 		if mapStatusOf(s) == mapDeviceLost && d.state == nil {
-			lostAfter = d.loseLocked(LostUnknown, "a map reported device loss")
+			d.loseLocked(LostUnknown, "a map reported device loss")
 		}
 		if d.unpend(s) {
-			afters = append(afters, s.complete(d))
+			if finish := s.complete(d); finish != nil {
+				finishes = append(finishes, finish)
+			}
 		} else if rb, ok := s.(*readback); ok && !rb.reclaimed && !d.closed {
 			// Settled earlier (by loss); reclaim its staging buffer now.
 			if rb.status == mapSuccess {
@@ -285,10 +316,9 @@ func (d *Device) pollLocked(wait bool) (progressed bool, err error) {
 		}
 	}
 	d.mu.Unlock()
-	if lostAfter != nil {
-		lostAfter()
+	for _, finish := range finishes {
+		finish()
 	}
-	runAll(afters)()
 	return len(done) > 0, ferr
 }
 

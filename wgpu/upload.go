@@ -29,12 +29,12 @@ func (u *uploadMap) complete(d *Device) func() {
 	} else {
 		d.pool.drop(u.staging)
 	}
-	return func() {}
+	return nil
 }
 
 // fail gives up on the map: the device is closing or lost, so the upload
 // buffer is destroyed (its callback, if it fires, finds nothing pending).
-func (u *uploadMap) fail(error) func() { return func() {} }
+func (u *uploadMap) fail(error) {}
 
 // writeStagedLocked writes data into b at offset through an upload buffer.
 // The caller has validated the write.

@@ -84,9 +84,9 @@ func TestNilAndZeroValuesReturnErrors(t *testing.T) {
 			return err
 		},
 		"nil Promise.Then": func() error {
-			var got error
-			(*wgpu.Promise[[]byte])(nil).Then(func(_ []byte, err error) { got = err })
-			return got
+			got := make(chan error, 1)
+			(*wgpu.Promise[[]byte])(nil).Then(func(_ []byte, err error) { got <- err })
+			return <-got
 		},
 		"nil Buffer.Release": (*wgpu.Buffer)(nil).Release,
 	}

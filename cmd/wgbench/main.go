@@ -2,7 +2,7 @@
 // by side.
 //
 //	wgbench list                                   adapters and their limits
-//	wgbench run [-suite smoke|quick|full] [-adapter all|NAME] [-backend B]
+//	wgbench run [-suite smoke|quick|full] [-adapter all|NAME|#N] [-backend B]
 //	            [-json FILE] [-format table|bench]  run a suite
 //	wgbench compare OLD.json NEW.json              ratios, regressions marked
 //	wgbench plot FILE.json -o FILE.svg|png          a bar chart per workload
@@ -36,7 +36,7 @@ func main() {
 
 const usage = `usage:
   wgbench list
-  wgbench run [-suite smoke|quick|full] [-adapter all|NAME] [-backend vulkan|gl|...] [-json FILE] [-format table|bench]
+  wgbench run [-suite smoke|quick|full] [-adapter all|NAME|#N] [-backend vulkan|gl|...] [-json FILE] [-format table|bench]
   wgbench compare OLD.json NEW.json
   wgbench plot FILE.json -o FILE.svg|FILE.png`
 
@@ -104,7 +104,7 @@ func adapterLabel(a wgpu.AdapterInfo) string {
 func runCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	suiteName := fs.String("suite", "quick", "smoke, quick or full")
-	adapter := fs.String("adapter", "", "all, or a name substring; empty: the default adapter")
+	adapter := fs.String("adapter", "", "all, a name substring, or #N (an index from wgbench list); empty: the default adapter")
 	backend := fs.String("backend", "", "restrict to one backend (vulkan, gl, metal, dx12)")
 	jsonOut := fs.String("json", "", "write results as JSON to this file")
 	format := fs.String("format", "table", "table or bench (Go benchmark format, for benchstat)")
@@ -124,7 +124,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		if be != wgpu.BackendAny && a.Backend != be {
 			continue
 		}
-		if *adapter != "" && *adapter != "all" && !strings.Contains(strings.ToLower(a.Name+" "+a.Driver), strings.ToLower(*adapter)) {
+		if *adapter != "all" && !a.Matches(*adapter) {
 			continue
 		}
 		targets = append(targets, a)
@@ -161,24 +161,27 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	for _, a := range targets {
-		rep.Adapters = append(rep.Adapters, a)
-		d, err := wgpu.Open(ctx, wgpu.Options{Backend: a.Backend, Adapter: a.Name})
+		d, err := openTarget(ctx, a)
 		if err != nil {
 			return fmt.Errorf("%s: %w", adapterLabel(a), err)
 		}
+		// Results are labelled by the device opened, not by the request.
+		info := d.Info()
+		label := adapterLabel(info)
+		rep.Adapters = append(rep.Adapters, info)
 		e := tensor.New(d)
 		for _, w := range ws {
 			done++
-			status("[%d/%d] %s: %s", done, total, adapterLabel(a), w.name)
+			status("[%d/%d] %s: %s", done, total, label, w.name)
 			r, err := measure(ctx, e, w, samples)
 			if err != nil {
 				r = Result{Check: err.Error()}
 			}
-			r.Adapter, r.Workload = adapterLabel(a), w.name
+			r.Adapter, r.Workload = label, w.name
 			rep.Results = append(rep.Results, r)
 		}
 		if err := d.Close(); err != nil {
-			fmt.Fprintf(stderr, "\nwgbench: %s: %v\n", adapterLabel(a), err)
+			fmt.Fprintf(stderr, "\nwgbench: %s: %v\n", label, err)
 		}
 	}
 	status("")
@@ -199,6 +202,13 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// openTarget opens a device on exactly the adapter a, by its index in
+// wgpu.Adapters' list: WGT_BACKEND and WGT_ADAPTER, which fill in only what
+// options leave unset, cannot move it to another adapter.
+func openTarget(ctx context.Context, a wgpu.AdapterInfo) (*wgpu.Device, error) {
+	return wgpu.Open(ctx, wgpu.Options{Backend: a.Backend, Adapter: fmt.Sprintf("#%d", a.Index)})
 }
 
 // cpuModel names the host's processor, as Linux's /proc/cpuinfo does, or

@@ -2,7 +2,7 @@
 // ends, that the test left nothing behind.
 //
 // The test device is lavapipe (Mesa's software Vulkan driver) unless
-// WGT_BACKEND or WGT_ADAPTER choose another. With no matching adapter a
+// WGT_BACKEND or WGT_ADAPTER choose another (see DefaultOptions). With no matching adapter a
 // test is skipped, or fails when WGT_REQUIRE_GPU=1, as in CI: a GPU test
 // must never pass by skipping there.
 //
@@ -22,10 +22,21 @@ import (
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
-// DefaultOptions are the options Open uses: lavapipe on Vulkan. WGT_BACKEND
-// and WGT_ADAPTER override them inside wgpu.Open.
+// DefaultOptions are the options Open uses: lavapipe on Vulkan, unless
+// WGT_BACKEND or WGT_ADAPTER choose another backend or adapter. Here, unlike
+// in wgpu.Open, the environment overrides the defaults: it chooses the
+// device of every test.
 func DefaultOptions() wgpu.Options {
-	return wgpu.Options{Backend: wgpu.BackendVulkan, Adapter: "llvmpipe"}
+	opts := wgpu.Options{Backend: wgpu.BackendVulkan, Adapter: "llvmpipe"}
+	if v := os.Getenv("WGT_BACKEND"); v != "" {
+		// A name ParseBackend refuses leaves the backend unset, so that
+		// wgpu.Open reads WGT_BACKEND itself and reports it.
+		opts.Backend, _ = wgpu.ParseBackend(v)
+	}
+	if v := os.Getenv("WGT_ADAPTER"); v != "" {
+		opts.Adapter = v
+	}
+	return opts
 }
 
 // RequireGPU reports whether WGT_REQUIRE_GPU asks for a missing adapter to
@@ -39,8 +50,9 @@ func Open(t testing.TB) *wgpu.Device {
 	return OpenWith(t, DefaultOptions())
 }
 
-// OpenWith is Open with explicit options; WGT_BACKEND and WGT_ADAPTER still
-// override them.
+// OpenWith is Open with explicit options. As in wgpu.Open, WGT_BACKEND and
+// WGT_ADAPTER fill in only what opts leave unset; start from DefaultOptions
+// for options the environment chooses.
 func OpenWith(t testing.TB, opts wgpu.Options) *wgpu.Device {
 	t.Helper()
 	d := OpenUnchecked(t, opts)
