@@ -69,15 +69,31 @@ func checkShape(s Shape) error {
 	return nil
 }
 
-// bitsOf encodes v as dtype's 32 bits.
+// bitsOf encodes v as dtype's 32 bits, converting as Cast does: to an
+// integer type v is truncated toward zero and saturated to the type's
+// range, and NaN gives 0. (v is not rounded to float32 first, so every
+// integer the type holds is exact.)
 func bitsOf(v float64, dtype DType) uint32 {
 	switch dtype {
 	case Int32:
-		return uint32(int32(v))
+		return uint32(int32(saturate(v, math.MinInt32, math.MaxInt32)))
 	case Uint32:
-		return uint32(v)
+		return uint32(saturate(v, 0, math.MaxUint32))
 	}
 	return math.Float32bits(float32(v))
+}
+
+// saturate truncates v toward zero and clamps it to [lo, hi]; NaN gives 0.
+func saturate(v, lo, hi float64) float64 {
+	switch {
+	case math.IsNaN(v):
+		return 0
+	case v <= lo:
+		return lo
+	case v >= hi:
+		return hi
+	}
+	return math.Trunc(v)
 }
 
 // generate creates a tensor of shape whose elements come from an
@@ -108,7 +124,8 @@ func (e *Engine) generate(site uintptr, name string, dtype DType, shape Shape, n
 }
 
 // Fill creates a tensor of shape whose every element is value, converted
-// to dtype.
+// to dtype as Cast converts: rounded to float32, or truncated toward zero
+// and saturated to an integer type's range (NaN gives 0).
 func (e *Engine) Fill(dtype DType, value float64, shape ...int) *Tensor {
 	return e.fill(callerPC(), "fill", dtype, value, shape)
 }
