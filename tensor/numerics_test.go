@@ -674,3 +674,51 @@ func TestPowEdges(t *testing.T) {
 		return math.Pow(x[0], x[1])
 	}), ulps: 4}, x, y)
 }
+
+// randRange returns n float32 bits uniform in [lo, hi), or log-uniform in
+// magnitude when logScale (lo and hi then bound the exponent of 2).
+func randRange(r *rand.Rand, n int, lo, hi float64, logScale bool) bits {
+	w := make([]uint32, n)
+	for i := range w {
+		v := lo + (hi-lo)*r.Float64()
+		if logScale {
+			v = math.Exp2(v)
+		}
+		w[i] = math.Float32bits(float32(v))
+	}
+	return bits{tensor.Float32, w}
+}
+
+// TestTranscendentalsRandom checks the library's own functions within
+// their stated ulp over their whole ranges, subnormal arguments and
+// results included.
+func TestTranscendentalsRandom(t *testing.T) {
+	e := testgpu.Engine(t)
+	r := rand.New(rand.NewPCG(15, 16))
+	sigmoid := func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+	for _, c := range []struct {
+		c  elemCase
+		in bits
+	}{
+		{elemCase{name: "exp", op: unaryOp((*tensor.Engine).Exp), ref: f32Unary(math.Exp), ulps: 2}, randRange(r, 2048, -103, 88, false)},
+		{elemCase{name: "log", op: unaryOp((*tensor.Engine).Log), ref: f32Unary(math.Log), ulps: 2}, randRange(r, 2048, -149, 128, true)},
+		{elemCase{name: "log near 1", op: unaryOp((*tensor.Engine).Log), ref: f32Unary(math.Log), ulps: 2}, randRange(r, 2048, 0.5, 2, false)},
+		{elemCase{name: "tanh", op: unaryOp((*tensor.Engine).Tanh), ref: f32Unary(math.Tanh), ulps: 4}, randRange(r, 2048, -12, 12, false)},
+		{elemCase{name: "tanh small", op: unaryOp((*tensor.Engine).Tanh), ref: f32Unary(math.Tanh), ulps: 4}, randRange(r, 2048, -149, 0, true)},
+		{elemCase{name: "sigmoid", op: unaryOp((*tensor.Engine).Sigmoid), ref: f32Unary(sigmoid), ulps: 4}, randRange(r, 2048, -110, 30, false)},
+	} {
+		checkElementwise(t, e, c.c, c.in)
+	}
+	pow := elemCase{name: "pow", op: binaryOp((*tensor.Engine).Pow), ref: f32Ref(func(x ...float64) float64 { return math.Pow(x[0], x[1]) }), ulps: 4}
+	checkElementwise(t, e, pow, randRange(r, 4096, -149, 128, true), randRange(r, 4096, -30, 30, false))
+	// With |y log2 x| above 100, log2's rounding errors grow with y: 16 ulp.
+	bigY := pow
+	bigY.ulps = 16
+	checkElementwise(t, e, bigY, randRange(r, 4096, 0, 2, false), randRange(r, 4096, -300, 300, false))
+	// Negative bases with integer exponents.
+	base, exp := randRange(r, 4096, -10, 10, false), randRange(r, 4096, -40, 40, false)
+	for i, w := range exp.w {
+		exp.w[i] = math.Float32bits(float32(math.Round(float64(math.Float32frombits(w)))))
+	}
+	checkElementwise(t, e, pow, base, exp)
+}
