@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/wgtensor/wgtensor/internal/testgpu"
@@ -721,4 +722,127 @@ func TestTranscendentalsRandom(t *testing.T) {
 		exp.w[i] = math.Float32bits(float32(math.Round(float64(math.Float32frombits(w)))))
 	}
 	checkElementwise(t, e, pow, base, exp)
+}
+
+// TestReduceNaN checks that Max and Min propagate NaN and that ArgMax and
+// ArgMin return the first NaN's index, wherever it is in the row, for
+// rows reduced by one thread and by a workgroup.
+func TestReduceNaN(t *testing.T) {
+	e := testgpu.Engine(t)
+	nan := float32(math.NaN())
+	for _, n := range []int{5, 300, 5000} {
+		for _, at := range []int{0, 1, n / 2, n - 1} {
+			row := make([]float32, n)
+			for i := range row {
+				row[i] = float32(i%97) - 40
+			}
+			row[at] = nan
+			if at+3 < n {
+				row[at+3] = nan // a later NaN does not win
+			}
+			x := e.FromFloat32s(row, 1, n)
+			mx, mn := e.Max(x, false, 1), e.Min(x, false, 1)
+			amx, amn := e.ArgMax(x, 1), e.ArgMin(x, 1)
+			assert.True(t, math.IsNaN(float64(f32s(t, mx)[0])), "max of %d with NaN at %d", n, at)
+			assert.True(t, math.IsNaN(float64(f32s(t, mn)[0])), "min of %d with NaN at %d", n, at)
+			assert.Equal(t, []int32{int32(at)}, i32s(t, amx), "argmax of %d with NaN at %d", n, at)
+			assert.Equal(t, []int32{int32(at)}, i32s(t, amn), "argmin of %d with NaN at %d", n, at)
+			for _, y := range []*tensor.Tensor{x, mx, mn, amx, amn} {
+				y.Dispose()
+			}
+		}
+	}
+}
+
+// TestReduceEdges checks Max, Min, ArgMax and ArgMin over rows of edge
+// values without NaN: infinities, signed zeros (ties keep the first) and
+// subnormals, which a comparison must not take for zero.
+func TestReduceEdges(t *testing.T) {
+	e := testgpu.Engine(t)
+	inf := float32(math.Inf(1))
+	for _, c := range []struct {
+		row            []float32
+		max, min       float32
+		argmax, argmin int32
+	}{
+		{[]float32{-inf, -1e38, 0, 1e-45, -1e-45}, 1e-45, -inf, 3, 0},
+		{[]float32{negZero, 0, 1e-45, -1e-45}, 1e-45, -1e-45, 2, 3},
+		{[]float32{negZero, 0}, negZero, negZero, 0, 0},
+		{[]float32{0, negZero}, 0, 0, 0, 0},
+		{[]float32{-inf, -inf}, -inf, -inf, 0, 0},
+		{[]float32{1, inf, 2, inf}, inf, 1, 1, 0},
+	} {
+		for _, n := range []int{1, 100} { // one thread, or a workgroup, per row
+			row := make([]float32, 0, n*len(c.row))
+			for range n {
+				row = append(row, c.row...)
+			}
+			x := e.FromFloat32s(row)
+			mx, mn := e.Max(x, false, 0), e.Min(x, false, 0)
+			amx, amn := e.ArgMax(x, 0), e.ArgMin(x, 0)
+			assert.Equal(t, math.Float32bits(c.max), math.Float32bits(f32s(t, mx)[0]), "max %v ×%d", c.row, n)
+			assert.Equal(t, math.Float32bits(c.min), math.Float32bits(f32s(t, mn)[0]), "min %v ×%d", c.row, n)
+			assert.Equal(t, []int32{c.argmax}, i32s(t, amx), "argmax %v ×%d", c.row, n)
+			assert.Equal(t, []int32{c.argmin}, i32s(t, amn), "argmin %v ×%d", c.row, n)
+			for _, y := range []*tensor.Tensor{x, mx, mn, amx, amn} {
+				y.Dispose()
+			}
+		}
+	}
+}
+
+// TestSoftmaxEdges checks rows with NaN and infinities against PyTorch's
+// results: a NaN or +Inf anywhere makes the row NaN, a row of -Inf is NaN,
+// and -Inf beside finite values gives 0 (log: -Inf).
+func TestSoftmaxEdges(t *testing.T) {
+	e := testgpu.Engine(t)
+	nan, inf := float32(math.NaN()), float32(math.Inf(1))
+	for _, row := range [][]float32{
+		{1, nan, 2},
+		{nan, 1, 2},
+		{1, 2, inf},
+		{-inf, -inf, -inf},
+		{-inf, 0, 1},
+		{1e-45, negZero, -1e-39},
+		{100, -100, 88},
+	} {
+		for _, n := range []int{1, 200} {
+			in := make([]float32, 0, n*len(row))
+			for range n {
+				in = append(in, row...)
+			}
+			want, wantLog := refSoftmax(in)
+			x := e.FromFloat32s(in)
+			s, l := e.Softmax(x, 0), e.LogSoftmax(x, 0)
+			closeTo(t, want, f32s(t, s), 1e-7, 1e-5, "softmax %v ×%d", row, n)
+			closeTo(t, wantLog, f32s(t, l), 1e-5, 1e-5, "log_softmax %v ×%d", row, n)
+			for _, y := range []*tensor.Tensor{x, s, l} {
+				y.Dispose()
+			}
+		}
+	}
+}
+
+// refSoftmax is softmax and log-softmax as PyTorch computes them, in
+// float64: x - max, exp, sum.
+func refSoftmax(x []float32) (soft, logSoft []float32) {
+	mx := math.Inf(-1)
+	for _, v := range x {
+		if math.IsNaN(float64(v)) || float64(v) > mx {
+			mx = float64(v)
+		}
+		if math.IsNaN(mx) {
+			break
+		}
+	}
+	sum := 0.0
+	for _, v := range x {
+		sum += math.Exp(float64(v) - mx)
+	}
+	soft, logSoft = make([]float32, len(x)), make([]float32, len(x))
+	for i, v := range x {
+		soft[i] = float32(math.Exp(float64(v)-mx) / sum)
+		logSoft[i] = float32(float64(v) - mx - math.Log(sum))
+	}
+	return soft, logSoft
 }
