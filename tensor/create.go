@@ -151,7 +151,9 @@ func fillNode(dtype DType) shaders.Node {
 
 // Range creates the one-dimensional tensor start, start+step, ... up to
 // but excluding stop, like NumPy's arange. Float32 elements are computed as
-// start + i*step in float32.
+// start + i*step in float32. For Int32 and Uint32, start and step must be
+// integers and every element must fit the dtype (else ErrArgument); the
+// elements are then exact.
 func (e *Engine) Range(dtype DType, start, stop, step float64) *Tensor {
 	site := callerPC()
 	if step == 0 || math.IsNaN(start+stop+step) || math.IsInf(start+stop+step, 0) {
@@ -171,9 +173,42 @@ func (e *Engine) Range(dtype DType, start, stop, step float64) *Tensor {
 	default:
 		T := dtype.wgsl()
 		m.Expr = fmt.Sprintf("bitcast<%[1]s>(h2) + %[1]s(i) * bitcast<%[1]s>(h3)", T)
-		p.Words = [2]uint32{uint32(int32(start)), uint32(int32(step))}
+		words, err := intRangeWords(dtype, start, step, n)
+		if err != nil {
+			o, bad := e.begin("range", site)
+			if bad != nil {
+				return bad
+			}
+			defer o.end()
+			return o.fail(ErrArgument, "range(%v, %v, %v) of %s: %v", start, stop, step, dtype, err)
+		}
+		p.Words = words
 	}
 	return e.generate(site, "range", dtype, Shape{n}, m, p)
+}
+
+// intRangeWords returns the words of an integer Range of n elements: start
+// and step modulo 2^32, with which the kernel's wrapping start + i*step is
+// exact. start and step must be integers, and every element must fit
+// dtype.
+func intRangeWords(dtype DType, start, step float64, n int) ([2]uint32, error) {
+	lo, hi := float64(math.MinInt32), float64(math.MaxInt32)
+	if dtype == Uint32 {
+		lo, hi = 0, math.MaxUint32
+	}
+	if n == 0 {
+		return [2]uint32{}, nil
+	}
+	last := start + float64(n-1)*step
+	switch {
+	case math.Trunc(start) != start || math.Trunc(step) != step:
+		return [2]uint32{}, fmt.Errorf("start and step must be integers")
+	case start < lo || start > hi || last < lo || last > hi:
+		return [2]uint32{}, fmt.Errorf("elements from %v to %v do not fit", start, last)
+	case n == 1:
+		return [2]uint32{uint32(int64(start))}, nil
+	}
+	return [2]uint32{uint32(int64(start)), uint32(int64(step))}, nil
 }
 
 // Eye creates an n×m matrix with ones on the diagonal.

@@ -846,3 +846,36 @@ func refSoftmax(x []float32) (soft, logSoft []float32) {
 	}
 	return soft, logSoft
 }
+
+func TestRangeIntegerParameters(t *testing.T) {
+	e := testgpu.Engine(t)
+	for _, c := range []struct {
+		dtype             tensor.DType
+		start, stop, step float64
+		want              []uint32 // nil: ErrArgument
+	}{
+		{tensor.Int32, 0, 10, 3, []uint32{0, 3, 6, 9}},
+		{tensor.Int32, 5, -5, -4, []uint32{5, 1, 0xfffffffd}},
+		{tensor.Int32, math.MaxInt32 - 6, math.MaxInt32, 3, []uint32{math.MaxInt32 - 6, math.MaxInt32 - 3}},
+		{tensor.Int32, math.MinInt32, math.MinInt32 + 3e9, 1.5e9, []uint32{1 << 31, 1<<31 + 1.5e9}},
+		{tensor.Uint32, 4e9, 3e9, -5e8, []uint32{4e9, 3.5e9}},
+		{tensor.Uint32, 0, 4294967295, 3e9, []uint32{0, 3e9}},
+		{tensor.Int32, 7, 8, 1e30, []uint32{7}},
+		{tensor.Int32, 0, 0, 1, []uint32{}},
+		{tensor.Int32, 0.5, 3, 1, nil},
+		{tensor.Int32, 0, 3, 0.5, nil},
+		{tensor.Int32, math.MaxInt32 - 1, math.MaxInt32 + 5.0, 1, nil},
+		{tensor.Int32, -3e9, 0, 1e9, nil},
+		{tensor.Uint32, -1, 3, 1, nil},
+		{tensor.Uint32, 3, -1, -1, []uint32{3, 2, 1, 0}},
+		{tensor.Uint32, 3, -2, -1, nil},
+	} {
+		x := e.Range(c.dtype, c.start, c.stop, c.step)
+		if c.want == nil {
+			require.ErrorIs(t, x.Err(), tensor.ErrArgument, "range(%v, %v, %v) of %s", c.start, c.stop, c.step, c.dtype)
+		} else {
+			require.Equal(t, c.want, download(t, x).w, "range(%v, %v, %v) of %s", c.start, c.stop, c.step, c.dtype)
+		}
+		x.Dispose()
+	}
+}
