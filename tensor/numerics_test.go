@@ -879,3 +879,31 @@ func TestRangeIntegerParameters(t *testing.T) {
 		x.Dispose()
 	}
 }
+
+func TestIntUnaryEdges(t *testing.T) {
+	e := testgpu.Engine(t)
+	i := func(f func(int32) int32) func(x ...uint32) uint32 {
+		return func(x ...uint32) uint32 { return uint32(f(int32(x[0]))) }
+	}
+	u := func(f func(uint32) uint32) func(x ...uint32) uint32 {
+		return func(x ...uint32) uint32 { return f(x[0]) }
+	}
+	clip := func(e *tensor.Engine, x *tensor.Tensor) *tensor.Tensor { return e.Clip(x, -3e9, 100.5) }
+	clipU := func(e *tensor.Engine, x *tensor.Tensor) *tensor.Tensor { return e.Clip(x, -1, 5e9) }
+	for _, c := range []struct {
+		c  elemCase
+		in tensor.DType
+	}{
+		{elemCase{name: "neg int32", op: unaryOp((*tensor.Engine).Neg), ref: i(func(x int32) int32 { return -x })}, tensor.Int32},
+		{elemCase{name: "abs int32", op: unaryOp((*tensor.Engine).Abs), ref: i(func(x int32) int32 { return max(x, -x) })}, tensor.Int32},
+		{elemCase{name: "sign int32", op: unaryOp((*tensor.Engine).Sign), ref: i(func(x int32) int32 { return int32(sign(float64(x))) })}, tensor.Int32},
+		{elemCase{name: "square int32", op: unaryOp((*tensor.Engine).Square), ref: i(func(x int32) int32 { return x * x })}, tensor.Int32},
+		{elemCase{name: "relu int32", op: unaryOp((*tensor.Engine).Relu), ref: i(func(x int32) int32 { return max(x, 0) })}, tensor.Int32},
+		{elemCase{name: "clip int32", op: unaryOp(clip), ref: i(func(x int32) int32 { return min(max(x, math.MinInt32), 100) })}, tensor.Int32},
+		{elemCase{name: "neg uint32", op: unaryOp((*tensor.Engine).Neg), ref: u(func(x uint32) uint32 { return -x })}, tensor.Uint32},
+		{elemCase{name: "sign uint32", op: unaryOp((*tensor.Engine).Sign), ref: u(func(x uint32) uint32 { return min(x, 1) })}, tensor.Uint32},
+		{elemCase{name: "clip uint32", op: unaryOp(clipU), ref: u(func(x uint32) uint32 { return x })}, tensor.Uint32},
+	} {
+		checkElementwise(t, e, c.c, edges(c.in))
+	}
+}
