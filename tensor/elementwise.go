@@ -89,22 +89,23 @@ func intIdentity(T shaders.Type, float string) string {
 	return "a0"
 }
 
-// Neg returns -x. On uint32 it wraps.
+// Neg returns -x. On integers it wraps (math.MinInt32 stays itself).
 func (e *Engine) Neg(x *Tensor) *Tensor { return e.unary(callerPC(), "neg", x, 0, 0) }
 
-// Abs returns |x|.
+// Abs returns |x|; Abs(math.MinInt32) wraps to math.MinInt32.
 func (e *Engine) Abs(x *Tensor) *Tensor { return e.unary(callerPC(), "abs", x, 0, 0) }
 
-// Sign returns -1, 0 or 1 by the sign of x.
+// Sign returns -1, 0 or 1 by the sign of x: +0 for ±0, NaN for NaN.
 func (e *Engine) Sign(x *Tensor) *Tensor { return e.unary(callerPC(), "sign", x, 0, 0) }
 
 // Square returns x*x.
 func (e *Engine) Square(x *Tensor) *Tensor { return e.unary(callerPC(), "square", x, 0, 0) }
 
-// Relu returns max(x, 0).
+// Relu returns Maximum(x, 0): NaN for NaN, +0 for -0.
 func (e *Engine) Relu(x *Tensor) *Tensor { return e.unary(callerPC(), "relu", x, 0, 0) }
 
-// LeakyRelu returns x where x > 0 and alpha*x elsewhere (float32 only).
+// LeakyRelu returns x where x > 0 and alpha*x elsewhere (float32 only;
+// NaN for NaN).
 func (e *Engine) LeakyRelu(x *Tensor, alpha float32) *Tensor {
 	return e.unary(callerPC(), "leaky_relu", x, alpha, 0)
 }
@@ -146,7 +147,9 @@ func (e *Engine) Sigmoid(x *Tensor) *Tensor { return e.unary(callerPC(), "sigmoi
 // approximate="tanh", tfjs's gelu).
 func (e *Engine) Gelu(x *Tensor) *Tensor { return e.unary(callerPC(), "gelu", x, 0, 0) }
 
-// Clip clamps x to [lo, hi]; lo must not exceed hi.
+// Clip clamps x to [lo, hi] as Minimum(Maximum(x, lo), hi), so NaN stays
+// NaN; lo must not exceed hi. For integer x, lo and hi are converted as
+// Cast converts.
 func (e *Engine) Clip(x *Tensor, lo, hi float32) *Tensor {
 	if lo > hi {
 		o, bad := e.beginLazy("clip", callerPC(), x)
@@ -262,22 +265,30 @@ func (e *Engine) Sub(a, b *Tensor) *Tensor { return e.binary(callerPC(), "sub", 
 // Mul returns a*b.
 func (e *Engine) Mul(a, b *Tensor) *Tensor { return e.binary(callerPC(), "mul", a, b) }
 
-// Div returns a/b; integer division truncates toward zero.
+// Div returns a/b. Integer division floors, as NumPy's //, so that
+// Div(a, b)*b + Mod(a, b) == a; by zero it gives 0, and math.MinInt32 / -1
+// wraps to math.MinInt32. Float32 division is IEEE's (±Inf, NaN for 0/0).
 func (e *Engine) Div(a, b *Tensor) *Tensor { return e.binary(callerPC(), "div", a, b) }
 
-// Pow returns a^b (float32), with NumPy's rules for negative bases.
+// Pow returns a^b (float32) with C's pow special cases (see the package
+// doc): a negative base with a non-integer exponent is NaN.
 func (e *Engine) Pow(a, b *Tensor) *Tensor { return e.binary(callerPC(), "pow", a, b) }
 
-// Maximum returns the larger of a and b.
+// Maximum returns the larger of a and b; for float32 IEEE 754-2019's
+// maximum: NaN if either is NaN, and +0 over -0.
 func (e *Engine) Maximum(a, b *Tensor) *Tensor { return e.binary(callerPC(), "maximum", a, b) }
 
-// Minimum returns the smaller of a and b.
+// Minimum returns the smaller of a and b; for float32 NaN if either is
+// NaN, and -0 under +0.
 func (e *Engine) Minimum(a, b *Tensor) *Tensor { return e.binary(callerPC(), "minimum", a, b) }
 
-// Mod returns a mod b with the sign of b (NumPy's mod, floored).
+// Mod returns a mod b with the sign of b (NumPy's mod, floored). Float32
+// Mod is exact before the divisor is added to a remainder of the other
+// sign; by zero it is NaN. Integer Mod by zero gives 0.
 func (e *Engine) Mod(a, b *Tensor) *Tensor { return e.binary(callerPC(), "mod", a, b) }
 
-// Equal returns 1 where a == b and 0 elsewhere, as uint32.
+// Equal returns 1 where a == b and 0 elsewhere, as uint32. Comparisons
+// with a float NaN are false, except NotEqual's; -0 equals +0.
 func (e *Engine) Equal(a, b *Tensor) *Tensor { return e.binary(callerPC(), "equal", a, b) }
 
 // NotEqual returns a != b as uint32.
