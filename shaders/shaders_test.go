@@ -131,3 +131,23 @@ func TestElementwiseVec4Source(t *testing.T) {
 	assert.Contains(t, src, "node2(i3, p.s[0], ")
 	assert.Contains(t, src, "out1[t] = vec4<u32>(v1_x, v1_y, v1_z, v1_w);")
 }
+
+// TestElementwisePassesEveryTypeOpaquely checks that values of every type
+// cross from node to node through the runtime zero, so that no compiler
+// folds one node into the next (a compare and a select into a max, a
+// conversion into the next conversion).
+func TestElementwisePassesEveryTypeOpaquely(t *testing.T) {
+	k := Elementwise{Leaves: []Leaf{{F32, false}, {F32, false}},
+		Nodes: []Node{
+			{Name: "greater", Out: U32, Expr: "select(0u, 1u, a0 > a1)", Args: []Ref{{true, 0}, {true, 1}}},
+			{Name: "cast", Out: I32, Expr: "i32(a0)", Args: []Ref{{true, 0}}},
+			{Name: "where", Out: F32, Expr: "select(a2, a1, a0 != 0u)", Args: []Ref{{false, 0}, {true, 0}, {true, 1}}},
+			{Name: "cast", Out: F32, Expr: "f32(a0)", Args: []Ref{{false, 1}}, Store: true},
+			{Name: "add", Out: F32, Expr: "a0 + a1", Args: []Ref{{false, 2}, {false, 3}}, Store: true},
+		}}
+	src := k.Spec().Source
+	assert.Contains(t, src, "node2((v0 ^ p.zero), l0, l1, ")
+	assert.Contains(t, src, "node3(bitcast<i32>(bitcast<u32>(v1) ^ p.zero), ")
+	assert.Contains(t, src, "node4(bitcast<f32>(bitcast<u32>(v2) ^ p.zero), bitcast<f32>(bitcast<u32>(v3) ^ p.zero), ")
+	assert.Contains(t, src, "n: u32, row: u32, zero: u32, pad: u32,")
+}
