@@ -363,14 +363,18 @@ func TestFusedBoundaryKeepsBits(t *testing.T) {
 
 func TestArithmeticEdges(t *testing.T) {
 	e := testgpu.Engine(t)
+	r := rand.New(rand.NewPCG(17, 18))
 	x, y := pairs(edges(tensor.Float32))
 	for _, c := range []elemCase{
 		{name: "add", op: binaryOp((*tensor.Engine).Add), ref: f32Ref(func(x ...float64) float64 { return x[0] + x[1] })},
 		{name: "sub", op: binaryOp((*tensor.Engine).Sub), ref: f32Ref(func(x ...float64) float64 { return x[0] - x[1] })},
 		{name: "mul", op: binaryOp((*tensor.Engine).Mul), ref: f32Ref(func(x ...float64) float64 { return x[0] * x[1] })},
-		{name: "div", op: binaryOp((*tensor.Engine).Div), ref: f32Ref(func(x ...float64) float64 { return x[0] / x[1] }), ulps: 1},
+		{name: "div", op: binaryOp((*tensor.Engine).Div), ref: f32Ref(func(x ...float64) float64 { return x[0] / x[1] })},
 	} {
+		// float64 holds the exact sum, product and a quotient precise
+		// enough that rounding it to float32 is IEEE's float32 result.
 		checkElementwise(t, e, c, x, y)
+		checkElementwise(t, e, c, randFiniteBits(r, 4096), randFiniteBits(r, 4096))
 	}
 }
 
@@ -610,13 +614,17 @@ func TestDivModEdges(t *testing.T) {
 func TestModRandomExact(t *testing.T) {
 	e := testgpu.Engine(t)
 	r := rand.New(rand.NewPCG(11, 12))
-	n := 4096
-	x, y := make([]uint32, n), make([]uint32, n)
-	for i := range n {
-		x[i], y[i] = randFinite(r), randFinite(r)
-	}
 	checkElementwise(t, e, elemCase{name: "mod float32", op: binaryOp((*tensor.Engine).Mod), ref: numpyMod},
-		bits{tensor.Float32, x}, bits{tensor.Float32, y})
+		randFiniteBits(r, 4096), randFiniteBits(r, 4096))
+}
+
+// randFiniteBits returns n random finite float32s (see randFinite).
+func randFiniteBits(r *rand.Rand, n int) bits {
+	w := make([]uint32, n)
+	for i := range w {
+		w[i] = randFinite(r)
+	}
+	return bits{tensor.Float32, w}
 }
 
 // randFinite returns the bits of a random finite float32 of any sign and
