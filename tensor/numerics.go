@@ -296,7 +296,7 @@ fn hi12_(x: f32) -> f32 { return bitcast<f32>(bitcast<u32>(x) & 0xfffff000u); }
 
 // log2x_ is log2 of a finite positive magnitude's bits as k + a + b: k an
 // integer, a with 24 significant bits, b a small correction (musl's
-// log2f, which keeps log(m) in two parts).
+// log2f, which keeps log(m) in two parts, with f²/2 kept exact too).
 fn log2x_(ax: u32) -> vec3<f32> {
 	var ix = ax;
 	var k = 0;
@@ -312,9 +312,15 @@ fn log2x_(ax: u32) -> vec3<f32> {
 	let z = s * s;
 	let w = z * z;
 	let r = z * (0.66666662693 + w * 0.28498786688) + w * (0.40000972152 + w * 0.24279078841);
-	let hfsq = 0.5 * f * f;
+	// f*f/2 = h1 + h2 + h3 exactly, so that lo loses nothing to it.
+	let fh = hi12_(f);
+	let fl = f - fh;
+	let h1 = 0.5 * fh * fh;
+	let h2 = fh * fl;
+	let h3 = 0.5 * fl * fl;
+	let hfsq = h1 + h2 + h3;
 	let hi = hi12_(f - hfsq);
-	let lo = f - hi - hfsq + s * (hfsq + r);
+	let lo = (f - hi) - h1 - h2 - h3 + s * (hfsq + r);
 	return vec3<f32>(f32(k), hi * 1.4428710938, (lo + hi) * -1.7605285393e-04 + lo * 1.4428710938);
 }
 `
