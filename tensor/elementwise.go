@@ -22,71 +22,42 @@ func floatOnly(expr string) unaryExpr {
 
 func anyType(f func(T shaders.Type) string) unaryExpr { return f }
 
+// byType picks an expression by operand type; "" where an op does not
+// take that type.
+func byType(f32, i32, u32 string) func(T shaders.Type) string {
+	return func(T shaders.Type) string {
+		switch T {
+		case shaders.I32:
+			return i32
+		case shaders.U32:
+			return u32
+		}
+		return f32
+	}
+}
+
 var unaryOps = map[string]unaryExpr{
-	"neg": anyType(func(T shaders.Type) string {
-		switch T {
-		case shaders.F32:
-			return "neg_(a0)"
-		case shaders.I32:
-			return "bitcast<i32>(0u - bitcast<u32>(a0))"
-		}
-		return "0u - a0"
-	}),
-	"abs": anyType(func(T shaders.Type) string {
-		switch T {
-		case shaders.F32:
-			return "abs_(a0)"
-		case shaders.I32:
-			return "select(a0, bitcast<i32>(0u - bitcast<u32>(a0)), a0 < 0)"
-		}
-		return "a0"
-	}),
-	"sign": anyType(func(T shaders.Type) string {
-		switch T {
-		case shaders.F32:
-			return "select(select(select(1.0, -1.0, signbit_(a0)), 0.0, iszero_(a0)), a0, isnan_(a0))"
-		case shaders.I32:
-			return "select(select(0, -1, a0 < 0), 1, a0 > 0)"
-		}
-		return "select(0u, 1u, a0 > 0u)"
-	}),
+	"neg":    byType("neg_(a0)", "bitcast<i32>(0u - bitcast<u32>(a0))", "0u - a0"),
+	"abs":    byType("abs_(a0)", "select(a0, bitcast<i32>(0u - bitcast<u32>(a0)), a0 < 0)", "a0"),
+	"sign":   byType("select(select(select(1.0, -1.0, signbit_(a0)), 0.0, iszero_(a0)), a0, isnan_(a0))", "sign(a0)", "min(a0, 1u)"),
 	"square": anyType(func(shaders.Type) string { return "a0 * a0" }),
-	"relu": anyType(func(T shaders.Type) string {
-		if T == shaders.F32 {
-			return "fmax_(a0, 0.0)"
-		}
-		return fmt.Sprintf("max(a0, %s(0))", T)
-	}),
-	"floor":   anyType(func(T shaders.Type) string { return intIdentity(T, "floor(a0)") }),
-	"ceil":    anyType(func(T shaders.Type) string { return intIdentity(T, "ceil(a0)") }),
-	"round":   anyType(func(T shaders.Type) string { return intIdentity(T, "round(a0)") }),
-	"exp":     floatOnly("exp_(a0)"),
-	"log":     floatOnly("log_(a0)"),
-	"sqrt":    floatOnly("sqrt(a0)"),
-	"rsqrt":   floatOnly("inverseSqrt(a0)"),
-	"sin":     floatOnly("sin(a0)"),
-	"cos":     floatOnly("cos(a0)"),
-	"tanh":    floatOnly("tanh_(a0)"),
+	"relu":   byType("fmax_(a0, 0.0)", "max(a0, 0)", "a0"),
+	"floor":  byType("floor(a0)", "a0", "a0"),
+	"ceil":   byType("ceil(a0)", "a0", "a0"),
+	"round":  byType("round(a0)", "a0", "a0"),
+	"exp":    floatOnly("exp_(a0)"),
+	"log":    floatOnly("log_(a0)"),
+	"sqrt":   floatOnly("sqrt(a0)"),
+	"rsqrt":  floatOnly("inverseSqrt(a0)"),
+	"sin":    floatOnly("sin(a0)"),
+	"cos":    floatOnly("cos(a0)"),
+	"tanh":   floatOnly("tanh_(a0)"),
+	// sigmoid_ is e^x/(1 + e^x) below 0, so tiny results keep their bits.
 	"sigmoid": floatOnly("sigmoid_(a0)"),
 	// gelu's cube overflows to ±Inf for |a0| > 4e12, where tanh_ is ±1.
 	"gelu":       floatOnly("0.5 * a0 * (1.0 + tanh_(0.7978845608 * (a0 + 0.044715 * a0 * a0 * a0)))"),
 	"leaky_relu": floatOnly("select(a0 * s.x, a0, key_(a0) > 0 && !isnan_(a0))"),
-	"clip": anyType(func(T shaders.Type) string {
-		switch T {
-		case shaders.F32:
-			return "fmin_(fmax_(a0, s.x), s.y)"
-		case shaders.I32:
-			return "clamp(a0, toi32_(s.x), toi32_(s.y))"
-		}
-		return "clamp(a0, tou32_(s.x), tou32_(s.y))"
-	}),
-}
-
-func intIdentity(T shaders.Type, float string) string {
-	if T == shaders.F32 {
-		return float
-	}
-	return "a0"
+	"clip":       byType("fmin_(fmax_(a0, s.x), s.y)", "clamp(a0, toi32_(s.x), toi32_(s.y))", "clamp(a0, tou32_(s.x), tou32_(s.y))"),
 }
 
 // Neg returns -x. On integers it wraps (math.MinInt32 stays itself).
@@ -222,20 +193,6 @@ func compare(fcmp, op string) binaryOp {
 		}
 		return "select(0u, 1u, a0 " + op + " a1)"
 	}, compare: true}
-}
-
-// byType picks an expression by operand type; "" where an op does not
-// take that type.
-func byType(f32, i32, u32 string) func(T shaders.Type) string {
-	return func(T shaders.Type) string {
-		switch T {
-		case shaders.I32:
-			return i32
-		case shaders.U32:
-			return u32
-		}
-		return f32
-	}
 }
 
 var binaryOps = map[string]binaryOp{
