@@ -266,6 +266,8 @@ func castRef(v, lo, hi float64) float64 {
 	return math.Trunc(v)
 }
 
+// TestCastEdges checks every cast over edge values: float to integer
+// truncates toward zero and saturates, NaN gives 0 (issue 11, item 2).
 func TestCastEdges(t *testing.T) {
 	e := testgpu.Engine(t)
 	to := func(d tensor.DType) func(*tensor.Engine, ...*tensor.Tensor) *tensor.Tensor {
@@ -297,7 +299,7 @@ func TestCastEdges(t *testing.T) {
 	}
 }
 
-// TestCastChainFused is the reported case: a fused float→int→float chain
+// TestCastChainFused is the reported case (issue 11, item 3): a fused float→int→float chain
 // must see the saturated integer, as the unfused chain does.
 func TestCastChainFused(t *testing.T) {
 	e := testgpu.Engine(t)
@@ -318,6 +320,8 @@ func TestCastChainFused(t *testing.T) {
 	require.NoError(t, e.SetFusion(true))
 }
 
+// TestFillSaturatesAsCast checks that Fill converts an out-of-range value
+// as Cast does (issue 11, item 2).
 func TestFillSaturatesAsCast(t *testing.T) {
 	e := testgpu.Engine(t)
 	vals := []float64{3e9, -3e9, 1e38, math.Inf(1), math.Inf(-1), math.NaN(), -0.5, 2.5, -1, 4294967295, 4294967296, 16777217, math.MinInt32, math.MaxInt32}
@@ -332,7 +336,7 @@ func TestFillSaturatesAsCast(t *testing.T) {
 }
 
 // TestFusedBoundaryKeepsBits checks that a value passed between fused ops
-// is exactly what a store and a load would give: no subnormal flushed, no
+// is exactly what a store and a load would give (issue 11, item 3): no subnormal flushed, no
 // compare and select merged into a max that treats -0 or NaN otherwise.
 func TestFusedBoundaryKeepsBits(t *testing.T) {
 	e := testgpu.Engine(t)
@@ -361,6 +365,8 @@ func TestFusedBoundaryKeepsBits(t *testing.T) {
 	}
 }
 
+// TestArithmeticEdges checks that float Add, Sub, Mul and Div are IEEE's,
+// subnormals included, on edge and random pairs.
 func TestArithmeticEdges(t *testing.T) {
 	e := testgpu.Engine(t)
 	r := rand.New(rand.NewPCG(17, 18))
@@ -395,6 +401,9 @@ func smallF32() bits {
 	return f32Bits(v)
 }
 
+// TestUnaryFloatEdges checks every float unary op over edge values: NaN
+// propagates, -0 keeps its sign where IEEE keeps it, subnormals are
+// exact (issue 11, items 4 and 8).
 func TestUnaryFloatEdges(t *testing.T) {
 	e := testgpu.Engine(t)
 	gelu := func(x float64) float64 { return 0.5 * x * (1 + math.Tanh(0.7978845608*(x+0.044715*x*x*x))) }
@@ -509,6 +518,9 @@ func boolWord(b bool) uint32 {
 	return 0
 }
 
+// TestCompareEdges checks the comparisons over edge pairs of every dtype:
+// false with NaN except NotEqual, -0 == +0, subnormals not zero (issue
+// 11, item 4).
 func TestCompareEdges(t *testing.T) {
 	e := testgpu.Engine(t)
 	f := func(w uint32) float32 { return math.Float32frombits(w) }
@@ -539,6 +551,8 @@ func TestCompareEdges(t *testing.T) {
 	}
 }
 
+// TestMaximumMinimumEdges checks Maximum and Minimum over edge pairs: NaN
+// propagates, -0 < +0 (issue 11, item 4).
 func TestMaximumMinimumEdges(t *testing.T) {
 	e := testgpu.Engine(t)
 	x, y := pairs(edges(tensor.Float32))
@@ -584,6 +598,8 @@ func floorDivMod(a, b int32) (int32, int32) {
 	return q, r
 }
 
+// TestDivModEdges checks float Mod against NumPy's, and integer Div and
+// Mod floored, by zero and at MinInt32 / -1 (issue 11, items 6 and 7).
 func TestDivModEdges(t *testing.T) {
 	e := testgpu.Engine(t)
 	x, y := pairs(edges(tensor.Float32))
@@ -608,7 +624,7 @@ func TestDivModEdges(t *testing.T) {
 	}}, xu, yu)
 }
 
-// TestModRandomExact checks float Mod bit for bit over random finite
+// TestModRandomExact (issue 11, item 6) checks float Mod bit for bit over random finite
 // pairs of every magnitude, where the reported version was off by up to
 // 6,144 ulp.
 func TestModRandomExact(t *testing.T) {
@@ -637,7 +653,7 @@ func randFinite(r *rand.Rand) uint32 {
 	}
 }
 
-// TestIntDivModIdentity checks Div(a, b)*b + Mod(a, b) == a (wrapping)
+// TestIntDivModIdentity (issue 11, item 7) checks Div(a, b)*b + Mod(a, b) == a (wrapping)
 // over random int32 pairs, with MinInt32, MaxInt32, -1 and 1 mixed in.
 func TestIntDivModIdentity(t *testing.T) {
 	e := testgpu.Engine(t)
@@ -676,6 +692,8 @@ func TestIntDivModIdentity(t *testing.T) {
 	}
 }
 
+// TestPowEdges checks Pow over edge pairs against Go's math.Pow, which
+// follows C99 Annex F.9.4.4 as NumPy does (issue 11, item 5).
 func TestPowEdges(t *testing.T) {
 	e := testgpu.Engine(t)
 	x, y := pairs(edges(tensor.Float32))
@@ -736,7 +754,7 @@ func TestTranscendentalsRandom(t *testing.T) {
 	checkElementwise(t, e, pow, base, exp)
 }
 
-// TestReduceNaN checks that Max and Min propagate NaN and that ArgMax and
+// TestReduceNaN (issue 11, item 4) checks that Max and Min propagate NaN and that ArgMax and
 // ArgMin return the first NaN's index, wherever it is in the row, for
 // rows reduced by one thread and by a workgroup.
 func TestReduceNaN(t *testing.T) {
@@ -859,6 +877,8 @@ func refSoftmax(x []float32) (soft, logSoft []float32) {
 	return soft, logSoft
 }
 
+// TestRangeIntegerParameters checks integer Range's parameters: exact
+// integers whose elements fit, else ErrArgument (issue 11, item 2).
 func TestRangeIntegerParameters(t *testing.T) {
 	e := testgpu.Engine(t)
 	for _, c := range []struct {
@@ -892,6 +912,7 @@ func TestRangeIntegerParameters(t *testing.T) {
 	}
 }
 
+// TestIntUnaryEdges checks the integer unary ops over edge values.
 func TestIntUnaryEdges(t *testing.T) {
 	e := testgpu.Engine(t)
 	i := func(f func(int32) int32) func(x ...uint32) uint32 {
