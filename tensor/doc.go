@@ -93,7 +93,9 @@
 //
 // Precision: Exp and Log within 2 ulp, Tanh, Sigmoid and Pow within 4
 // (Pow within 16 where |y log2 x| exceeds 100), subnormal arguments and
-// results included; Sqrt is exact. Sin, Cos and Rsqrt follow the backend,
-// within a few ulp on lavapipe and llvmpipe for moderate arguments. Gelu is
-// the tanh approximation, computed as written (so Gelu(-Inf) is NaN).
+// results included; Sqrt is exact; Rsqrt is the backend's, within 4 ulp on
+// lavapipe and llvmpipe. Sin and Cos are the backend's: within a few ulp
+// there for |x| up to about 1e7, but not reduced exactly beyond (both
+// return ±1 for 1e10). Gelu is the tanh approximation, computed as written
+// (so Gelu(-Inf) is NaN).
 package tensor
