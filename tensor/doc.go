@@ -91,11 +91,10 @@
 //     Pow(x, ±0) and Pow(1, y) are 1 even for NaN, Pow(±0, y<0) is ±Inf,
 //     a negative base with a non-integer exponent is NaN.
 //
-// Precision: Exp and Log within 2 ulp, Tanh, Sigmoid and Pow within 4
-// (Pow within 16 where |y log2 x| exceeds 100), subnormal arguments and
-// results included; Sqrt is exact; Rsqrt is the backend's, within 4 ulp on
-// lavapipe and llvmpipe. Sin and Cos are the backend's: within a few ulp
-// there for |x| up to about 1e7, but not reduced exactly beyond (both
-// return ±1 for 1e10). Gelu is the tanh approximation, computed as written
-// (so Gelu(-Inf) is NaN).
+// Precision: Exp and Log within 2 ulp; Tanh, Sigmoid, Sin, Cos and Pow
+// within 4 (Pow within 16 where |y log2 x| exceeds 100), subnormal
+// arguments and results included, Sin and Cos for every finite argument
+// (their reduction by pi/2 is exact). Sqrt is exact; Rsqrt is the
+// backend's, within 4 ulp on lavapipe and llvmpipe. Gelu is the tanh
+// approximation, computed as written (so Gelu(-Inf) is NaN).
 package tensor

@@ -49,8 +49,8 @@ var unaryOps = map[string]unaryExpr{
 	"log":    floatOnly("log_(a0)"),
 	"sqrt":   floatOnly("sqrt(a0)"),
 	"rsqrt":  floatOnly("inverseSqrt(a0)"),
-	"sin":    floatOnly("sin(a0)"),
-	"cos":    floatOnly("cos(a0)"),
+	"sin":    floatOnly("sin_(a0)"),
+	"cos":    floatOnly("cos_(a0)"),
 	"tanh":   floatOnly("tanh_(a0)"),
 	// sigmoid_ is e^x/(1 + e^x) below 0, so tiny results keep their bits.
 	"sigmoid": floatOnly("sigmoid_(a0)"),

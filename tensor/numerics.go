@@ -323,4 +323,120 @@ fn log2x_(ax: u32) -> vec3<f32> {
 	let lo = (f - hi) - h1 - h2 - h3 + s * (hfsq + r);
 	return vec3<f32>(f32(k), hi * 1.4428710938, (lo + hi) * -1.7605285393e-04 + lo * 1.4428710938);
 }
+
+// sin_ and cos_ reduce x by pi/2 exactly (Payne and Hanek: the mantissa
+// times a 96-bit window of 2/pi's bits, in 32-bit integer arithmetic), so
+// they stay within a few ulp for every finite x, then evaluate Cephes'
+// polynomials on |r| <= pi/4.
+fn sin_(x: f32) -> f32 {
+	let ax = bitcast<u32>(x) & 0x7fffffffu;
+	if (ax >= inf_bits) { return bitcast<f32>(nan_bits); }
+	if (ax < 0x39800000u) { return x; }            // |x| < 2^-12: sin x rounds to x, ±0 kept
+	if (ax <= 0x3f490fdbu) { return sinpoly_(x); } // |x| <= pi/4
+	let q = reduce_(ax);
+	let s = sincos_(q);
+	let r = select(select(s.x, s.y, (q.z & 1u) != 0u), -select(s.x, s.y, (q.z & 1u) != 0u), (q.z & 2u) != 0u);
+	return select(r, neg_(r), signbit_(x));
+}
+fn cos_(x: f32) -> f32 {
+	let ax = bitcast<u32>(x) & 0x7fffffffu;
+	if (ax >= inf_bits) { return bitcast<f32>(nan_bits); }
+	if (ax <= 0x3f490fdbu) { return cospoly_(x); }
+	let q = reduce_(ax);
+	let s = sincos_(q);
+	let k = q.z + 1u; // cos(x) = sin(x + pi/2)
+	return select(select(s.x, s.y, (k & 1u) != 0u), -select(s.x, s.y, (k & 1u) != 0u), (k & 2u) != 0u);
+}
+
+// sincos_ is (sin r, cos r) for the reduced argument r = q.x + q.y.
+fn sincos_(q: vec3<u32>) -> vec2<f32> {
+	let r1 = bitcast<f32>(q.x);
+	let r2 = bitcast<f32>(q.y);
+	let s = sinpoly_(r1);
+	let c = cospoly_(r1);
+	return vec2<f32>(s + r2 * c, c - r2 * s);
+}
+fn sinpoly_(x: f32) -> f32 {
+	let z = x * x;
+	return x + x * z * ((-1.9515295891e-4 * z + 8.3321608736e-3) * z - 1.6666654611e-1);
+}
+fn cospoly_(x: f32) -> f32 {
+	let z = x * x;
+	return 1.0 - 0.5 * z + z * z * ((2.443315711809948e-5 * z - 1.388731625493765e-3) * z + 4.166664568298827e-2);
+}
+
+// 2/pi's fraction bits, after a word of zeros for arguments below 2^8.
+var<private> two_over_pi_: array<u32, 10> = array<u32, 10>(0u, 0xa2f9836eu, 0x4e441529u, 0xfc2757d1u,
+	0xf534ddc0u, 0xdb629599u, 0x3c439041u, 0xfe5163abu, 0xdebbc561u, 0xb7246e3au);
+
+// reduce_ returns |x| = (4j + q.z) pi/2 + r for a finite |x| > pi/4, with
+// r = q.x + q.y (the bits of two f32s, |r| <= pi/4).
+fn reduce_(ax: u32) -> vec3<u32> {
+	let m = (ax & 0x7fffffu) | 0x800000u;      // |x| = m 2^s
+	let s = i32(ax >> 23u) - 150;
+	// The window of 2/pi from bit s - 1 (weight 2^(1-s)): earlier bits give
+	// multiples of 4 in |x| 2/pi, later ones less than 2^-70.
+	let p = u32(30 + s);
+	let w = p / 32u;
+	let b = p % 32u;
+	var win: array<u32, 3>;
+	for (var j = 0u; j < 3u; j++) {
+		let next = select(two_over_pi_[w + j + 1u] >> (32u - b), 0u, b == 0u);
+		win[j] = (two_over_pi_[w + j] << b) | next;
+	}
+	// m * window, 120 bits in four words, the binary point 94 bits up.
+	let a0 = mul32_(m, win[0]);
+	let a1 = mul32_(m, win[1]);
+	let a2 = mul32_(m, win[2]);
+	let p3 = a2.y;
+	let p2 = a2.x + a1.y;
+	let p1 = a1.x + a0.y + select(0u, 1u, p2 < a2.x);
+	var quadrant = (p1 >> 30u) & 3u;
+	var fh = (p1 << 2u) | (p2 >> 30u);
+	var fl = (p2 << 2u) | (p3 >> 30u);
+	// A fraction of a half or more is the next quadrant, less one.
+	let negative = fh >= 0x80000000u;
+	if (negative) {
+		quadrant = quadrant + 1u;
+		fl = 0u - fl;
+		fh = ~fh + select(0u, 1u, fl == 0u);
+	}
+	// Normalise the fraction and split it into 24 bits and the next 32.
+	var sh = 0;
+	if (fh == 0u) { fh = fl; fl = 0u; sh = 32; }
+	let n = countLeadingZeros(fh);
+	if (n == 32u) { return vec3<u32>(0u, 0u, quadrant & 3u); }
+	if (n > 0u) { fh = (fh << n) | (fl >> (32u - n)); fl = fl << n; }
+	sh = sh + i32(n);
+	let hi = f32(fh >> 8u) * pow2_(-24 - sh);
+	let lo = f32(((fh & 0xffu) << 24u) | (fl >> 8u)) * pow2_(-56 - sh);
+	// r = (hi + lo) pi/2, pi/2 = P1 + P2 + P3 with P1 of 12 bits: the
+	// products with P1 of hi's 12-bit halves are exact, their sum's error
+	// is recovered (Fast2Sum).
+	let P1 = bitcast<f32>(0x3fc90000u);
+	let P2 = bitcast<f32>(0x39fdaa22u);
+	let P3 = bitcast<f32>(0x2c346000u);
+	let h1 = hi12_(hi);
+	let u = h1 * P1;
+	let v = (hi - h1) * P1;
+	let t = u + v;
+	let e = v - (t - u);
+	let tail = e + hi * P2 + (hi * P3 + lo * 1.5707964);
+	var r1 = t + tail;
+	var r2 = tail - (r1 - t);
+	if (negative) { r1 = -r1; r2 = -r2; }
+	return vec3<u32>(bitcast<u32>(r1), bitcast<u32>(r2), quadrant & 3u);
+}
+
+// mul32_ is the 64-bit product of a and b as (high word, low word).
+fn mul32_(a: u32, b: u32) -> vec2<u32> {
+	let al = a & 0xffffu; let ah = a >> 16u;
+	let bl = b & 0xffffu; let bh = b >> 16u;
+	let ll = al * bl; let lh = al * bh; let hl = ah * bl; let hh = ah * bh;
+	let mid = (ll >> 16u) + (lh & 0xffffu) + (hl & 0xffffu);
+	return vec2<u32>(hh + (lh >> 16u) + (hl >> 16u) + (mid >> 16u), (mid << 16u) | (ll & 0xffffu));
+}
+
+// pow2_ is 2^k for k in [-126, 127].
+fn pow2_(k: i32) -> f32 { return bitcast<f32>(u32(127 + k) << 23u); }
 `

@@ -465,8 +465,8 @@ func TestUnaryFloatEdges(t *testing.T) {
 		{elemCase{name: "log", op: un((*tensor.Engine).Log), ref: f32Unary(math.Log), ulps: 4}, edges(tensor.Float32)},
 		{elemCase{name: "sqrt", op: un((*tensor.Engine).Sqrt), ref: f32Unary(math.Sqrt)}, edges(tensor.Float32)},
 		{elemCase{name: "rsqrt", op: un((*tensor.Engine).Rsqrt), ref: f32Unary(rsqrt), ulps: 4}, edges(tensor.Float32)},
-		{elemCase{name: "sin", op: un((*tensor.Engine).Sin), ref: f32Unary(math.Sin), ulps: 4, abs: 1e-6}, smallF32()},
-		{elemCase{name: "cos", op: un((*tensor.Engine).Cos), ref: f32Unary(math.Cos), ulps: 4, abs: 1e-6}, smallF32()},
+		{elemCase{name: "sin", op: un((*tensor.Engine).Sin), ref: f32Unary(math.Sin), ulps: 4}, edges(tensor.Float32)},
+		{elemCase{name: "cos", op: un((*tensor.Engine).Cos), ref: f32Unary(math.Cos), ulps: 4}, edges(tensor.Float32)},
 		{elemCase{name: "tanh", op: un((*tensor.Engine).Tanh), ref: f32Unary(math.Tanh), ulps: 8}, edges(tensor.Float32)},
 		{elemCase{name: "sigmoid", op: un((*tensor.Engine).Sigmoid), ref: f32Unary(sigmoid), ulps: 8}, edges(tensor.Float32)},
 		{elemCase{name: "gelu", op: un((*tensor.Engine).Gelu), ref: f32Unary(gelu), ulps: 8, abs: 1e-6}, edges(tensor.Float32)},
@@ -702,6 +702,18 @@ func TestPowEdges(t *testing.T) {
 	}), ulps: 4}, x, y)
 }
 
+// nearHalfPiMultiples returns the float32s nearest to k pi/2 and their
+// neighbours, for k small and huge: where sin or cos is smallest, so an
+// inexact argument reduction shows most.
+func nearHalfPiMultiples() bits {
+	var w []uint32
+	for k := 1.0; k < 1e30; k = math.Ceil(k * 1.37) {
+		c := math.Float32bits(float32(k * math.Pi / 2))
+		w = append(w, c-1, c, c+1, c|0x80000000)
+	}
+	return bits{tensor.Float32, w}
+}
+
 // randRange returns n float32 bits uniform in [lo, hi), or log-uniform in
 // magnitude when logScale (lo and hi then bound the exponent of 2).
 func randRange(r *rand.Rand, n int, lo, hi float64, logScale bool) bits {
@@ -734,8 +746,14 @@ func TestTranscendentalsRandom(t *testing.T) {
 		{elemCase{name: "tanh small", op: unaryOp((*tensor.Engine).Tanh), ref: f32Unary(math.Tanh), ulps: 4}, randRange(r, 2048, -149, 0, true)},
 		{elemCase{name: "sigmoid", op: unaryOp((*tensor.Engine).Sigmoid), ref: f32Unary(sigmoid), ulps: 4}, randRange(r, 2048, -110, 30, false)},
 		{elemCase{name: "sqrt", op: unaryOp((*tensor.Engine).Sqrt), ref: f32Unary(math.Sqrt)}, randRange(r, 2048, -149, 128, true)},
+		{elemCase{name: "sin", op: unaryOp((*tensor.Engine).Sin), ref: f32Unary(math.Sin), ulps: 4}, randFiniteBits(r, 4096)},
+		{elemCase{name: "cos", op: unaryOp((*tensor.Engine).Cos), ref: f32Unary(math.Cos), ulps: 4}, randFiniteBits(r, 4096)},
+		{elemCase{name: "sin moderate", op: unaryOp((*tensor.Engine).Sin), ref: f32Unary(math.Sin), ulps: 4}, randRange(r, 4096, -20, 20, false)},
+		{elemCase{name: "cos moderate", op: unaryOp((*tensor.Engine).Cos), ref: f32Unary(math.Cos), ulps: 4}, randRange(r, 4096, -20, 20, false)},
 		{elemCase{name: "rsqrt", op: unaryOp((*tensor.Engine).Rsqrt), ref: f32Unary(func(x float64) float64 { return 1 / math.Sqrt(x) }), ulps: 4},
 			randRange(r, 2048, -149, 128, true)},
+		{elemCase{name: "sin near k pi/2", op: unaryOp((*tensor.Engine).Sin), ref: f32Unary(math.Sin), ulps: 4}, nearHalfPiMultiples()},
+		{elemCase{name: "cos near k pi/2", op: unaryOp((*tensor.Engine).Cos), ref: f32Unary(math.Cos), ulps: 4}, nearHalfPiMultiples()},
 	} {
 		checkElementwise(t, e, c.c, c.in)
 	}
