@@ -74,8 +74,9 @@ func (r Reduce) Key() string { return fmt.Sprintf("reduce/%s/%s/%v", r.Op, r.In,
 // Spec generates r's kernel.
 func (r Reduce) Spec() wgpu.KernelSpec {
 	A := r.acc()
-	// better(v, j, acc, ai): whether value v at index j replaces acc at ai.
-	var ident, step, better, final string
+	// cmp, for the ordered reductions, is the comparison by which a value
+	// is better (see beats).
+	var ident, step, cmp, final string
 	switch r.Op {
 	case Sum, Mean:
 		ident, step, final = fmt.Sprintf("%s(0)", A), "acc = acc + v;", "acc"
@@ -85,11 +86,11 @@ func (r Reduce) Spec() wgpu.KernelSpec {
 	case Prod:
 		ident, step, final = fmt.Sprintf("%s(1)", A), "acc = acc * v;", "acc"
 	case Max, ArgMax:
-		ident, better = fmt.Sprintf("%s(0)", A), ">"
+		ident, cmp = fmt.Sprintf("%s(0)", A), ">"
 	case Min, ArgMin:
-		ident, better = fmt.Sprintf("%s(0)", A), "<"
+		ident, cmp = fmt.Sprintf("%s(0)", A), "<"
 	}
-	if better != "" {
+	if cmp != "" {
 		// ai == none marks an empty accumulator.
 		step = "if (beats(v, j, acc, ai)) { acc = v; ai = j; }"
 		final = "acc"
@@ -104,8 +105,8 @@ func (r Reduce) Spec() wgpu.KernelSpec {
 @group(0) @binding(2) var<uniform> p: Params;
 const none = 0xffffffffu;
 `, r.In, r.Out())
-	if better != "" {
-		b.WriteString(beats(A, better))
+	if cmp != "" {
+		b.WriteString(beats(A, cmp))
 	}
 	if r.PerThread {
 		fmt.Fprintf(&b, `@compute @workgroup_size(%d)
