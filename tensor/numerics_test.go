@@ -958,3 +958,84 @@ func TestIntUnaryEdges(t *testing.T) {
 		checkElementwise(t, e, c.c, edges(c.in))
 	}
 }
+
+// TestFusedChainsAtEdges runs random chains of float ops over edge values
+// fused and unfused and requires every intermediate to agree bit for bit
+// (issue 11, item 3: fusion must not change any result).
+func TestFusedChainsAtEdges(t *testing.T) {
+	e := testgpu.Engine(t)
+	r := rand.New(rand.NewPCG(19, 20))
+	unary := []func(*tensor.Engine, *tensor.Tensor) *tensor.Tensor{
+		(*tensor.Engine).Neg, (*tensor.Engine).Abs, (*tensor.Engine).Sign, (*tensor.Engine).Square,
+		(*tensor.Engine).Relu, (*tensor.Engine).Floor, (*tensor.Engine).Ceil, (*tensor.Engine).Round,
+		(*tensor.Engine).Exp, (*tensor.Engine).Log, (*tensor.Engine).Sqrt, (*tensor.Engine).Rsqrt,
+		(*tensor.Engine).Sin, (*tensor.Engine).Cos, (*tensor.Engine).Tanh, (*tensor.Engine).Sigmoid,
+		(*tensor.Engine).Gelu,
+		func(e *tensor.Engine, x *tensor.Tensor) *tensor.Tensor { return e.LeakyRelu(x, 0.1) },
+		func(e *tensor.Engine, x *tensor.Tensor) *tensor.Tensor { return e.Clip(x, -1, 2.5) },
+		func(e *tensor.Engine, x *tensor.Tensor) *tensor.Tensor {
+			i := e.Cast(x, tensor.Int32)
+			defer i.Dispose()
+			return e.Cast(i, tensor.Float32)
+		},
+		func(e *tensor.Engine, x *tensor.Tensor) *tensor.Tensor {
+			u := e.Cast(x, tensor.Uint32)
+			defer u.Dispose()
+			return e.Cast(u, tensor.Float32)
+		},
+	}
+	binary := []func(*tensor.Engine, *tensor.Tensor, *tensor.Tensor) *tensor.Tensor{
+		(*tensor.Engine).Add, (*tensor.Engine).Sub, (*tensor.Engine).Mul, (*tensor.Engine).Div,
+		(*tensor.Engine).Maximum, (*tensor.Engine).Minimum, (*tensor.Engine).Pow, (*tensor.Engine).Mod,
+		func(e *tensor.Engine, a, b *tensor.Tensor) *tensor.Tensor {
+			c := e.Greater(a, b)
+			defer c.Dispose()
+			return e.Where(c, a, b)
+		},
+		func(e *tensor.Engine, a, b *tensor.Tensor) *tensor.Tensor {
+			c := e.NotEqual(a, b)
+			defer c.Dispose()
+			return e.Where(c, b, a)
+		},
+	}
+	x, y := pairs(edges(tensor.Float32))
+	for chain := range 20 {
+		steps := make([][3]int, 6) // op kind and index, then operands
+		for i := range steps {
+			n := 2 + i // values so far: x, y and earlier steps
+			if r.IntN(2) == 0 {
+				steps[i] = [3]int{r.IntN(len(unary)), r.IntN(n), -1}
+			} else {
+				steps[i] = [3]int{r.IntN(len(binary)), r.IntN(n), r.IntN(n)}
+			}
+		}
+		var results [2][]bits
+		for f, fuse := range []bool{false, true} {
+			require.NoError(t, e.SetFusion(fuse))
+			vals := []*tensor.Tensor{upload(e, x), upload(e, y)}
+			for _, s := range steps {
+				if s[2] < 0 {
+					vals = append(vals, unary[s[0]](e, vals[s[1]]))
+				} else {
+					vals = append(vals, binary[s[0]](e, vals[s[1]], vals[s[2]]))
+				}
+			}
+			for _, v := range vals[2:] {
+				results[f] = append(results[f], download(t, v))
+			}
+			for _, v := range vals {
+				v.Dispose()
+			}
+		}
+		require.NoError(t, e.SetFusion(true))
+		for i := range steps {
+			for j := range results[0][i].w {
+				if !sameBits(tensor.Float32, results[0][i].w[j], results[1][i].w[j]) {
+					t.Fatalf("chain %d %v, step %d, element %d (x=%s, y=%s): fused %s, unfused %s", chain, steps, i, j,
+						show(tensor.Float32, x.w[j]), show(tensor.Float32, y.w[j]),
+						show(tensor.Float32, results[1][i].w[j]), show(tensor.Float32, results[0][i].w[j]))
+				}
+			}
+		}
+	}
+}
