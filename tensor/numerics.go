@@ -227,7 +227,7 @@ fn sigmoid_(x: f32) -> f32 {
 }
 
 // pow_ is C's pow (C99 Annex F.9.4.4) for every special case, and within
-// a few ulp elsewhere: y log2|x| in extra precision (log2x_ and exact
+// 4 ulp elsewhere: y log2|x| in extra precision (log2x_ and exact
 // 12-bit partial products), its integer part n and fraction g apart, then
 // 2^g scaled by 2^n exactly.
 fn pow_(x: f32, y: f32) -> f32 {
@@ -295,8 +295,9 @@ fn addfrac_(ng: vec2<f32>, p: f32) -> vec2<f32> {
 fn hi12_(x: f32) -> f32 { return bitcast<f32>(bitcast<u32>(x) & 0xfffff000u); }
 
 // log2x_ is log2 of a finite positive magnitude's bits as k + a + b: k an
-// integer, a with 24 significant bits, b a small correction (musl's
-// log2f, which keeps log(m) in two parts, with f²/2 kept exact too).
+// integer, a with 24 significant bits, b a small correction. As musl's
+// log2f it keeps log(m) in two parts, and it also keeps s in two, so
+// that only the series' small tail rounds.
 fn log2x_(ax: u32) -> vec3<f32> {
 	var ix = ax;
 	var k = 0;
@@ -307,20 +308,23 @@ fn log2x_(ax: u32) -> vec3<f32> {
 	ix = ix + (0x3f800000u - 0x3f3504f3u);
 	k = k + i32(ix >> 23u) - 0x7f;
 	ix = (ix & 0x007fffffu) + 0x3f3504f3u;
+	// log(1 + f) = 2 atanh(s), s = f/(2 + f) = sh + sl in two floats. The
+	// residual f - 2 sh - sh f is exact: f - 2 sh by Sterbenz's lemma, sh f
+	// as products of 12-bit halves. (No Fast2Sum: Mesa folds (a + b) - a
+	// into b.)
 	let f = bitcast<f32>(ix) - 1.0;
-	let s = f / (2.0 + f);
-	let z = s * s;
+	let u = 2.0 + f;
+	let sh = f / u;
+	let s1 = hi12_(sh);
+	let s2 = sh - s1;
+	let f1 = hi12_(f);
+	let f2 = f - f1;
+	let sl = ((f - 2.0 * sh) - s1 * f1 - s1 * f2 - s2 * f1 - s2 * f2) / u;
+	let z = sh * sh;
 	let w = z * z;
 	let r = z * (0.66666662693 + w * 0.28498786688) + w * (0.40000972152 + w * 0.24279078841);
-	// f*f/2 = h1 + h2 + h3 exactly, so that lo loses nothing to it.
-	let fh = hi12_(f);
-	let fl = f - fh;
-	let h1 = 0.5 * fh * fh;
-	let h2 = fh * fl;
-	let h3 = 0.5 * fl * fl;
-	let hfsq = h1 + h2 + h3;
-	let hi = hi12_(f - hfsq);
-	let lo = (f - hi) - h1 - h2 - h3 + s * (hfsq + r);
+	let hi = hi12_(2.0 * sh);
+	let lo = (2.0 * sh - hi) + 2.0 * sl + sh * r;
 	return vec3<f32>(f32(k), hi * 1.4428710938, (lo + hi) * -1.7605285393e-04 + lo * 1.4428710938);
 }
 
@@ -411,19 +415,17 @@ fn reduce_(ax: u32) -> vec3<u32> {
 	let hi = f32(fh >> 8u) * pow2_(-24 - sh);
 	let lo = f32(((fh & 0xffu) << 24u) | (fl >> 8u)) * pow2_(-56 - sh);
 	// r = (hi + lo) pi/2, pi/2 = P1 + P2 + P3 with P1 of 12 bits: the
-	// products with P1 of hi's 12-bit halves are exact, their sum's error
-	// is recovered (Fast2Sum).
+	// products with P1 of hi's 12-bit halves are exact. r1 is their sum cut
+	// to 12 bits, r2 the rest, each term subtracted exactly or nearly so.
+	// (No Fast2Sum: Mesa folds (a + b) - a into b.)
 	let P1 = bitcast<f32>(0x3fc90000u);
 	let P2 = bitcast<f32>(0x39fdaa22u);
 	let P3 = bitcast<f32>(0x2c346000u);
 	let h1 = hi12_(hi);
 	let u = h1 * P1;
 	let v = (hi - h1) * P1;
-	let t = u + v;
-	let e = v - (t - u);
-	let tail = e + hi * P2 + (hi * P3 + lo * 1.5707964);
-	var r1 = t + tail;
-	var r2 = tail - (r1 - t);
+	var r1 = hi12_(u + v);
+	var r2 = (u - r1) + v + hi * P2 + (hi * P3 + lo * 1.5707964);
 	if (negative) { r1 = -r1; r2 = -r2; }
 	return vec3<u32>(bitcast<u32>(r1), bitcast<u32>(r2), quadrant & 3u);
 }
