@@ -19,7 +19,10 @@ package tensor
 //     folded into anything by the driver.
 //   - Transcendental functions reduce their argument themselves, so that
 //     subnormal arguments and results are exact or within a few ulp,
-//     however the driver implements exp2 and log2.
+//     however the driver implements exp2, log2, sin and cos.
+//   - Extra precision comes from exact products of 12-bit halves (split
+//     off with a bit mask) and Sterbenz's lemma, never from compensated
+//     sums such as Fast2Sum: Mesa folds (a + b) - a into b.
 const numerics = `
 const nan_bits = 0x7fc00000u;
 const inf_bits = 0x7f800000u;
