@@ -25,11 +25,15 @@ import (
 //
 // Results do not depend on how ops are grouped. Each node is evaluated by
 // a function of its own, exactly as a one-node program evaluates it, and a
-// float value passed from one node to another is multiplied by a uniform
-// 1.0 on the way: compilers may contract a product followed by a sum into a
-// fused multiply-add, which rounds once where separate ops round twice, but
-// they cannot see through a value known only at run time, and fma(x, 1, y)
-// rounds exactly as x + y does.
+// value passed from one node to another goes through an opaque identity:
+// its bits are XORed with a uniform word that is always 0 (see passed).
+// A store and a load keep every bit of a 32-bit word, and so does this:
+// subnormals are not flushed and NaNs keep their payload. Compilers cannot
+// see through a value known only at run time, so they neither contract a
+// product in one node and a sum in the next into a fused multiply-add
+// (which rounds once where separate ops round twice) nor merge a compare
+// and a select into a min or max (which may treat NaN and -0 differently),
+// nor fold one node's conversion into the next.
 type Elementwise struct {
 	Leaves []Leaf
 	Nodes  []Node
@@ -155,7 +159,7 @@ func (k Elementwise) Params(n, row uint32, params []NodeParams, meta []uint32) [
 	b := make([]byte, k.paramsSize())
 	binary.LittleEndian.PutUint32(b[0:], n)
 	binary.LittleEndian.PutUint32(b[4:], row)
-	binary.LittleEndian.PutUint32(b[8:], math.Float32bits(1)) // one
+	// b[8:12] is zero: the word that values passed between nodes are XORed with.
 	s, w := b[16:], b[16+16*slots:]
 	slot := 0
 	for i, nd := range k.Nodes {
@@ -188,7 +192,7 @@ func (k Elementwise) Spec() wgpu.KernelSpec {
 	slots := max(1, k.paramSlots())
 	var b strings.Builder
 	fmt.Fprintf(&b, `struct Params {
-	n: u32, row: u32, one: f32, pad: u32,
+	n: u32, row: u32, zero: u32, pad: u32,
 	s: array<vec4<f32>, %d>,
 	w: array<vec4<u32>, %d>,
 	m: array<vec4<u32>, %d>,
@@ -311,10 +315,8 @@ func (k Elementwise) nodeCalls(b *strings.Builder, lane string) {
 			switch {
 			case a.Leaf:
 				fmt.Fprintf(b, "l%d%s, ", a.Index, lane)
-			case k.Nodes[a.Index].Out == F32:
-				fmt.Fprintf(b, "v%d%s * p.one, ", a.Index, suffix) // see the type's doc: no contraction
 			default:
-				fmt.Fprintf(b, "v%d%s, ", a.Index, suffix)
+				fmt.Fprintf(b, "%s, ", passed(k.Nodes[a.Index].Out, fmt.Sprintf("v%d%s", a.Index, suffix)))
 			}
 		}
 		if n.HasParams() {
@@ -324,6 +326,16 @@ func (k Elementwise) nodeCalls(b *strings.Builder, lane string) {
 			fmt.Fprintf(b, "%s, vec4<f32>(), 0u, 0u);\n", index)
 		}
 	}
+}
+
+// passed is the expression that hands value v of type t from one node to
+// another: v itself, through an identity the compiler cannot see through
+// (see Elementwise).
+func passed(t Type, v string) string {
+	if t == U32 {
+		return fmt.Sprintf("(%s ^ p.zero)", v)
+	}
+	return fmt.Sprintf("bitcast<%s>(bitcast<u32>(%s) ^ p.zero)", t, v)
 }
 
 // typeOf is the type of the value r names.

@@ -74,8 +74,9 @@ func (r Reduce) Key() string { return fmt.Sprintf("reduce/%s/%s/%v", r.Op, r.In,
 // Spec generates r's kernel.
 func (r Reduce) Spec() wgpu.KernelSpec {
 	A := r.acc()
-	// better(v, j, acc, ai): whether value v at index j replaces acc at ai.
-	var ident, step, better, final string
+	// cmp, for the ordered reductions, is the comparison by which a value
+	// is better (see beats).
+	var ident, step, cmp, final string
 	switch r.Op {
 	case Sum, Mean:
 		ident, step, final = fmt.Sprintf("%s(0)", A), "acc = acc + v;", "acc"
@@ -85,13 +86,13 @@ func (r Reduce) Spec() wgpu.KernelSpec {
 	case Prod:
 		ident, step, final = fmt.Sprintf("%s(1)", A), "acc = acc * v;", "acc"
 	case Max, ArgMax:
-		ident, better = fmt.Sprintf("%s(0)", A), "(v > acc)"
+		ident, cmp = fmt.Sprintf("%s(0)", A), ">"
 	case Min, ArgMin:
-		ident, better = fmt.Sprintf("%s(0)", A), "(v < acc)"
+		ident, cmp = fmt.Sprintf("%s(0)", A), "<"
 	}
-	if better != "" {
-		// ai == none marks an empty accumulator; ties keep the lower index.
-		step = fmt.Sprintf("if (ai == none || %s) { acc = v; ai = j; }", better)
+	if cmp != "" {
+		// ai == none marks an empty accumulator.
+		step = "if (beats(v, j, acc, ai)) { acc = v; ai = j; }"
 		final = "acc"
 		if r.Op.Arg() {
 			final = "i32(ai)"
@@ -104,6 +105,9 @@ func (r Reduce) Spec() wgpu.KernelSpec {
 @group(0) @binding(2) var<uniform> p: Params;
 const none = 0xffffffffu;
 `, r.In, r.Out())
+	if cmp != "" {
+		b.WriteString(beats(A, cmp))
+	}
 	if r.PerThread {
 		fmt.Fprintf(&b, `@compute @workgroup_size(%d)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
@@ -126,12 +130,8 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 		case Prod:
 			combine = "sv[l] = sv[l] * sv[l + h];"
 		case Max, ArgMax, Min, ArgMin:
-			cmp := ">"
-			if r.Op == Min || r.Op == ArgMin {
-				cmp = "<"
-			}
-			combine = fmt.Sprintf(`let v = sv[l + h]; let j = si[l + h];
-			if (j != none && (si[l] == none || v %s sv[l] || (v == sv[l] && j < si[l]))) { sv[l] = v; si[l] = j; }`, cmp)
+			combine = `let v = sv[l + h]; let j = si[l + h];
+			if (j != none && beats(v, j, sv[l], si[l])) { sv[l] = v; si[l] = j; }`
 		}
 		fmt.Fprintf(&b, `var<workgroup> sv: array<%s, %d>;
 var<workgroup> si: array<u32, %d>;
@@ -170,6 +170,28 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l:
 	}
 	return wgpu.KernelSpec{Name: string(r.Op), Key: r.Key(), Source: b.String(),
 		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSize(0)}
+}
+
+// beats is the WGSL function that orders the candidates of Max, Min and
+// the arg reductions over type t, cmp being ">" or "<": whether value v at
+// index j replaces w at index k (none: no value yet). A NaN beats every
+// number, the first NaN every later one, so NaN propagates and ArgMax and
+// ArgMin find the first NaN, as NumPy's do; among numbers ties (-0 and +0
+// included) keep the lower index. NaN is read from the bits: drivers may
+// drop it in a comparison folded into max or min.
+func beats(t Type, cmp string) string {
+	isNaN := "false"
+	if t == F32 {
+		isNaN = "(bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u"
+	}
+	return fmt.Sprintf(`fn is_nan(x: %s) -> bool { return %s; }
+fn beats(v: %[1]s, j: u32, w: %[1]s, k: u32) -> bool {
+	if (k == none) { return true; }
+	if (is_nan(w)) { return is_nan(v) && j < k; }
+	if (is_nan(v)) { return true; }
+	return v %[3]s w || (v == w && j < k);
+}
+`, t, isNaN, cmp)
 }
 
 // Softmax computes softmax (or, with Log, log-softmax) along each row of a

@@ -79,11 +79,11 @@ func TestElementwiseSource(t *testing.T) {
 	assert.Equal(t, 3+3, len(spec.Bindings), "three leaves, three stored nodes")
 	assert.Contains(t, src, "let l0 = in0[o0];", "the strided leaf is read through the strides")
 	assert.Contains(t, src, "let l1 = in1[i];")
-	assert.Contains(t, src, "let v1 = node1(v0 * p.one, l1, ", "a float passed between nodes goes through the runtime 1.0")
-	assert.Contains(t, src, "let v3 = node3(l2, v2 * p.one, v0 * p.one, ")
+	assert.Contains(t, src, "let v1 = node1(bitcast<f32>(bitcast<u32>(v0) ^ p.zero), l1, ", "a value passed between nodes goes through the runtime zero")
+	assert.Contains(t, src, "let v3 = node3(l2, bitcast<f32>(bitcast<u32>(v2) ^ p.zero), bitcast<f32>(bitcast<u32>(v0) ^ p.zero), ")
 	assert.Contains(t, src, "out1[i] = v1;")
 	assert.NotContains(t, src, "out0[", "an unstored node is not written")
-	assert.Contains(t, src, "node2(v1 * p.one, i, p.s[0], p.w[0].x, p.w[0].y)", "the first node with parameters has slot 0")
+	assert.Contains(t, src, "node2(bitcast<f32>(bitcast<u32>(v1) ^ p.zero), i, p.s[0], p.w[0].x, p.w[0].y)", "the first node with parameters has slot 0")
 	assert.Contains(t, src, "node4(i, p.s[1], p.w[1].x, p.w[1].y)")
 	assert.Equal(t, 6, strings.Count(src, "@group(0) @binding(")-1, "six storage bindings and the uniform block")
 }
@@ -104,7 +104,7 @@ func TestElementwiseParamsLayout(t *testing.T) {
 	word := func(i int) uint32 { return binary.LittleEndian.Uint32(b[4*i:]) }
 	assert.Equal(t, uint32(1000), word(0))
 	assert.Equal(t, uint32(1024), word(1))
-	assert.Equal(t, float32(1), math.Float32frombits(word(2)), "the runtime 1.0")
+	assert.Equal(t, uint32(0), word(2), "the runtime zero")
 	assert.Equal(t, float32(-1), math.Float32frombits(word(4)), "clip's scalars in slot 0")
 	assert.Equal(t, float32(1), math.Float32frombits(word(5)))
 	assert.Equal(t, uint32(7), word(4+8+4), "fill's words in slot 1 of the word array")
@@ -126,7 +126,7 @@ func TestElementwiseVec4Source(t *testing.T) {
 	assert.Contains(t, src, "var<storage, read> in0: array<vec4<f32>>;")
 	assert.Contains(t, src, "var<storage, read_write> out1: array<vec4<u32>>;")
 	assert.Contains(t, src, "let l1 = in1[t];")
-	assert.Contains(t, src, "let v1_z = node1(v0_z * p.one, l0.z, i2, ", "each lane calls the scalar op on its component")
+	assert.Contains(t, src, "let v1_z = node1(bitcast<f32>(bitcast<u32>(v0_z) ^ p.zero), l0.z, i2, ", "each lane calls the scalar op on its component")
 	assert.Contains(t, src, "let i3 = 4u * t + 3u;", "ops see each element's own index")
 	assert.Contains(t, src, "node2(i3, p.s[0], ")
 	assert.Contains(t, src, "out1[t] = vec4<u32>(v1_x, v1_y, v1_z, v1_w);")
@@ -152,4 +152,24 @@ func TestHelperFuncsSplitsTopLevelDeclarations(t *testing.T) {
 	if n := strings.Count(k.Spec().Source, "fn mulhilo("); n != 1 {
 		t.Fatalf("mulhilo is defined %d times", n)
 	}
+}
+
+// TestElementwisePassesEveryTypeOpaquely checks that values of every type
+// cross from node to node through the runtime zero, so that no compiler
+// folds one node into the next (a compare and a select into a max, a
+// conversion into the next conversion).
+func TestElementwisePassesEveryTypeOpaquely(t *testing.T) {
+	k := Elementwise{Leaves: []Leaf{{F32, false}, {F32, false}},
+		Nodes: []Node{
+			{Name: "greater", Out: U32, Expr: "select(0u, 1u, a0 > a1)", Args: []Ref{{true, 0}, {true, 1}}},
+			{Name: "cast", Out: I32, Expr: "i32(a0)", Args: []Ref{{true, 0}}},
+			{Name: "where", Out: F32, Expr: "select(a2, a1, a0 != 0u)", Args: []Ref{{false, 0}, {true, 0}, {true, 1}}},
+			{Name: "cast", Out: F32, Expr: "f32(a0)", Args: []Ref{{false, 1}}, Store: true},
+			{Name: "add", Out: F32, Expr: "a0 + a1", Args: []Ref{{false, 2}, {false, 3}}, Store: true},
+		}}
+	src := k.Spec().Source
+	assert.Contains(t, src, "node2((v0 ^ p.zero), l0, l1, ")
+	assert.Contains(t, src, "node3(bitcast<i32>(bitcast<u32>(v1) ^ p.zero), ")
+	assert.Contains(t, src, "node4(bitcast<f32>(bitcast<u32>(v2) ^ p.zero), bitcast<f32>(bitcast<u32>(v3) ^ p.zero), ")
+	assert.Contains(t, src, "n: u32, row: u32, zero: u32, pad: u32,")
 }

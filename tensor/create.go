@@ -60,9 +60,10 @@ func fromSlice[T word](e *Engine, site uintptr, data []T, dtype DType, shape []i
 	return t
 }
 
-// bitsOf encodes v as dtype's 32 bits. For an integer dtype it converts as
-// Cast does: toward zero, saturating at the dtype's ends, NaN to 0 (Go's
-// own conversion is undefined out of range).
+// bitsOf encodes v as dtype's 32 bits, converting as Cast does: to an
+// integer type v is truncated toward zero and saturated to the type's
+// range, and NaN gives 0. (v is not rounded to float32 first, so every
+// integer the type holds is exact.)
 func bitsOf(v float64, dtype DType) uint32 {
 	switch dtype {
 	case Int32:
@@ -109,8 +110,8 @@ func (e *Engine) generate(site uintptr, name string, dtype DType, shape Shape, n
 }
 
 // Fill creates a tensor of shape whose every element is value, converted
-// to dtype as Cast converts: toward zero and saturating for integers, NaN
-// to 0.
+// to dtype as Cast converts: rounded to float32, or truncated toward zero
+// and saturated to an integer type's range (NaN gives 0).
 func (e *Engine) Fill(dtype DType, value float64, shape ...int) *Tensor {
 	return e.fill(callerPC(), "fill", dtype, value, shape)
 }
@@ -136,8 +137,9 @@ func fillNode(dtype DType) shaders.Node {
 
 // Range creates the one-dimensional tensor start, start+step, ... up to
 // but excluding stop, like NumPy's arange. Float32 elements are computed as
-// start + i*step in float32. For int32 and uint32, start and step must be
-// whole numbers and every element must fit the dtype.
+// start + i*step in float32. For Int32 and Uint32, start and step must be
+// integers and every element must fit the dtype (else ErrArgument); the
+// elements are then exact.
 func (e *Engine) Range(dtype DType, start, stop, step float64) *Tensor {
 	n, err := rangeLength(dtype, start, stop, step)
 	if err != nil {

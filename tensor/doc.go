@@ -84,10 +84,46 @@
 // values, or fails with ErrDisposed if they were disposed before it
 // checked them, and never sees another tensor's data.
 //
-// # Precision
+// # Numerics
 //
-// Arithmetic is IEEE float32 on the device. Transcendental functions (exp,
-// log, sin, tanh, ...) follow the backend's precision, within about 1e-5
-// relative on lavapipe; Gelu is the tanh approximation. Integer division
-// or modulo by zero gives an unspecified value rather than an error.
+// Float32 arithmetic (Add, Sub, Mul, Div, Square) is IEEE 754 single
+// precision, subnormals included. The other ops follow NumPy and PyTorch
+// at the edges, identically on every backend, fused or not:
+//
+//   - NaN propagates through every float op and reduction: Maximum,
+//     Minimum, Relu, Clip, Sign, Tanh, Sigmoid, LeakyRelu, Max, Min,
+//     Softmax and LogSoftmax of a NaN are NaN; ArgMax and ArgMin return
+//     the index of the first NaN. A comparison with NaN is false, except
+//     NotEqual, which is true.
+//   - Maximum and Minimum are IEEE 754-2019 maximum and minimum (as
+//     JavaScript's Math.max): -0 < +0, so Relu(-0) is +0. Max, Min,
+//     ArgMax and ArgMin keep the first of equal values, -0 and +0 included.
+//     Clip(x, lo, hi) is Minimum(Maximum(x, lo), hi).
+//   - Sign is -1, +0 or 1 (NaN for NaN); Abs and Neg only touch the sign
+//     bit. Neg and Abs of math.MinInt32 wrap to math.MinInt32; Neg of a
+//     uint32 wraps.
+//   - Cast from float32 to an integer type truncates toward zero, then
+//     saturates to the type's range; NaN gives 0. Int32 and uint32
+//     reinterpret each other's bits (-1 is 4294967295), as Go and NumPy
+//     convert. Integers to float32 round to nearest, halves to even. Fill
+//     converts its value as Cast does; integer Range needs integer
+//     parameters whose elements fit the dtype.
+//   - Integer Div floors (NumPy's //, PyTorch's floor_divide, tfjs's
+//     floorDiv) and Mod takes the divisor's sign, so Div(a, b)*b +
+//     Mod(a, b) == a; math.MinInt32 / -1 wraps to math.MinInt32, with Mod
+//     0. Float Mod is NumPy's: exact fmod, plus the divisor when the signs
+//     differ, a zero with the divisor's sign; Mod(x, ±Inf) is x when the
+//     signs agree and ±Inf when they differ.
+//   - Division by zero: float32 Div gives ±Inf, or NaN for 0/0, and Mod
+//     gives NaN; int32 and uint32 Div and Mod by zero give 0 (as NumPy,
+//     without its warning). Nothing traps or hangs.
+//   - Pow follows C's pow (C99 Annex F.9.4.4) for every special case:
+//     Pow(x, ±0) and Pow(1, y) are 1 even for NaN, Pow(±0, y<0) is ±Inf,
+//     a negative base with a non-integer exponent is NaN.
+//
+// Precision: Exp and Log within 2 ulp; Tanh, Sigmoid, Sin, Cos and Pow
+// within 4, subnormal arguments and results included, Sin and Cos for
+// every finite argument (their reduction by pi/2 is exact). Sqrt is exact and Rsqrt, 1/Sqrt,
+// within 1 ulp. Gelu is the tanh approximation, computed as written (so
+// Gelu(-Inf) is NaN).
 package tensor

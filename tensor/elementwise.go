@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"fmt"
+	"regexp"
 
 	"github.com/wgtensor/wgtensor/shaders"
 )
@@ -21,71 +22,61 @@ func floatOnly(expr string) unaryExpr {
 
 func anyType(f func(T shaders.Type) string) unaryExpr { return f }
 
-// tanh saturates: |x| > 15 is ±1 in float32, and some drivers return NaN
-// for large |x|.
-const tanhExpr = "tanh(clamp(a0, -15.0, 15.0))"
+// byType picks an expression by operand type; "" where an op does not
+// take that type.
+func byType(f32, i32, u32 string) func(T shaders.Type) string {
+	return func(T shaders.Type) string {
+		switch T {
+		case shaders.I32:
+			return i32
+		case shaders.U32:
+			return u32
+		}
+		return f32
+	}
+}
 
 var unaryOps = map[string]unaryExpr{
-	"neg": anyType(func(T shaders.Type) string {
-		if T == shaders.U32 {
-			return "0u - a0"
-		}
-		return "-a0"
-	}),
-	"abs": anyType(func(T shaders.Type) string {
-		if T == shaders.U32 {
-			return "a0"
-		}
-		return "abs(a0)"
-	}),
-	"sign": anyType(func(T shaders.Type) string {
-		if T == shaders.U32 {
-			return "select(0u, 1u, a0 > 0u)"
-		}
-		return "sign(a0)"
-	}),
+	"neg":    byType("neg_(a0)", "bitcast<i32>(0u - bitcast<u32>(a0))", "0u - a0"),
+	"abs":    byType("abs_(a0)", "select(a0, bitcast<i32>(0u - bitcast<u32>(a0)), a0 < 0)", "a0"),
+	"sign":   byType("select(select(select(1.0, -1.0, signbit_(a0)), 0.0, iszero_(a0)), a0, isnan_(a0))", "sign(a0)", "min(a0, 1u)"),
 	"square": anyType(func(shaders.Type) string { return "a0 * a0" }),
-	"relu":   anyType(func(T shaders.Type) string { return fmt.Sprintf("max(a0, %s(0))", T) }),
-	"floor":  anyType(func(T shaders.Type) string { return intIdentity(T, "floor(a0)") }),
-	"ceil":   anyType(func(T shaders.Type) string { return intIdentity(T, "ceil(a0)") }),
-	"round":  anyType(func(T shaders.Type) string { return intIdentity(T, "round(a0)") }),
-	"exp":    floatOnly("exp(a0)"),
-	"log":    floatOnly("log(a0)"),
+	"relu":   byType("fmax_(a0, 0.0)", "max(a0, 0)", "a0"),
+	"floor":  byType("floor(a0)", "a0", "a0"),
+	"ceil":   byType("ceil(a0)", "a0", "a0"),
+	"round":  byType("round(a0)", "a0", "a0"),
+	"exp":    floatOnly("exp_(a0)"),
+	"log":    floatOnly("log_(a0)"),
 	"sqrt":   floatOnly("sqrt(a0)"),
-	"rsqrt":  floatOnly("inverseSqrt(a0)"),
-	"sin":    floatOnly("sin(a0)"),
-	"cos":    floatOnly("cos(a0)"),
-	"tanh":   floatOnly(tanhExpr),
-	// sigmoid: exp(-a0) overflows to +Inf for very negative a0, giving 0.
-	"sigmoid":    floatOnly("1.0 / (1.0 + exp(-a0))"),
-	"gelu":       floatOnly("0.5 * a0 * (1.0 + tanh(clamp(0.7978845608 * (a0 + 0.044715 * a0 * a0 * a0), -15.0, 15.0)))"),
-	"leaky_relu": floatOnly("select(a0 * s.x, a0, a0 > 0.0)"),
-	"clip":       anyType(func(T shaders.Type) string { return fmt.Sprintf("clamp(a0, %[1]s(s.x), %[1]s(s.y))", T) }),
+	"rsqrt":  floatOnly("1.0 / sqrt(a0)"), // two correctly rounded ops: within 1 ulp
+	"sin":    floatOnly("sin_(a0)"),
+	"cos":    floatOnly("cos_(a0)"),
+	"tanh":   floatOnly("tanh_(a0)"),
+	// sigmoid_ is e^x/(1 + e^x) below 0, so tiny results keep their bits.
+	"sigmoid": floatOnly("sigmoid_(a0)"),
+	// gelu's cube overflows to ±Inf for |a0| > 4e12, where tanh_ is ±1.
+	"gelu":       floatOnly("0.5 * a0 * (1.0 + tanh_(0.7978845608 * (a0 + 0.044715 * a0 * a0 * a0)))"),
+	"leaky_relu": floatOnly("select(a0 * s.x, a0, key_(a0) > 0 && !isnan_(a0))"),
+	"clip":       byType("fmin_(fmax_(a0, s.x), s.y)", "clamp(a0, toi32_(s.x), toi32_(s.y))", "clamp(a0, tou32_(s.x), tou32_(s.y))"),
 }
 
-func intIdentity(T shaders.Type, float string) string {
-	if T == shaders.F32 {
-		return float
-	}
-	return "a0"
-}
-
-// Neg returns -x. On uint32 it wraps.
+// Neg returns -x. On integers it wraps (math.MinInt32 stays itself).
 func (e *Engine) Neg(x *Tensor) *Tensor { return e.unary(callerPC(), "neg", x, 0, 0) }
 
-// Abs returns |x|.
+// Abs returns |x|; Abs(math.MinInt32) wraps to math.MinInt32.
 func (e *Engine) Abs(x *Tensor) *Tensor { return e.unary(callerPC(), "abs", x, 0, 0) }
 
-// Sign returns -1, 0 or 1 by the sign of x.
+// Sign returns -1, 0 or 1 by the sign of x: +0 for ±0, NaN for NaN.
 func (e *Engine) Sign(x *Tensor) *Tensor { return e.unary(callerPC(), "sign", x, 0, 0) }
 
 // Square returns x*x.
 func (e *Engine) Square(x *Tensor) *Tensor { return e.unary(callerPC(), "square", x, 0, 0) }
 
-// Relu returns max(x, 0).
+// Relu returns Maximum(x, 0): NaN for NaN, +0 for -0.
 func (e *Engine) Relu(x *Tensor) *Tensor { return e.unary(callerPC(), "relu", x, 0, 0) }
 
-// LeakyRelu returns x where x > 0 and alpha*x elsewhere (float32 only).
+// LeakyRelu returns x where x > 0 and alpha*x elsewhere (float32 only;
+// NaN for NaN).
 func (e *Engine) LeakyRelu(x *Tensor, alpha float32) *Tensor {
 	return e.unary(callerPC(), "leaky_relu", x, alpha, 0)
 }
@@ -127,7 +118,9 @@ func (e *Engine) Sigmoid(x *Tensor) *Tensor { return e.unary(callerPC(), "sigmoi
 // approximate="tanh", tfjs's gelu).
 func (e *Engine) Gelu(x *Tensor) *Tensor { return e.unary(callerPC(), "gelu", x, 0, 0) }
 
-// Clip clamps x to [lo, hi]; lo must not exceed hi.
+// Clip clamps x to [lo, hi] as Minimum(Maximum(x, lo), hi), so NaN stays
+// NaN; lo must not exceed hi. For integer x, lo and hi are converted as
+// Cast converts.
 func (e *Engine) Clip(x *Tensor, lo, hi float32) *Tensor {
 	if lo > hi {
 		o, bad := e.beginLazy("clip", callerPC(), x)
@@ -150,11 +143,15 @@ func (e *Engine) unary(site uintptr, name string, x *Tensor, s0, s1 float32) *Te
 	if expr == "" {
 		return o.fail(ErrDType, "%s takes float32, not %s", name, x.dtype)
 	}
-	return o.mapOp(name, expr, "", x.dtype, []*Tensor{x}, [4]float32{s0, s1})
+	return o.mapOp(name, expr, x.dtype, []*Tensor{x}, [4]float32{s0, s1})
 }
 
-// Cast converts x to dtype: float to integer truncates toward zero and
-// saturates; int32 and uint32 reinterpret each other's bits, as Go does.
+// Cast converts x to dtype. Float32 to an integer type truncates toward
+// zero, then saturates to the type's range; NaN gives 0 (so 3e9, 1e38 and
+// +Inf give math.MaxInt32 as int32, and every negative value gives 0 as
+// uint32). Int32 and uint32 reinterpret each other's bits, as Go's and
+// NumPy's conversions do (-1 is 4294967295). Integers to float32 round to
+// the nearest float32, halves to even.
 func (e *Engine) Cast(x *Tensor, dtype DType) *Tensor {
 	o, bad := e.beginLazy("cast", callerPC(), x)
 	if bad != nil {
@@ -164,73 +161,55 @@ func (e *Engine) Cast(x *Tensor, dtype DType) *Tensor {
 	if !dtype.valid() {
 		return o.fail(ErrDType, "to %v", dtype)
 	}
-	expr := fmt.Sprintf("%s(a0)", dtype.wgsl())
-	if x.dtype != Float32 && dtype != Float32 {
-		expr = fmt.Sprintf("bitcast<%s>(a0)", dtype.wgsl())
-	}
-	return o.mapOp("cast", expr, "", dtype, []*Tensor{x}, [4]float32{})
+	return o.mapOp("cast", castExpr(x.dtype, dtype), dtype, []*Tensor{x}, [4]float32{})
 }
 
-// binary ops: the expression for operand type T, and whether the result
-// is a comparison (uint32).
+// castExpr is the WGSL that converts a0 of type from to type to.
+func castExpr(from, to DType) string {
+	switch {
+	case from == Float32 && to == Int32:
+		return "toi32_(a0)"
+	case from == Float32 && to == Uint32:
+		return "tou32_(a0)"
+	case from != Float32 && to != Float32:
+		return fmt.Sprintf("bitcast<%s>(a0)", to.wgsl())
+	}
+	return fmt.Sprintf("%s(a0)", to.wgsl())
+}
+
+// binary ops: the expression for operand type T ("" if the op does not
+// take T), and whether the result is a comparison (uint32).
 type binaryOp struct {
 	expr    func(T shaders.Type) string
-	helpers string
 	compare bool
 }
 
-func compare(op string) binaryOp {
-	return binaryOp{expr: func(shaders.Type) string { return "select(0u, 1u, a0 " + op + " a1)" }, compare: true}
+// compare is a comparison: fcmp compares floats (see numerics), op the
+// integer types.
+func compare(fcmp, op string) binaryOp {
+	return binaryOp{expr: func(T shaders.Type) string {
+		if T == shaders.F32 {
+			return "select(0u, 1u, " + fcmp + ")"
+		}
+		return "select(0u, 1u, a0 " + op + " a1)"
+	}, compare: true}
 }
-
-const powHelper = `
-fn powf(x: f32, y: f32) -> f32 {
-	if (y == 0.0) { return 1.0; }
-	let r = pow(abs(x), y);
-	if (x >= 0.0) { return r; }
-	if (floor(y) != y) { return sqrt(x); } // NaN, as NumPy
-	if (abs(y) < 16777216.0 && (i32(y) & 1) != 0) { return -r; }
-	return r;
-}
-`
-
-// modi avoids WGSL's % on negative integers: the GL backend emits GLSL's %,
-// which is undefined for negative operands.
-const modHelper = `
-fn modi(a: i32, b: i32) -> i32 {
-	let r = a - b * (a / b);
-	return select(r, r + b, r != 0 && ((r < 0) != (b < 0)));
-}
-`
 
 var binaryOps = map[string]binaryOp{
-	"add":     {expr: func(shaders.Type) string { return "a0 + a1" }},
-	"sub":     {expr: func(shaders.Type) string { return "a0 - a1" }},
-	"mul":     {expr: func(shaders.Type) string { return "a0 * a1" }},
-	"div":     {expr: func(shaders.Type) string { return "a0 / a1" }},
-	"maximum": {expr: func(shaders.Type) string { return "max(a0, a1)" }},
-	"minimum": {expr: func(shaders.Type) string { return "min(a0, a1)" }},
-	"pow": {expr: func(T shaders.Type) string {
-		if T != shaders.F32 {
-			return ""
-		}
-		return "powf(a0, a1)"
-	}, helpers: powHelper},
-	"mod": {expr: func(T shaders.Type) string {
-		switch T {
-		case shaders.F32:
-			return "a0 - a1 * floor(a0 / a1)"
-		case shaders.I32:
-			return "modi(a0, a1)"
-		}
-		return "a0 % a1"
-	}, helpers: modHelper},
-	"equal":         compare("=="),
-	"not_equal":     compare("!="),
-	"less":          compare("<"),
-	"less_equal":    compare("<="),
-	"greater":       compare(">"),
-	"greater_equal": compare(">="),
+	"add":           {expr: func(shaders.Type) string { return "a0 + a1" }},
+	"sub":           {expr: func(shaders.Type) string { return "a0 - a1" }},
+	"mul":           {expr: func(shaders.Type) string { return "a0 * a1" }},
+	"div":           {expr: byType("a0 / a1", "divmodi_(a0, a1).x", "divu_(a0, a1)")},
+	"maximum":       {expr: byType("fmax_(a0, a1)", "max(a0, a1)", "max(a0, a1)")},
+	"minimum":       {expr: byType("fmin_(a0, a1)", "min(a0, a1)", "min(a0, a1)")},
+	"pow":           {expr: byType("pow_(a0, a1)", "", "")},
+	"mod":           {expr: byType("fmodfloor_(a0, a1)", "divmodi_(a0, a1).y", "modu_(a0, a1)")},
+	"equal":         compare("feq_(a0, a1)", "=="),
+	"not_equal":     compare("!feq_(a0, a1)", "!="),
+	"less":          compare("flt_(a0, a1)", "<"),
+	"less_equal":    compare("fle_(a0, a1)", "<="),
+	"greater":       compare("flt_(a1, a0)", ">"),
+	"greater_equal": compare("fle_(a1, a0)", ">="),
 }
 
 // Add returns a+b with NumPy broadcasting. Both must have one dtype; so
@@ -243,22 +222,30 @@ func (e *Engine) Sub(a, b *Tensor) *Tensor { return e.binary(callerPC(), "sub", 
 // Mul returns a*b.
 func (e *Engine) Mul(a, b *Tensor) *Tensor { return e.binary(callerPC(), "mul", a, b) }
 
-// Div returns a/b; integer division truncates toward zero.
+// Div returns a/b. Integer division floors, as NumPy's //, so that
+// Div(a, b)*b + Mod(a, b) == a; by zero it gives 0, and math.MinInt32 / -1
+// wraps to math.MinInt32. Float32 division is IEEE's (±Inf, NaN for 0/0).
 func (e *Engine) Div(a, b *Tensor) *Tensor { return e.binary(callerPC(), "div", a, b) }
 
-// Pow returns a^b (float32), with NumPy's rules for negative bases.
+// Pow returns a^b (float32) with C's pow special cases (see the package
+// doc): a negative base with a non-integer exponent is NaN.
 func (e *Engine) Pow(a, b *Tensor) *Tensor { return e.binary(callerPC(), "pow", a, b) }
 
-// Maximum returns the larger of a and b.
+// Maximum returns the larger of a and b; for float32 IEEE 754-2019's
+// maximum: NaN if either is NaN, and +0 over -0.
 func (e *Engine) Maximum(a, b *Tensor) *Tensor { return e.binary(callerPC(), "maximum", a, b) }
 
-// Minimum returns the smaller of a and b.
+// Minimum returns the smaller of a and b; for float32 NaN if either is
+// NaN, and -0 under +0.
 func (e *Engine) Minimum(a, b *Tensor) *Tensor { return e.binary(callerPC(), "minimum", a, b) }
 
-// Mod returns a mod b with the sign of b (NumPy's mod, floored).
+// Mod returns a mod b with the sign of b (NumPy's mod, floored). Float32
+// Mod is exact before the divisor is added to a remainder of the other
+// sign; by zero it is NaN. Integer Mod by zero gives 0.
 func (e *Engine) Mod(a, b *Tensor) *Tensor { return e.binary(callerPC(), "mod", a, b) }
 
-// Equal returns 1 where a == b and 0 elsewhere, as uint32.
+// Equal returns 1 where a == b and 0 elsewhere, as uint32. Comparisons
+// with a float NaN are false, except NotEqual's; -0 equals +0.
 func (e *Engine) Equal(a, b *Tensor) *Tensor { return e.binary(callerPC(), "equal", a, b) }
 
 // NotEqual returns a != b as uint32.
@@ -296,7 +283,7 @@ func (e *Engine) binary(site uintptr, name string, a, b *Tensor) *Tensor {
 	if op.compare {
 		out = Uint32
 	}
-	return o.mapOp(name, expr, op.helpers, out, []*Tensor{a, b}, [4]float32{})
+	return o.mapOp(name, expr, out, []*Tensor{a, b}, [4]float32{})
 }
 
 // Where returns a where cond is nonzero and b elsewhere, broadcasting all
@@ -313,12 +300,13 @@ func (e *Engine) Where(cond, a, b *Tensor) *Tensor {
 	case a.dtype != b.dtype:
 		return o.fail(ErrDType, "%s and %s", a.dtype, b.dtype)
 	}
-	return o.mapOp("where", "select(a2, a1, a0 != 0u)", "", a.dtype, []*Tensor{cond, a, b}, [4]float32{})
+	return o.mapOp("where", "select(a2, a1, a0 != 0u)", a.dtype, []*Tensor{cond, a, b}, [4]float32{})
 }
 
 // mapOp records an elementwise op over broadcast inputs; it is dispatched
-// with the ops it fuses with (fusion.go).
-func (o *op) mapOp(name, expr, helpers string, out DType, in []*Tensor, scalars [4]float32) *Tensor {
+// with the ops it fuses with (fusion.go). An expr that calls the numerics
+// library gets it as its helpers.
+func (o *op) mapOp(name, expr string, out DType, in []*Tensor, scalars [4]float32) *Tensor {
 	shapes := make([]Shape, len(in))
 	for i, t := range in {
 		shapes[i] = t.shape
@@ -331,10 +319,22 @@ func (o *op) mapOp(name, expr, helpers string, out DType, in []*Tensor, scalars 
 	if err != nil {
 		return o.e.errTensor(err)
 	}
-	n := shaders.Node{Name: name, Out: out.wgsl(), Expr: expr, Helpers: helpers}
+	n := shaders.Node{Name: name, Out: out.wgsl(), Expr: expr, Helpers: helpersFor(expr)}
 	if err := o.record(res, n, shaders.NodeParams{Scalars: scalars}, in); err != nil {
 		res.Dispose()
 		return o.e.errTensor(err)
 	}
 	return res
+}
+
+// callsNumerics matches a call of a numerics function: their names end in
+// an underscore.
+var callsNumerics = regexp.MustCompile(`\b\w+_\(`)
+
+// helpersFor returns the helpers expr needs: the numerics library or none.
+func helpersFor(expr string) string {
+	if callsNumerics.MatchString(expr) {
+		return numerics
+	}
+	return ""
 }

@@ -213,7 +213,13 @@ func TestIntBinaryOps(t *testing.T) {
 		{"add", e.Add, func(a, b int32) int32 { return a + b }},
 		{"sub", e.Sub, func(a, b int32) int32 { return a - b }},
 		{"mul", e.Mul, func(a, b int32) int32 { return a * b }},
-		{"div", e.Div, func(a, b int32) int32 { return a / b }},
+		{"div", e.Div, func(a, b int32) int32 { // floored, as NumPy's //
+			q := a / b
+			if q*b != a && (a < 0) != (b < 0) {
+				q--
+			}
+			return q
+		}},
 		{"mod", e.Mod, func(a, b int32) int32 {
 			m := a % b
 			if m != 0 && (m < 0) != (b < 0) {
