@@ -18,9 +18,10 @@ import (
 // workgroup memory, and each thread accumulates a 4×4 block of C in
 // registers, so every value loaded from memory is used 64 times.
 //
-// Header: batches, 0, the first row of tiles (a large product is split
-// into several dispatches of row blocks), 0. Metadata: M, N, K, the BatchRank batch
-// dimensions, their A strides, their B strides.
+// Header: batches. First (a large product is split into several
+// dispatches, see Split): the first column tile, row tile and batch of the
+// dispatch, which the grid's x, y and z count from. Metadata: M, N, K, the
+// BatchRank batch dimensions, their A strides, their B strides.
 //
 // With Register the kernel uses no workgroup memory and no barriers: each
 // of 8×8 threads computes an 8×8 block of the same 64×64 tile straight
@@ -103,12 +104,6 @@ const (
 	vec4Tile   = 8 * vec4Rows
 )
 
-// Groups is the grid for rowTiles row tiles of an M×N result with the given
-// batch count.
-func (m MatMul) Groups(rowTiles, N, batches int) [3]uint32 {
-	return [3]uint32{uint32((N + m.TileCols() - 1) / m.TileCols()), uint32(rowTiles), uint32(batches)}
-}
-
 // Spec generates m's kernel.
 func (m MatMul) Spec() wgpu.KernelSpec {
 	switch {
@@ -143,13 +138,14 @@ var<workgroup> Bs: array<f32, 1024>; // [k][n], 16×64
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>,
 		@builtin(local_invocation_index) li: u32) {
 	let M = %s; let N = %s; let K = %s;
-	var rem = w.z;
+	let z = w.z + p.first.z;
+	var rem = z;
 	var aoff = 0u;
 	var boff = 0u;
 %s	aoff = aoff * M * K;
 	boff = boff * K * N;
-	let row0 = (w.y + p.h2) * 64u;
-	let col0 = w.x * 64u;
+	let row0 = (w.y + p.first.y) * 64u;
+	let col0 = (w.x + p.first.x) * 64u;
 	var acc: array<f32, 16>;
 	for (var k0 = 0u; k0 < K; k0 += 16u) {
 		for (var s = 0u; s < 4u; s++) {
@@ -178,7 +174,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 		}
 		workgroupBarrier();
 	}
-	let cbase = w.z * M * N;
+	let cbase = z * M * N;
 	for (var i = 0u; i < 4u; i++) {
 		let r = row0 + l.y + 16u * i;
 		for (var j = 0u; j < 4u; j++) {
@@ -222,13 +218,14 @@ func (m MatMul) registerSpec() wgpu.KernelSpec {
 @compute @workgroup_size(8, 8)
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
 	let M = %s; let N = %s; let K = %s;
-	var rem = w.z;
+	let z = w.z + p.first.z;
+	var rem = z;
 	var aoff = 0u;
 	var boff = 0u;
 %s	aoff = aoff * M * K;
 	boff = boff * K * N;
-	let row0 = ((w.y + p.h2) * 8u + l.y) * 8u;
-	let col0 = (w.x * 8u + l.x) * 8u;
+	let row0 = ((w.y + p.first.y) * 8u + l.y) * 8u;
+	let col0 = ((w.x + p.first.x) * 8u + l.x) * 8u;
 	var ri: array<u32, 8>;
 	var ci: array<u32, 8>;
 	for (var t = 0u; t < 8u; t++) {
@@ -251,7 +248,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 			}
 		}
 	}
-	let cbase = w.z * M * N;
+	let cbase = z * M * N;
 	for (var i = 0u; i < 8u; i++) {
 		let r = row0 + i;
 		for (var j = 0u; j < 8u; j++) {
@@ -280,13 +277,14 @@ func (m MatMul) vec4Spec() wgpu.KernelSpec {
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
 	let M = %s; let N = %s; let K = %s;
 	let K4 = K / 4u; let N4 = N / 4u;
-	var rem = w.z;
+	let z = w.z + p.first.z;
+	var rem = z;
 	var aoff = 0u;
 	var boff = 0u;
 %s	aoff = aoff * M * K4;
 	boff = boff * K * N4;
-	let row0 = ((w.y + p.h2) * 8u + l.y) * %du;
-	let cb0 = (w.x * 8u + l.x) * %du;
+	let row0 = ((w.y + p.first.y) * 8u + l.y) * %du;
+	let cb0 = ((w.x + p.first.x) * 8u + l.x) * %du;
 `, meta(0), meta(1), meta(2), m.batchOffsets(), vec4Rows, vec4Blocks)
 	for i := range vec4Rows {
 		fmt.Fprintf(&b, "\tlet ra%d = aoff + min(row0 + %du, M - 1u) * K4;\n", i, i)
@@ -312,7 +310,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 			}
 		}
 	}
-	b.WriteString("\t}\n\tlet cbase = w.z * M * N4;\n")
+	b.WriteString("\t}\n\tlet cbase = z * M * N4;\n")
 	for i := range vec4Rows {
 		for j := range vec4Blocks {
 			fmt.Fprintf(&b, "\tif (row0 + %du < M && cb0 + %du < N4) { c[cbase + (row0 + %du) * N4 + cb0 + %du] = s%d_%d; }\n", i, j, i, j, i, j)

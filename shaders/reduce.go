@@ -107,7 +107,7 @@ const none = 0xffffffffu;
 	if r.PerThread {
 		fmt.Fprintf(&b, `@compute @workgroup_size(%d)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
-	let row = g.x + g.y * p.row;
+	let row = g.x + g.y * p.row + p.first.x;
 	if (row >= p.n) { return; }
 	let len = p.h2;
 	let base = row * len;
@@ -137,7 +137,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 var<workgroup> si: array<u32, %d>;
 @compute @workgroup_size(%d)
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l: u32) {
-	let row = w.x + w.y * p.row;
+	let row = w.x + w.y * p.row + p.first.x;
 	if (row >= p.n) { return; }
 	let len = p.h2;
 	let base = row * len;
@@ -175,11 +175,12 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l:
 // Softmax computes softmax (or, with Log, log-softmax) along each row of a
 // float32 tensor viewed as [rows, length], subtracting the row's maximum
 // first so that no exp overflows. One workgroup of ReduceWorkgroup threads
-// handles a row. Header: rows, row (workgroups per step of y), length.
-type Softmax struct{ Log bool }
+// handles a row; with PerThread (for short rows) one thread does. Header:
+// rows, row (threads or workgroups per step of y), length.
+type Softmax struct{ Log, PerThread bool }
 
 // Key identifies s's pipeline.
-func (s Softmax) Key() string { return fmt.Sprintf("softmax/%v", s.Log) }
+func (s Softmax) Key() string { return fmt.Sprintf("softmax/%v/%v", s.Log, s.PerThread) }
 
 // Spec generates s's kernel.
 func (s Softmax) Spec() wgpu.KernelSpec {
@@ -189,13 +190,43 @@ func (s Softmax) Spec() wgpu.KernelSpec {
 		write = "src[base + j] - mx - log(total)"
 		name = "log_softmax"
 	}
-	src := paramsStruct(0) + fmt.Sprintf(`@group(0) @binding(0) var<storage, read> src: array<f32>;
+	spec := wgpu.KernelSpec{Name: name, Key: s.Key(), Source: s.groupSource(write),
+		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}, Params: true}
+	if s.PerThread {
+		spec.Source = s.threadSource(write)
+	}
+	return spec
+}
+
+// threadSource is the kernel in which one thread handles a row.
+func (s Softmax) threadSource(write string) string {
+	return paramsStruct(0) + fmt.Sprintf(`@group(0) @binding(0) var<storage, read> src: array<f32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<f32>;
+@group(0) @binding(2) var<uniform> p: Params;
+@compute @workgroup_size(%d)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+	let row = g.x + g.y * p.row + p.first.x;
+	if (row >= p.n) { return; }
+	let len = p.h2;
+	let base = row * len;
+	var mx = -3.4028234e38;
+	for (var j = 0u; j < len; j++) { mx = max(mx, src[base + j]); }
+	var total = 0.0;
+	for (var j = 0u; j < len; j++) { total += exp(src[base + j] - mx); }
+	for (var j = 0u; j < len; j++) { dst[base + j] = %s; }
+}
+`, WorkgroupSize, write)
+}
+
+// groupSource is the kernel in which a workgroup shares each row.
+func (s Softmax) groupSource(write string) string {
+	return paramsStruct(0) + fmt.Sprintf(`@group(0) @binding(0) var<storage, read> src: array<f32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<f32>;
 @group(0) @binding(2) var<uniform> p: Params;
 var<workgroup> red: array<f32, %[1]d>;
 @compute @workgroup_size(%[1]d)
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l: u32) {
-	let row = w.x + w.y * p.row;
+	let row = w.x + w.y * p.row + p.first.x;
 	if (row >= p.n) { return; }
 	let len = p.h2;
 	let base = row * len;
@@ -221,6 +252,4 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l:
 	for (var b0 = 0u; b0 < len; b0 += %[4]du) { for (var u = 0u; u < 16u; u++) { let j = b0 + u * %[1]du + l; if (j >= len) { break; } dst[base + j] = %[3]s; } }
 }
 `, ReduceWorkgroup, ReduceWorkgroup/2, write, 16*ReduceWorkgroup)
-	return wgpu.KernelSpec{Name: name, Key: s.Key(), Source: src,
-		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}, Params: true}
 }

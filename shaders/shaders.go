@@ -38,16 +38,20 @@ func Grid(n uint64, wg, maxPerDim uint32) (groups [3]uint32, row uint32, err err
 }
 
 // Params builds a kernel's uniform block: the header words, the scalars,
-// then metadata words.
+// where the dispatch starts, then metadata words.
 type Params struct {
 	Header  [4]uint32
 	Scalars [4]float32
-	Meta    []uint32
+	// First says where a piece of a split dispatch starts (see Split): the
+	// first thread or row of a one-dimensional kernel in word 0, the first
+	// column tile, row tile and batch of MatMul in words 0 to 2.
+	First [4]uint32
+	Meta  []uint32
 }
 
 // Bytes encodes p in the layout the kernels declare.
 func (p Params) Bytes() []byte {
-	words := 8 + max(4, (len(p.Meta)+3)&^3) // the block declares at least one vec4 of metadata
+	words := 12 + max(4, (len(p.Meta)+3)&^3) // the block declares at least one vec4 of metadata
 	b := make([]byte, 4*words)
 	for i, w := range p.Header {
 		binary.LittleEndian.PutUint32(b[4*i:], w)
@@ -55,8 +59,11 @@ func (p Params) Bytes() []byte {
 	for i, f := range p.Scalars {
 		binary.LittleEndian.PutUint32(b[16+4*i:], math.Float32bits(f))
 	}
-	for i, w := range p.Meta {
+	for i, w := range p.First {
 		binary.LittleEndian.PutUint32(b[32+4*i:], w)
+	}
+	for i, w := range p.Meta {
+		binary.LittleEndian.PutUint32(b[48+4*i:], w)
 	}
 	return b
 }
@@ -67,6 +74,7 @@ func paramsStruct(metaWords int) string {
 	return fmt.Sprintf(`struct Params {
 	n: u32, row: u32, h2: u32, h3: u32,
 	s: vec4<f32>,
+	first: vec4<u32>,
 	m: array<vec4<u32>, %d>,
 }
 `, n)

@@ -28,12 +28,48 @@ func TestGridStaysWithinTheLimit(t *testing.T) {
 }
 
 func TestParamsLayout(t *testing.T) {
-	b := Params{Header: [4]uint32{1, 2, 3, 4}, Scalars: [4]float32{0.5}, Meta: []uint32{7, 8, 9, 10, 11}}.Bytes()
-	require.Len(t, b, 4*(8+8), "metadata padded to whole vec4s")
+	b := Params{Header: [4]uint32{1, 2, 3, 4}, Scalars: [4]float32{0.5}, First: [4]uint32{5, 6}, Meta: []uint32{7, 8, 9, 10, 11}}.Bytes()
+	require.Len(t, b, 4*(12+8), "metadata padded to whole vec4s")
 	assert.Equal(t, uint32(3), binary.LittleEndian.Uint32(b[8:]))
 	assert.Equal(t, float32(0.5), math.Float32frombits(binary.LittleEndian.Uint32(b[16:])))
-	assert.Equal(t, uint32(11), binary.LittleEndian.Uint32(b[48:]))
-	assert.Len(t, Params{}.Bytes(), 48, "at least one vec4 of metadata, as the block declares")
+	assert.Equal(t, uint32(6), binary.LittleEndian.Uint32(b[36:]), "where the dispatch starts, after the scalars")
+	assert.Equal(t, uint32(11), binary.LittleEndian.Uint32(b[64:]))
+	assert.Len(t, Params{}.Bytes(), 64, "at least one vec4 of metadata, as the block declares")
+}
+
+func TestSplitKeepsEachDispatchWithinTheBudget(t *testing.T) {
+	for _, c := range []struct {
+		n      int
+		each   float64
+		budget uint64
+		limit  int
+		want   int
+	}{
+		{n: 100, each: 10, budget: 1000, limit: 1 << 30, want: 100},        // fits
+		{n: 100, each: 10, budget: 999, limit: 1 << 30, want: 99},          // one over
+		{n: 100, each: 5000, budget: 1000, limit: 1 << 30, want: 1},        // an item alone passes it
+		{n: 100, each: 1, budget: 1 << 40, limit: 30, want: 30},            // the grid's limit
+		{n: 0, each: 1, budget: 1, limit: 1, want: 1},                      // nothing to split
+		{n: 1 << 40, each: 1e9, budget: 1 << 35, limit: 1 << 30, want: 34}, // huge
+	} {
+		assert.Equal(t, c.want, Split(c.n, c.each, c.budget, c.limit), "%+v", c)
+	}
+}
+
+func TestWorkEstimatesGrowWithTheWork(t *testing.T) {
+	add := Elementwise{Leaves: []Leaf{{F32, false}, {F32, false}}, Nodes: []Node{{Name: "add", Out: F32, Expr: "a0 + a1", Store: true}}}
+	strided := add
+	strided.Leaves = []Leaf{{F32, true}, {F32, false}}
+	rand := Elementwise{Nodes: []Node{{Name: "rand", Out: F32, Expr: "unit(philox(vec4(i), h2).x)", Helpers: Philox, Store: true}}}
+	assert.Less(t, add.ThreadWork(), strided.ThreadWork())
+	assert.Less(t, add.ThreadWork(), rand.ThreadWork())
+	vec := add
+	vec.Vec4 = true
+	assert.Greater(t, vec.ThreadWork(), add.ThreadWork(), "a vec4 thread does four elements")
+	assert.Less(t, Copy{Rank: 1}.ThreadWork(), Copy{Rank: 4}.ThreadWork())
+	assert.Less(t, Softmax{PerThread: true}.RowWork(4), Softmax{}.RowWork(4), "a workgroup per row pays for its barriers")
+	assert.Less(t, Reduce{PerThread: true}.RowWork(4), Reduce{}.RowWork(4))
+	assert.Less(t, MatMul{Vec4: true}.GroupWork(64)/(128*128), MatMul{}.GroupWork(64)/(64*64), "vec4 is the fastest per multiply-add")
 }
 
 func TestKeysTellKernelsApart(t *testing.T) {
@@ -99,12 +135,13 @@ func TestElementwiseParamsLayout(t *testing.T) {
 	assert.True(t, k.Nodes[1].HasParams())
 	assert.True(t, k.Nodes[2].HasParams())
 	assert.False(t, Node{Expr: "abs(a0) + sign(a0)"}.HasParams(), "names that merely contain s")
-	b := k.Params(1000, 256*4, []NodeParams{{}, {Scalars: [4]float32{-1, 1}}, {Words: [2]uint32{7, 9}}}, []uint32{4, 250, 1, 0})
+	b := k.Params(600, 1000, 256*4, []NodeParams{{}, {Scalars: [4]float32{-1, 1}}, {Words: [2]uint32{7, 9}}}, []uint32{4, 250, 1, 0})
 	require.Len(t, b, 16+32*2+16, "header, two parameter slots, one vec4 of metadata")
 	word := func(i int) uint32 { return binary.LittleEndian.Uint32(b[4*i:]) }
 	assert.Equal(t, uint32(1000), word(0))
 	assert.Equal(t, uint32(1024), word(1))
 	assert.Equal(t, float32(1), math.Float32frombits(word(2)), "the runtime 1.0")
+	assert.Equal(t, uint32(600), word(3), "the first thread")
 	assert.Equal(t, float32(-1), math.Float32frombits(word(4)), "clip's scalars in slot 0")
 	assert.Equal(t, float32(1), math.Float32frombits(word(5)))
 	assert.Equal(t, uint32(7), word(4+8+4), "fill's words in slot 1 of the word array")

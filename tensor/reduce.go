@@ -102,8 +102,7 @@ func (e *Engine) reduce(site uintptr, rop shaders.ReduceOp, x *Tensor, keepDims 
 	if length == 0 && rows > 0 && (rop == shaders.Max || rop == shaders.Min || rop.Arg()) {
 		return o.fail(ErrShape, "%s over an empty dimension", rop)
 	}
-	// Short rows, or many rows, take a thread each; long rows a workgroup.
-	k := shaders.Reduce{Op: rop, In: x.dtype.wgsl(), PerThread: length <= 32 || (rows >= 8192 && length <= 512)}
+	k := shaders.Reduce{Op: rop, In: x.dtype.wgsl(), PerThread: perThread(rows, length)}
 	outType := map[shaders.Type]DType{shaders.F32: Float32, shaders.I32: Int32, shaders.U32: Uint32}[k.Out()]
 	out, err := o.alloc(shape, outType)
 	if err != nil {
@@ -121,7 +120,7 @@ func (e *Engine) reduce(site uintptr, rop shaders.ReduceOp, x *Tensor, keepDims 
 		defer src.Dispose()
 	}
 	if rows > 0 {
-		if err := o.rows(k.Key(), k.Spec, !k.PerThread, rows, length, src, out, 1/float32(length)); err != nil {
+		if err := o.rows(k.Key(), k.Spec, !k.PerThread, rows, length, k.RowWork(length), src, out, 1/float32(length)); err != nil {
 			out.Dispose()
 			return e.errTensor(err)
 		}
@@ -129,21 +128,22 @@ func (e *Engine) reduce(site uintptr, rop shaders.ReduceOp, x *Tensor, keepDims 
 	return out
 }
 
+// perThread reports whether a row kernel (reduce, softmax) over rows rows
+// of length elements takes a thread per row: for short rows, or many rows,
+// where a workgroup per row would spend its time on barriers (on lavapipe
+// about 10 µs per workgroup of softmax, whatever the row's length). Long
+// rows take a workgroup each.
+func perThread(rows, length int) bool { return length <= 32 || (rows >= 8192 && length <= 512) }
+
 // rows dispatches a row kernel (reduce, softmax) over rows rows of length
-// elements: a workgroup per row, or a thread per row.
-func (o *op) rows(key string, build func() wgpu.KernelSpec, perGroup bool, rows, length int, src, dst *Tensor, scale float32) error {
-	lim := o.e.dev.Limits()
+// elements, each of work each: a workgroup per row, or a thread per row.
+func (o *op) rows(key string, build func() wgpu.KernelSpec, perGroup bool, rows, length int, each float64, src, dst *Tensor, scale float32) error {
 	wg := uint32(shaders.WorkgroupSize)
-	n := uint64(rows)
 	if perGroup {
-		wg, n = 1, uint64(rows)
+		wg = 1
 	}
-	groups, row, err := shaders.Grid(n, wg, lim.MaxComputeWorkgroupsPerDimension)
-	if err != nil {
-		return opErr(o.name, o.shapes(), ErrShape, "%v", err)
-	}
-	p := shaders.Params{Header: [4]uint32{uint32(rows), row, uint32(length)}, Scalars: [4]float32{scale}}
-	return o.dispatch(key, build, groups, p, src.buf(), dst.buf())
+	p := shaders.Params{Header: [4]uint32{2: uint32(length)}, Scalars: [4]float32{scale}}
+	return o.spread(key, build, wg, rows, each, p, []*wgpu.Buffer{src.buf(), dst.buf()})
 }
 
 // Softmax returns exp(x) / sum(exp(x)) along axis (float32), computed after
@@ -199,8 +199,8 @@ func (e *Engine) softmax(site uintptr, x *Tensor, axis int, log bool) *Tensor {
 	}
 	length := src.shape[last]
 	if rows := src.Size() / max(length, 1); length > 0 && rows > 0 {
-		k := shaders.Softmax{Log: log}
-		if err := o.rows(k.Key(), k.Spec, true, rows, length, src, out, 0); err != nil {
+		k := shaders.Softmax{Log: log, PerThread: perThread(rows, length)}
+		if err := o.rows(k.Key(), k.Spec, !k.PerThread, rows, length, k.RowWork(length), src, out, 0); err != nil {
 			out.Dispose()
 			return e.errTensor(err)
 		}

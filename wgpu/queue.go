@@ -147,8 +147,13 @@ func (d *Device) flushLocked() error {
 // Dispatch records kernel k over groups workgroups, with bufs bound in the
 // order of k's bindings and params (if k takes them) as its uniform block.
 // The work is submitted with its batch. A dispatch with a zero group count
-// records nothing.
+// records nothing. Its work is estimated from its group count (see
+// DispatchWork).
 func (d *Device) Dispatch(k *Kernel, groups [3]uint32, params []byte, bufs ...*Buffer) error {
+	return d.dispatch(k, groups, groupsWork(groups), params, bufs)
+}
+
+func (d *Device) dispatch(k *Kernel, groups [3]uint32, work Work, params []byte, bufs []*Buffer) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	op := fmt.Sprintf("dispatch %q over %v workgroups", k.spec.Name, groups)
@@ -160,6 +165,9 @@ func (d *Device) Dispatch(k *Kernel, groups [3]uint32, params []byte, bufs ...*B
 	}
 	if groups[0] == 0 || groups[1] == 0 || groups[2] == 0 {
 		return nil
+	}
+	if err := d.makeRoomLocked(work); err != nil {
+		return err
 	}
 	if err := d.encoderLocked(); err != nil {
 		return err
@@ -194,7 +202,7 @@ func (d *Device) Dispatch(k *Kernel, groups [3]uint32, params []byte, bufs ...*B
 	}
 	r.commands++
 	d.stats.Dispatches++
-	if r.commands >= d.opts.BatchSize {
+	if full := d.addWorkLocked(work); full || r.commands >= d.opts.BatchSize {
 		return d.flushLocked()
 	}
 	return nil

@@ -1,0 +1,75 @@
+package shaders
+
+import "strings"
+
+// Work estimates: what one thread, row or tile of each kernel costs, in the
+// units of wgpu.Work (about a nanosecond of lavapipe on this project's
+// 2-core machines). They were measured on large dispatches of each kernel
+// (see wgpu.CPUWorkBudget) and rounded up: an estimate may be several times
+// the real cost, never much less.
+
+// ThreadWork is the work of one thread of k: one element, or four with
+// Vec4. Strided leaves pay for their index arithmetic, and Philox
+// generators for their ten rounds.
+func (k Elementwise) ThreadWork() float64 {
+	w := 1.0 + float64(len(k.Nodes)) + 3*float64(k.strided())
+	for _, n := range k.Nodes {
+		if strings.Contains(n.Helpers, "fn philox(") {
+			w += 4
+		}
+	}
+	if k.Vec4 {
+		return 4 * w // four elements, each at the vector rate
+	}
+	return 2 * w // one element; scalar accesses cost about twice
+}
+
+// ThreadWork is the work of one thread of c: one word copied.
+func (c Copy) ThreadWork() float64 { return 6 + 4*float64(c.Rank) }
+
+// ThreadWork is the work of one thread of the gather kernel.
+func (Gather) ThreadWork() float64 { return 24 }
+
+// RowWork is the work of reducing one row of length elements: a workgroup
+// pays for its barriers whatever the length.
+func (r Reduce) RowWork(length int) float64 {
+	if r.PerThread {
+		return 4 + 2*float64(length)
+	}
+	return 4000 + 3*float64(length)
+}
+
+// RowWork is the work of one row of length elements: three passes over
+// the row, and with a workgroup per row its barriers (about 10 µs).
+func (s Softmax) RowWork(length int) float64 {
+	if s.PerThread {
+		return 8 + 8*float64(length)
+	}
+	return 10000 + 12*float64(length)
+}
+
+// GroupWork is the work of one workgroup of m, one tile of the result, over
+// an inner dimension of K: its multiply-adds at the kernel's rate (vec4
+// about 0.12 ns each on lavapipe, register 0.28, tiled, with its barriers,
+// about 1.5).
+func (m MatMul) GroupWork(K int) float64 {
+	perFMA := 2.0
+	switch {
+	case m.Vec4:
+		perFMA = 0.25
+	case m.Register:
+		perFMA = 0.5
+	}
+	return float64(m.TileRows()) * float64(m.TileCols()) * float64(max(K, 1)) * perFMA
+}
+
+// Split returns how many items (threads, rows, tiles) of work each one
+// dispatch may take so that its work stays within budget: at least one,
+// at most n and at most limit.
+func Split(n int, each float64, budget uint64, limit int) int {
+	step := n
+	if each > 0 && float64(n)*each > float64(budget) {
+		step = int(float64(budget) / each)
+	}
+	return max(1, min(step, n, limit))
+}

@@ -1,0 +1,103 @@
+package wgpu
+
+import "math"
+
+// Work estimates what a dispatch costs, in units of about a nanosecond of
+// a CPU adapter: lavapipe on this project's 2-core machines, unloaded
+// (LAVAPIPE.md). The op that records a dispatch knows its invocations and
+// their loops, and so its work; the device adds up the work of the open
+// batch and submits the batch before it would pass the device's budget
+// (see Device.WorkBudget).
+//
+// Why: a submission that runs for more than about five seconds breaks
+// lavapipe. wgpu-native waits at most five seconds for a submission when
+// it polls, then maps the readbacks of unfinished work (wrong values) and
+// releases resources the driver still uses (a crash).
+type Work = uint64
+
+// The default budgets. A CPU adapter gets about a tenth of a second of
+// estimated work per submission: a batch at the budget took 50 to 150 ms
+// on the project's 2-core machines, and under a fivefold load it stays
+// well under a second. Other adapters run the same work tens to hundreds of
+// times faster, and their budget only splits what would take a CPU adapter
+// most of a minute: they keep batching by Options.BatchSize alone.
+const (
+	CPUWorkBudget Work = 100_000_000
+	GPUWorkBudget Work = 1 << 35
+)
+
+// DefaultWorkBudget returns the budget a device on an adapter of type t
+// gets when Options.WorkBudget is 0.
+func DefaultWorkBudget(t AdapterType) Work {
+	if t == AdapterCPU {
+		return CPUWorkBudget
+	}
+	return GPUWorkBudget
+}
+
+// defaultGroupWork is the work Dispatch assumes per workgroup of a kernel
+// whose caller gave no estimate: 256 invocations of a few loads each.
+const defaultGroupWork Work = 4096
+
+// WorkBudget returns the most estimated work the device puts in one
+// submission (Options.WorkBudget, or DefaultWorkBudget of its adapter).
+// An op whose single dispatch would carry more splits it into several
+// dispatches over ranges of its rows or elements, each within the
+// budget. It is safe for concurrent use.
+func (d *Device) WorkBudget() Work { return d.budget }
+
+// DispatchWork is Dispatch with an estimate of the dispatch's work: the
+// open batch is submitted first if the dispatch would take its work past
+// the budget, and a dispatch at or over the budget by itself is submitted
+// at once, alone. Like Dispatch, it is safe for concurrent use.
+func (d *Device) DispatchWork(k *Kernel, groups [3]uint32, work Work, params []byte, bufs ...*Buffer) error {
+	return d.dispatch(k, groups, work, params, bufs)
+}
+
+// groupsWork is the work Dispatch assumes for groups.
+func groupsWork(groups [3]uint32) Work {
+	n := float64(groups[0]) * float64(groups[1]) * float64(groups[2])
+	return saturate(n * float64(defaultGroupWork))
+}
+
+// saturate converts an estimate to Work, capping it.
+func saturate(w float64) Work {
+	if w >= math.MaxUint64/2 {
+		return math.MaxUint64 / 2
+	}
+	return Work(max(w, 0))
+}
+
+// batchWork is the estimated work of the open batch. It is protected by
+// Device.mu.
+type batchWork struct {
+	seq  uint64 // the batch the work was recorded in
+	work Work
+}
+
+// openWorkLocked returns the work recorded in the open batch.
+func (d *Device) openWorkLocked() Work {
+	if d.rec.enc == nil || d.work.seq != d.rec.seq {
+		return 0
+	}
+	return d.work.work
+}
+
+// makeRoomLocked submits the open batch if adding work would take it past
+// the budget.
+func (d *Device) makeRoomLocked(work Work) error {
+	if open := d.openWorkLocked(); open > 0 && open+work > d.budget {
+		return d.flushLocked()
+	}
+	return nil
+}
+
+// addWorkLocked counts work recorded in the open batch and reports whether
+// the batch has reached the budget.
+func (d *Device) addWorkLocked(work Work) bool {
+	w := d.openWorkLocked() + work
+	d.work = batchWork{seq: d.rec.seq, work: w}
+	d.stats.Work += work
+	d.stats.PeakBatchWork = max(d.stats.PeakBatchWork, w)
+	return w >= d.budget
+}
