@@ -164,3 +164,121 @@ func checkSoftmaxRows(t *testing.T, e *tensor.Engine, shape []int, axis int, log
 		t.Errorf("%v axis %d: %d of %d elements wrong", shape, axis, bad, len(want))
 	}
 }
+
+// Every kernel family split into many small dispatches, on a device whose
+// budget is tiny, gives bit for bit what one dispatch gives.
+func TestSplitDispatchesGiveIdenticalResults(t *testing.T) {
+	opts := testgpu.DefaultOptions()
+	opts.WorkBudget = 2000
+	split, whole := testgpu.EngineOn(t, testgpu.OpenWith(t, opts)), testgpu.Engine(t)
+	r := rand.New(rand.NewPCG(3, 4))
+	a, b := randF32(r, 37*129, -3, 3), randF32(r, 37*129, -3, 3)
+	short := randF32(r, 200*7, -3, 3)
+	m1, m2 := randF32(r, 3*130*12, -1, 1), randF32(r, 12*136, -1, 1)
+	for _, c := range []struct {
+		name string
+		op   func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor
+		in   [][]float32
+		dims [][]int
+	}{
+		{"add vec4", func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor { return e.Add(in[0], in[1]) },
+			[][]float32{a[:36*128], b[:36*128]}, [][]int{{36, 128}, {36, 128}}},
+		{"fused, broadcast", func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor {
+			m := e.Mul(in[0], in[1])
+			defer m.Dispose()
+			s := e.Add(m, in[0])
+			defer s.Dispose()
+			return e.Exp(s)
+		}, [][]float32{a, b[:129]}, [][]int{{37, 129}, {129}}},
+		{"rand", func(e *tensor.Engine, _ []*tensor.Tensor) *tensor.Tensor { return e.RandNormal(9, 0, 1, 41, 97) }, nil, nil},
+		{"range", func(e *tensor.Engine, _ []*tensor.Tensor) *tensor.Tensor { return e.Range(tensor.Float32, 0, 5001, 1) }, nil, nil},
+		{"transpose", func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor { return e.Transpose(in[0]) },
+			[][]float32{a}, [][]int{{37, 129}}},
+		{"slice", func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor {
+			return e.Slice(in[0], []int{3, 5}, []int{30, 100})
+		},
+			[][]float32{a}, [][]int{{37, 129}}},
+		{"concat", func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor { return e.Concat(1, in[0], in[1]) },
+			[][]float32{a, b}, [][]int{{37, 129}, {37, 129}}},
+		{"pad", func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor {
+			return e.Pad(in[0], [][2]int{{2, 3}, {1, 4}}, 7)
+		},
+			[][]float32{a}, [][]int{{37, 129}}},
+		{"broadcast_to", func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor { return e.BroadcastTo(in[0], 37, 129) },
+			[][]float32{b[:129]}, [][]int{{129}}},
+		{"gather", func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor {
+			idx := e.FromInt32s([]int32{5, -1, 0, 200, 128, 64}, 6)
+			defer idx.Dispose()
+			return e.Gather(in[0], idx, 1)
+		}, [][]float32{a}, [][]int{{37, 129}}},
+		{"sum, a workgroup per row", func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor { return e.Sum(in[0], false, 1) },
+			[][]float32{a}, [][]int{{37, 129}}},
+		{"argmax, a thread per row", func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor { return e.ArgMax(in[0], 1) },
+			[][]float32{short}, [][]int{{200, 7}}},
+		{"softmax, a workgroup per row", func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor { return e.Softmax(in[0], 0) },
+			[][]float32{a}, [][]int{{37, 129}}},
+		{"log_softmax, a thread per row", func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor { return e.LogSoftmax(in[0], 1) },
+			[][]float32{short}, [][]int{{200, 7}}},
+		{"matmul, batched", func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor { return e.MatMul(in[0], in[1]) },
+			[][]float32{m1, m2}, [][]int{{3, 130, 12}, {12, 136}}},
+		{"matmul, transposed", func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor {
+			return e.MatMulT(in[0], in[1], true, false)
+		},
+			[][]float32{m1[:12*130], m2}, [][]int{{12, 130}, {12, 136}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, splitDispatches := runOn(t, split, c.op, c.in, c.dims)
+			want, wholeDispatches := runOn(t, whole, c.op, c.in, c.dims)
+			assert.Greater(t, splitDispatches, wholeDispatches, "the small budget splits the dispatch")
+			assert.True(t, slices.Equal(want, got), "split results differ from whole ones")
+		})
+	}
+}
+
+// runOn runs op on e over inputs made from in and dims, and returns the
+// result's bits and the dispatches it took.
+func runOn(t *testing.T, e *tensor.Engine, op func(*tensor.Engine, []*tensor.Tensor) *tensor.Tensor, in [][]float32, dims [][]int) ([]uint32, uint64) {
+	t.Helper()
+	ts := make([]*tensor.Tensor, len(in))
+	for i := range in {
+		ts[i] = e.FromFloat32s(in[i], dims[i]...)
+		defer ts[i].Dispose()
+	}
+	require.NoError(t, e.Flush())
+	before := e.Device().Stats().Dispatches
+	y := op(e, ts)
+	defer y.Dispose()
+	require.NoError(t, y.Err())
+	require.NoError(t, e.Flush())
+	dispatches := e.Device().Stats().Dispatches - before
+	switch y.DType() {
+	case tensor.Float32:
+		v := f32s(t, y)
+		bits := make([]uint32, len(v))
+		for i, x := range v {
+			bits[i] = math.Float32bits(x)
+		}
+		return bits, dispatches
+	case tensor.Int32:
+		v := i32s(t, y)
+		bits := make([]uint32, len(v))
+		for i, x := range v {
+			bits[i] = uint32(x)
+		}
+		return bits, dispatches
+	}
+	return u32s(t, y), dispatches
+}
+
+// A product with more batches, or more columns of tiles, than a grid
+// dimension holds (65,535) is split over several dispatches, not refused.
+func TestMatMulPastTheGridLimits(t *testing.T) {
+	e := testgpu.Engine(t)
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, c := range []struct{ a, b []int }{
+		{[]int{70000, 1, 2}, []int{70000, 2, 1}}, // batches
+		{[]int{1, 1}, []int{1, 4200001}},         // columns of 64-wide tiles
+	} {
+		matmulCase(t, e, r, c.a, c.b, false, false)
+	}
+}
