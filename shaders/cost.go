@@ -1,16 +1,23 @@
 package shaders
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/wgtensor/wgtensor/wgpu"
+)
 
 // Work estimates: what one thread, row or tile of each kernel costs, in the
 // units of wgpu.Work (about a nanosecond of lavapipe on this project's
 // 2-core machines). They were measured on large dispatches of each kernel
-// (see wgpu.CPUWorkBudget) and rounded up: an estimate may be several times
-// the real cost, never much less.
+// family (transposes, slices, gathers, elementwise programs scalar, vec4,
+// strided and Philox, reductions and softmax of both kinds, matmuls) and
+// rounded up: on an unloaded machine each family ran in 0.3 to 0.85 of
+// its estimate. An estimate may be several times the real cost, never
+// much less.
 
 // ThreadWork is the work of one thread of k: one element, or four with
-// Vec4. Strided leaves pay for their index arithmetic, and Philox
-// generators for their ten rounds.
+// Vec4, as costly on a CPU adapter. Strided leaves pay for their index
+// arithmetic, and Philox generators for their ten rounds.
 func (k Elementwise) ThreadWork() float64 {
 	w := 1.0 + float64(len(k.Nodes)) + 3*float64(k.strided())
 	for _, n := range k.Nodes {
@@ -18,10 +25,9 @@ func (k Elementwise) ThreadWork() float64 {
 			w += 4
 		}
 	}
-	if k.Vec4 {
-		return 4 * w // four elements, each at the vector rate
-	}
-	return 2 * w // one element; scalar accesses cost about twice
+	// A Vec4 thread does four elements at the vector rate; a scalar thread
+	// does one, but its narrow accesses cost about as much.
+	return 4 * w
 }
 
 // ThreadWork is the work of one thread of c: one word copied.
@@ -40,12 +46,12 @@ func (r Reduce) RowWork(length int) float64 {
 }
 
 // RowWork is the work of one row of length elements: three passes over
-// the row, and with a workgroup per row its barriers (about 10 µs).
+// the row, and with a workgroup per row its barriers (about 13 µs).
 func (s Softmax) RowWork(length int) float64 {
 	if s.PerThread {
 		return 8 + 8*float64(length)
 	}
-	return 10000 + 12*float64(length)
+	return 16000 + 16*float64(length)
 }
 
 // GroupWork is the work of one workgroup of m, one tile of the result, over
@@ -66,7 +72,7 @@ func (m MatMul) GroupWork(K int) float64 {
 // Split returns how many items (threads, rows, tiles) of work each one
 // dispatch may take so that its work stays within budget: at least one,
 // at most n and at most limit.
-func Split(n int, each float64, budget uint64, limit int) int {
+func Split(n int, each float64, budget wgpu.Work, limit int) int {
 	step := n
 	if each > 0 && float64(n)*each > float64(budget) {
 		step = int(float64(budget) / each)

@@ -303,13 +303,10 @@ func (e *Engine) split(n int, each float64, wg uint32) ([]piece, error) {
 		if err != nil {
 			return nil, err
 		}
-		pieces = append(pieces, piece{first: first, end: first + count, groups: groups, row: row, work: work(float64(count) * each)})
+		pieces = append(pieces, piece{first: first, end: first + count, groups: groups, row: row, work: wgpu.WorkOf(float64(count) * each)})
 	}
 	return pieces, nil
 }
-
-// work converts an estimate to wgpu.Work, saturating.
-func work(w float64) wgpu.Work { return wgpu.Work(min(max(w, 0), 1<<62)) }
 
 // dispatch compiles (once per device) and records a kernel whose work is
 // estimated at w.

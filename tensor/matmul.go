@@ -107,7 +107,7 @@ func (e *Engine) matmulPieces(k shaders.MatMul, M, N, K, batches int) []tilePiec
 				pieces = append(pieces, tilePiece{
 					first:  [4]uint32{uint32(x), uint32(y), uint32(z)},
 					groups: g,
-					work:   work(each * float64(g[0]) * float64(g[1]) * float64(g[2])),
+					work:   wgpu.WorkOf(each * float64(g[0]) * float64(g[1]) * float64(g[2])),
 				})
 			}
 		}

@@ -41,12 +41,14 @@ func isolated(t *testing.T, body func(t *testing.T)) {
 	}
 }
 
-// checkBounded fails t unless every submission of e's device stayed within
-// the device's work budget, and reports how many submissions there were.
+// checkBounded waits for e's device to finish its work, then fails t
+// unless every submission stayed within the device's work budget. The wait
+// is a blocking poll, which in wgpu-native gives up on a submission after
+// five seconds: on lavapipe, a crash follows.
 func checkBounded(t *testing.T, e *tensor.Engine, before wgpu.DeviceStats) {
 	t.Helper()
 	d := e.Device()
-	require.NoError(t, d.Flush())
+	require.NoError(t, d.Sync(ctxT(t)))
 	st := d.Stats()
 	assert.LessOrEqual(t, st.PeakBatchWork, d.WorkBudget(), "the largest batch's estimated work")
 	t.Logf("%d dispatches in %d submissions, %d units of estimated work (budget %d)",
@@ -172,76 +174,68 @@ func TestSplitDispatchesGiveIdenticalResults(t *testing.T) {
 	opts.WorkBudget = 2000
 	split, whole := testgpu.EngineOn(t, testgpu.OpenWith(t, opts)), testgpu.Engine(t)
 	r := rand.New(rand.NewPCG(3, 4))
-	a, b := randF32(r, 37*129, -3, 3), randF32(r, 37*129, -3, 3)
-	short := randF32(r, 200*7, -3, 3)
-	m1, m2 := randF32(r, 3*130*12, -1, 1), randF32(r, 12*136, -1, 1)
+	a := input{randF32(r, 37*129, -3, 3), []int{37, 129}}
+	b := input{randF32(r, 37*129, -3, 3), []int{37, 129}}
+	a4, b4 := input{a.v[:36*128], []int{36, 128}}, input{b.v[:36*128], []int{36, 128}} // vec4
+	row := input{b.v[:129], []int{129}}
+	short := input{randF32(r, 200*7, -3, 3), []int{200, 7}}
+	m1, m2 := input{randF32(r, 3*130*12, -1, 1), []int{3, 130, 12}}, input{randF32(r, 12*136, -1, 1), []int{12, 136}}
+	m1t := input{m1.v[:12*130], []int{12, 130}}
+	type ins = []*tensor.Tensor
 	for _, c := range []struct {
 		name string
-		op   func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor
-		in   [][]float32
-		dims [][]int
+		in   []input
+		op   func(e *tensor.Engine, x ins) *tensor.Tensor
 	}{
-		{"add vec4", func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor { return e.Add(in[0], in[1]) },
-			[][]float32{a[:36*128], b[:36*128]}, [][]int{{36, 128}, {36, 128}}},
-		{"fused, broadcast", func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor {
-			m := e.Mul(in[0], in[1])
+		{"add vec4", []input{a4, b4}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.Add(x[0], x[1]) }},
+		{"fused, broadcast", []input{a, row}, func(e *tensor.Engine, x ins) *tensor.Tensor {
+			m := e.Mul(x[0], x[1])
 			defer m.Dispose()
-			s := e.Add(m, in[0])
+			s := e.Add(m, x[0])
 			defer s.Dispose()
 			return e.Exp(s)
-		}, [][]float32{a, b[:129]}, [][]int{{37, 129}, {129}}},
-		{"rand", func(e *tensor.Engine, _ []*tensor.Tensor) *tensor.Tensor { return e.RandNormal(9, 0, 1, 41, 97) }, nil, nil},
-		{"range", func(e *tensor.Engine, _ []*tensor.Tensor) *tensor.Tensor { return e.Range(tensor.Float32, 0, 5001, 1) }, nil, nil},
-		{"transpose", func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor { return e.Transpose(in[0]) },
-			[][]float32{a}, [][]int{{37, 129}}},
-		{"slice", func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor {
-			return e.Slice(in[0], []int{3, 5}, []int{30, 100})
-		},
-			[][]float32{a}, [][]int{{37, 129}}},
-		{"concat", func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor { return e.Concat(1, in[0], in[1]) },
-			[][]float32{a, b}, [][]int{{37, 129}, {37, 129}}},
-		{"pad", func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor {
-			return e.Pad(in[0], [][2]int{{2, 3}, {1, 4}}, 7)
-		},
-			[][]float32{a}, [][]int{{37, 129}}},
-		{"broadcast_to", func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor { return e.BroadcastTo(in[0], 37, 129) },
-			[][]float32{b[:129]}, [][]int{{129}}},
-		{"gather", func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor {
+		}},
+		{"rand", nil, func(e *tensor.Engine, _ ins) *tensor.Tensor { return e.RandNormal(9, 0, 1, 41, 97) }},
+		{"range", nil, func(e *tensor.Engine, _ ins) *tensor.Tensor { return e.Range(tensor.Float32, 0, 5001, 1) }},
+		{"transpose", []input{a}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.Transpose(x[0]) }},
+		{"slice", []input{a}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.Slice(x[0], []int{3, 5}, []int{30, 100}) }},
+		{"concat", []input{a, b}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.Concat(1, x[0], x[1]) }},
+		{"pad", []input{a}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.Pad(x[0], [][2]int{{2, 3}, {1, 4}}, 7) }},
+		{"broadcast_to", []input{row}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.BroadcastTo(x[0], 37, 129) }},
+		{"gather", []input{a}, func(e *tensor.Engine, x ins) *tensor.Tensor {
 			idx := e.FromInt32s([]int32{5, -1, 0, 200, 128, 64}, 6)
 			defer idx.Dispose()
-			return e.Gather(in[0], idx, 1)
-		}, [][]float32{a}, [][]int{{37, 129}}},
-		{"sum, a workgroup per row", func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor { return e.Sum(in[0], false, 1) },
-			[][]float32{a}, [][]int{{37, 129}}},
-		{"argmax, a thread per row", func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor { return e.ArgMax(in[0], 1) },
-			[][]float32{short}, [][]int{{200, 7}}},
-		{"softmax, a workgroup per row", func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor { return e.Softmax(in[0], 0) },
-			[][]float32{a}, [][]int{{37, 129}}},
-		{"log_softmax, a thread per row", func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor { return e.LogSoftmax(in[0], 1) },
-			[][]float32{short}, [][]int{{200, 7}}},
-		{"matmul, batched", func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor { return e.MatMul(in[0], in[1]) },
-			[][]float32{m1, m2}, [][]int{{3, 130, 12}, {12, 136}}},
-		{"matmul, transposed", func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor {
-			return e.MatMulT(in[0], in[1], true, false)
-		},
-			[][]float32{m1[:12*130], m2}, [][]int{{12, 130}, {12, 136}}},
+			return e.Gather(x[0], idx, 1)
+		}},
+		{"sum, a workgroup per row", []input{a}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.Sum(x[0], false, 1) }},
+		{"argmax, a thread per row", []input{short}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.ArgMax(x[0], 1) }},
+		{"softmax, a workgroup per row", []input{a}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.Softmax(x[0], 0) }},
+		{"log_softmax, a thread per row", []input{short}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.LogSoftmax(x[0], 1) }},
+		{"matmul, batched", []input{m1, m2}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.MatMul(x[0], x[1]) }},
+		{"matmul, transposed", []input{m1t, m2}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.MatMulT(x[0], x[1], true, false) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, splitDispatches := runOn(t, split, c.op, c.in, c.dims)
-			want, wholeDispatches := runOn(t, whole, c.op, c.in, c.dims)
+			got, splitDispatches := runOn(t, split, c.op, c.in)
+			want, wholeDispatches := runOn(t, whole, c.op, c.in)
 			assert.Greater(t, splitDispatches, wholeDispatches, "the small budget splits the dispatch")
 			assert.True(t, slices.Equal(want, got), "split results differ from whole ones")
 		})
 	}
 }
 
-// runOn runs op on e over inputs made from in and dims, and returns the
-// result's bits and the dispatches it took.
-func runOn(t *testing.T, e *tensor.Engine, op func(*tensor.Engine, []*tensor.Tensor) *tensor.Tensor, in [][]float32, dims [][]int) ([]uint32, uint64) {
+// input is the values and shape of a test's input tensor.
+type input struct {
+	v    []float32
+	dims []int
+}
+
+// runOn runs op on e over tensors made from in, and returns the result's
+// bits and the dispatches it took.
+func runOn(t *testing.T, e *tensor.Engine, op func(*tensor.Engine, []*tensor.Tensor) *tensor.Tensor, in []input) ([]uint32, uint64) {
 	t.Helper()
 	ts := make([]*tensor.Tensor, len(in))
-	for i := range in {
-		ts[i] = e.FromFloat32s(in[i], dims[i]...)
+	for i, x := range in {
+		ts[i] = e.FromFloat32s(x.v, x.dims...)
 		defer ts[i].Dispose()
 	}
 	require.NoError(t, e.Flush())

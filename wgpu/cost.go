@@ -1,7 +1,5 @@
 package wgpu
 
-import "math"
-
 // Work estimates what a dispatch costs, in units of about a nanosecond of
 // a CPU adapter: lavapipe on this project's 2-core machines, unloaded
 // (LAVAPIPE.md). The op that records a dispatch knows its invocations and
@@ -15,12 +13,13 @@ import "math"
 // releases resources the driver still uses (a crash).
 type Work = uint64
 
-// The default budgets. A CPU adapter gets about a tenth of a second of
-// estimated work per submission: a batch at the budget took 50 to 150 ms
-// on the project's 2-core machines, and under a fivefold load it stays
-// well under a second. Other adapters run the same work tens to hundreds of
-// times faster, and their budget only splits what would take a CPU adapter
-// most of a minute: they keep batching by Options.BatchSize alone.
+// The default budgets. A CPU adapter gets a tenth of a second of estimated
+// work per submission: estimates are rounded up (shaders/cost.go), and on
+// the project's 2-core machines, unloaded, a batch at the budget ran in 30
+// to 85 ms, so that even under a fivefold load it stays well under a
+// second. Other adapters run the same work tens to hundreds of times
+// faster, and their budget only splits what would take a CPU adapter half
+// a minute: they keep batching by Options.BatchSize alone.
 const (
 	CPUWorkBudget Work = 100_000_000
 	GPUWorkBudget Work = 1 << 35
@@ -57,15 +56,19 @@ func (d *Device) DispatchWork(k *Kernel, groups [3]uint32, work Work, params []b
 // groupsWork is the work Dispatch assumes for groups.
 func groupsWork(groups [3]uint32) Work {
 	n := float64(groups[0]) * float64(groups[1]) * float64(groups[2])
-	return saturate(n * float64(defaultGroupWork))
+	return WorkOf(n * float64(defaultGroupWork))
 }
 
-// saturate converts an estimate to Work, capping it.
-func saturate(w float64) Work {
-	if w >= math.MaxUint64/2 {
-		return math.MaxUint64 / 2
+// maxWork caps an estimate, so that sums of estimates cannot overflow.
+const maxWork Work = 1 << 62
+
+// WorkOf converts an estimate to Work: negative estimates are 0, and huge
+// ones are capped at 2⁶² (about 150 years of a CPU adapter).
+func WorkOf(estimate float64) Work {
+	if estimate >= float64(maxWork) {
+		return maxWork
 	}
-	return Work(max(w, 0))
+	return Work(max(estimate, 0))
 }
 
 // batchWork is the estimated work of the open batch. It is protected by

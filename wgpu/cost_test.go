@@ -1,6 +1,7 @@
 package wgpu_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -62,6 +63,14 @@ func TestDispatchEstimatesItsWork(t *testing.T) {
 	assert.Positive(t, perGroup)
 	assert.Equal(t, 6*perGroup, d.Stats().Work-before, "the same for each of the six workgroups")
 	assert.Equal(t, ramp(64, 2), readF32(t, d, y))
+}
+
+func TestWorkOfCapsEstimates(t *testing.T) {
+	assert.Equal(t, wgpu.Work(5), wgpu.WorkOf(5.5))
+	assert.Equal(t, wgpu.Work(0), wgpu.WorkOf(-3))
+	huge := wgpu.WorkOf(1e300)
+	assert.Equal(t, huge, wgpu.WorkOf(math.Inf(1)))
+	assert.Greater(t, huge+huge, huge, "two capped estimates add without overflow")
 }
 
 // CPU adapters get the small budget; GPUs a budget so large that their
