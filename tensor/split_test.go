@@ -181,6 +181,7 @@ func TestSplitDispatchesGiveIdenticalResults(t *testing.T) {
 	short := input{randF32(r, 200*7, -3, 3), []int{200, 7}}
 	m1, m2 := input{randF32(r, 3*130*12, -1, 1), []int{3, 130, 12}}, input{randF32(r, 12*136, -1, 1), []int{12, 136}}
 	m1t := input{m1.v[:12*130], []int{12, 130}}
+	long := input{randF32(r, 2*70000, -3, 3), []int{2, 70000}} // rows of two segments
 	type ins = []*tensor.Tensor
 	for _, c := range []struct {
 		name string
@@ -211,6 +212,9 @@ func TestSplitDispatchesGiveIdenticalResults(t *testing.T) {
 		{"argmax, a thread per row", []input{short}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.ArgMax(x[0], 1) }},
 		{"softmax, a workgroup per row", []input{a}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.Softmax(x[0], 0) }},
 		{"log_softmax, a thread per row", []input{short}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.LogSoftmax(x[0], 1) }},
+		{"sum, long rows", []input{long}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.Sum(x[0], false, 1) }},
+		{"argmin, long rows", []input{long}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.ArgMin(x[0], 1) }},
+		{"softmax, long rows", []input{long}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.Softmax(x[0], 1) }},
 		{"matmul, batched", []input{m1, m2}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.MatMul(x[0], x[1]) }},
 		{"matmul, transposed", []input{m1t, m2}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.MatMulT(x[0], x[1], true, false) }},
 	} {
@@ -275,4 +279,41 @@ func TestMatMulPastTheGridLimits(t *testing.T) {
 	} {
 		matmulCase(t, e, r, c.a, c.b, false, false)
 	}
+}
+
+// One long row was reduced by a single workgroup, which no split can cut:
+// a softmax over 2²⁵ elements ran for 2.4 s in one submission on an
+// unloaded machine. Long rows are now reduced in segments.
+func TestLongRowsStayWithinTheBudget(t *testing.T) {
+	isolated(t, func(t *testing.T) {
+		e := testgpu.Engine(t)
+		n := int(min(e.Device().Limits().MaxStorageBufferBindingSize/4, 1<<25)) - 3
+		xv := make([]float32, n)
+		for i := range xv {
+			xv[i] = float32(i%1000) / 1000
+		}
+		xv[n-7] = 2 // the largest, late in the last segment
+		before := e.Device().Stats()
+		x := e.FromFloat32s(xv, n)
+		defer x.Dispose()
+		sum, mean, am := e.Sum(x, false), e.Mean(x, false), e.ArgMax(x, 0)
+		defer sum.Dispose()
+		defer mean.Dispose()
+		defer am.Dispose()
+		sm := e.LogSoftmax(x, 0)
+		defer sm.Dispose()
+		checkBounded(t, e, before)
+		var want, wantExp float64
+		for _, v := range xv {
+			want += float64(v)
+			wantExp += math.Exp(float64(v) - 2)
+		}
+		closeTo(t, []float32{float32(want)}, f32s(t, sum), 0, 1e-5, "sum of %d", n)
+		closeTo(t, []float32{float32(want / float64(n))}, f32s(t, mean), 0, 1e-5, "mean of %d", n)
+		assert.Equal(t, []int32{int32(n - 7)}, i32s(t, am))
+		got := f32s(t, sm)
+		for _, i := range []int{0, 1, n / 2, n - 7, n - 1} {
+			closeTo(t, []float32{float32(float64(xv[i]) - 2 - math.Log(wantExp))}, got[i:i+1], 1e-5, 1e-5, "log_softmax element %d", i)
+		}
+	})
 }
