@@ -18,9 +18,15 @@ import (
 // workgroup memory, and each thread accumulates a 4×4 block of C in
 // registers, so every value loaded from memory is used 64 times.
 //
-// Header: batches. First (a large product is split into several
-// dispatches, see Split): the first column tile, row tile and batch of the
-// dispatch, which the grid's x, y and z count from. Metadata: M, N, K, the
+// A large product is split into several dispatches (see Split): First
+// holds the first column tile, row tile and batch of the dispatch, which
+// the grid's x, y and z count from, and the first k of the range of the
+// inner dimension it sums, which ends at header word 2. A range that does
+// not start at 0 continues the sums a dispatch before it wrote to C, in
+// the same order as one dispatch would: the result is the same, bit for
+// bit. The range's ends are multiples of 16, or K.
+//
+// Header: batches, 0, the end of the range of k, 0. Metadata: M, N, K, the
 // BatchRank batch dimensions, their A strides, their B strides.
 //
 // With Register the kernel uses no workgroup memory and no barriers: each
@@ -52,13 +58,13 @@ func Vec4Fits(transA, transB bool, K, N int) bool {
 
 // MaxMatMulK is the longest inner dimension MatMul handles: its K loop
 // takes 16 per trip (see MaxLoopTrips).
-const MaxMatMulK = MaxLoopTrips * matmulTileK
+const MaxMatMulK = MaxLoopTrips * MatMulTileK
 
 // The tile's shape.
 const (
 	MatMulTileM = 64
 	MatMulTileN = 64
-	matmulTileK = 16
+	MatMulTileK = 16
 )
 
 // Key identifies m's pipeline.
@@ -146,8 +152,18 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 	boff = boff * K * N;
 	let row0 = (w.y + p.first.y) * 64u;
 	let col0 = (w.x + p.first.x) * 64u;
+	let cbase = z * M * N;
 	var acc: array<f32, 16>;
-	for (var k0 = 0u; k0 < K; k0 += 16u) {
+	if (p.first.w > 0u) {
+		for (var i = 0u; i < 4u; i++) {
+			let r = row0 + l.y + 16u * i;
+			for (var j = 0u; j < 4u; j++) {
+				let col = col0 + l.x + 16u * j;
+				if (r < M && col < N) { acc[i * 4u + j] = c[cbase + r * N + col]; }
+			}
+		}
+	}
+	for (var k0 = p.first.w; k0 < p.h2; k0 += 16u) {
 		for (var s = 0u; s < 4u; s++) {
 			let e = li + s * 256u;
 			%s
@@ -174,7 +190,6 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 		}
 		workgroupBarrier();
 	}
-	let cbase = z * M * N;
 	for (var i = 0u; i < 4u; i++) {
 		let r = row0 + l.y + 16u * i;
 		for (var j = 0u; j < 4u; j++) {
@@ -232,8 +247,16 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 		ri[t] = min(row0 + t, M - 1u);
 		ci[t] = min(col0 + t, N - 1u);
 	}
+	let cbase = z * M * N;
 	var acc: array<f32, 64>;
-	for (var k0 = 0u; k0 < K; k0 += 16u) {
+	if (p.first.w > 0u) {
+		for (var i = 0u; i < 8u; i++) {
+			for (var j = 0u; j < 8u; j++) {
+				if (row0 + i < M && col0 + j < N) { acc[i * 8u + j] = c[cbase + (row0 + i) * N + col0 + j]; }
+			}
+		}
+	}
+	for (var k0 = p.first.w; k0 < p.h2; k0 += 16u) {
 		for (var kk = 0u; kk < 16u; kk++) {
 			let k = k0 + kk;
 			if (k >= K) { break; }
@@ -248,7 +271,6 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 			}
 		}
 	}
-	let cbase = z * M * N;
 	for (var i = 0u; i < 8u; i++) {
 		let r = row0 + i;
 		for (var j = 0u; j < 8u; j++) {
@@ -292,12 +314,19 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 	for j := range vec4Blocks {
 		fmt.Fprintf(&b, "\tlet bc%d = boff + min(cb0 + %du, N4 - 1u);\n", j, j)
 	}
+	b.WriteString("\tlet cbase = z * M * N4;\n")
 	for i := range vec4Rows {
 		for j := range vec4Blocks {
 			fmt.Fprintf(&b, "\tvar s%d_%d = vec4<f32>(0.0);\n", i, j)
 		}
 	}
-	b.WriteString("\tfor (var kb = 0u; kb < K4; kb++) {\n")
+	b.WriteString("\tif (p.first.w > 0u) {\n")
+	for i := range vec4Rows {
+		for j := range vec4Blocks {
+			fmt.Fprintf(&b, "\t\tif (row0 + %du < M && cb0 + %du < N4) { s%d_%d = c[cbase + (row0 + %du) * N4 + cb0 + %du]; }\n", i, j, i, j, i, j)
+		}
+	}
+	b.WriteString("\t}\n\tfor (var kb = p.first.w / 4u; kb < p.h2 / 4u; kb++) {\n")
 	for i := range vec4Rows {
 		fmt.Fprintf(&b, "\t\tlet a%d = a[ra%d + kb];\n", i, i)
 	}
@@ -310,7 +339,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 			}
 		}
 	}
-	b.WriteString("\t}\n\tlet cbase = z * M * N4;\n")
+	b.WriteString("\t}\n")
 	for i := range vec4Rows {
 		for j := range vec4Blocks {
 			fmt.Fprintf(&b, "\tif (row0 + %du < M && cb0 + %du < N4) { c[cbase + (row0 + %du) * N4 + cb0 + %du] = s%d_%d; }\n", i, j, i, j, i, j)

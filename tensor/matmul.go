@@ -71,7 +71,7 @@ func (e *Engine) matmul(site uintptr, a, b *Tensor, ta, tb bool) *Tensor {
 	meta := u32s([]int{M, N, K}, batch, broadcastStrides(aBatch, batch), broadcastStrides(bBatch, batch))
 	bufs := []*wgpu.Buffer{a.buf(), b.buf(), out.buf()}
 	for _, pc := range e.matmulPieces(k, M, N, K, batch.Size()) {
-		p := shaders.Params{Header: [4]uint32{uint32(batch.Size())}, First: pc.first, Meta: meta}
+		p := shaders.Params{Header: [4]uint32{uint32(batch.Size()), 0, uint32(pc.kEnd)}, First: pc.first, Meta: meta}
 		if err := o.dispatch(k.Key(), k.Spec, pc.groups, pc.work, p, bufs...); err != nil {
 			out.Dispose()
 			return e.errTensor(err)
@@ -81,9 +81,10 @@ func (e *Engine) matmul(site uintptr, a, b *Tensor, ta, tb bool) *Tensor {
 }
 
 // tilePiece is one dispatch of a matmul: groups tiles (columns, rows,
-// batches) from first on.
+// batches) from first[0:3] on, summing k from first[3] to kEnd.
 type tilePiece struct {
 	first  [4]uint32
+	kEnd   int
 	groups [3]uint32
 	work   wgpu.Work
 }
@@ -91,10 +92,16 @@ type tilePiece struct {
 // matmulPieces splits the tiles of a product (columns of tiles, rows of
 // tiles, batches) into dispatches whose work stays within the device's
 // budget and whose grids stay within its limits: whole rows of tiles where
-// they fit, then whole batches.
+// they fit, then whole batches. A tile whose sums alone pass the budget
+// (a long inner dimension) sums a range of k per dispatch, the ranges in
+// order (see shaders.MatMul).
 func (e *Engine) matmulPieces(k shaders.MatMul, M, N, K, batches int) []tilePiece {
-	each := k.GroupWork(K)
 	budget, lim := e.dev.WorkBudget(), int(e.dev.Limits().MaxComputeWorkgroupsPerDimension)
+	kStep := max(K, 1)
+	if perK := k.GroupWork(1); float64(kStep)*perK > float64(budget) {
+		kStep = shaders.MatMulTileK * shaders.Split(kStep/shaders.MatMulTileK, perK*shaders.MatMulTileK, budget, kStep)
+	}
+	each := k.GroupWork(min(kStep, K))
 	cols, rows := (N+k.TileCols()-1)/k.TileCols(), (M+k.TileRows()-1)/k.TileRows()
 	nx := shaders.Split(cols, each, budget, lim)
 	ny := shaders.Split(rows, each*float64(nx), budget, lim)
@@ -104,11 +111,15 @@ func (e *Engine) matmulPieces(k shaders.MatMul, M, N, K, batches int) []tilePiec
 		for y := 0; y < rows; y += ny {
 			for x := 0; x < cols; x += nx {
 				g := [3]uint32{uint32(min(nx, cols-x)), uint32(min(ny, rows-y)), uint32(min(nz, batches-z))}
-				pieces = append(pieces, tilePiece{
-					first:  [4]uint32{uint32(x), uint32(y), uint32(z)},
-					groups: g,
-					work:   wgpu.WorkOf(each * float64(g[0]) * float64(g[1]) * float64(g[2])),
-				})
+				for k0 := 0; k0 == 0 || k0 < K; k0 += kStep {
+					kEnd := min(k0+kStep, K)
+					pieces = append(pieces, tilePiece{
+						first:  [4]uint32{uint32(x), uint32(y), uint32(z), uint32(k0)},
+						kEnd:   kEnd,
+						groups: g,
+						work:   wgpu.WorkOf(k.GroupWork(kEnd-k0) * float64(g[0]) * float64(g[1]) * float64(g[2])),
+					})
+				}
 			}
 		}
 	}

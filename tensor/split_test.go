@@ -181,6 +181,8 @@ func TestSplitDispatchesGiveIdenticalResults(t *testing.T) {
 	short := input{randF32(r, 200*7, -3, 3), []int{200, 7}}
 	m1, m2 := input{randF32(r, 3*130*12, -1, 1), []int{3, 130, 12}}, input{randF32(r, 12*136, -1, 1), []int{12, 136}}
 	m1t := input{m1.v[:12*130], []int{12, 130}}
+	m3, m4 := input{randF32(r, 20*100, -1, 1), []int{20, 100}}, input{randF32(r, 100*24, -1, 1), []int{100, 24}}
+	m3t := input{m3.v, []int{100, 20}}
 	long := input{randF32(r, 2*70000, -3, 3), []int{2, 70000}} // rows of two segments
 	type ins = []*tensor.Tensor
 	for _, c := range []struct {
@@ -215,6 +217,10 @@ func TestSplitDispatchesGiveIdenticalResults(t *testing.T) {
 		{"sum, long rows", []input{long}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.Sum(x[0], false, 1) }},
 		{"argmin, long rows", []input{long}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.ArgMin(x[0], 1) }},
 		{"softmax, long rows", []input{long}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.Softmax(x[0], 1) }},
+		{"matmul, long inner dimension", []input{m3, m4}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.MatMul(x[0], x[1]) }},
+		{"matmul, long inner dimension, transposed", []input{m3t, m4}, func(e *tensor.Engine, x ins) *tensor.Tensor {
+			return e.MatMulT(x[0], x[1], true, false)
+		}},
 		{"matmul, batched", []input{m1, m2}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.MatMul(x[0], x[1]) }},
 		{"matmul, transposed", []input{m1t, m2}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.MatMulT(x[0], x[1], true, false) }},
 	} {
@@ -314,6 +320,31 @@ func TestLongRowsStayWithinTheBudget(t *testing.T) {
 		got := f32s(t, sm)
 		for _, i := range []int{0, 1, n / 2, n - 7, n - 1} {
 			closeTo(t, []float32{float32(float64(xv[i]) - 2 - math.Log(wantExp))}, got[i:i+1], 1e-5, 1e-5, "log_softmax element %d", i)
+		}
+	})
+}
+
+// One tile of a product with a long inner dimension was one workgroup no
+// split could cut: [128 262140]·[262140 128] ran for 1.4 s in one dispatch
+// on an unloaded machine. Each tile now sums ranges of k in turn.
+func TestMatMulLongInnerDimension(t *testing.T) {
+	isolated(t, func(t *testing.T) {
+		e := testgpu.Engine(t)
+		K := 262140
+		if uint64(128*K*4) > e.Device().Limits().MaxStorageBufferBindingSize {
+			K = int(e.Device().Limits().MaxStorageBufferBindingSize/(128*4)) &^ 15
+		}
+		before := e.Device().Stats()
+		a, b := e.Ones(tensor.Float32, 128, K), e.Ones(tensor.Float32, K, 128)
+		defer a.Dispose()
+		defer b.Dispose()
+		c := e.MatMul(a, b)
+		defer c.Dispose()
+		checkBounded(t, e, before)
+		for i, v := range f32s(t, c) {
+			if v != float32(K) {
+				t.Fatalf("element %d is %v, want %d", i, v, K)
+			}
 		}
 	})
 }
