@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wgtensor/wgtensor/wgpu"
 )
 
 func TestGridStaysWithinTheLimit(t *testing.T) {
@@ -56,6 +58,21 @@ func TestSplitKeepsEachDispatchWithinTheBudget(t *testing.T) {
 	}
 }
 
+// A segment's partial result keeps the accumulator's type and, for the arg
+// reductions, its index in a third binding; the second step reads it back.
+func TestReduceSegmentsBindings(t *testing.T) {
+	part := Reduce{Op: ArgMin, In: I32, Segments: true}
+	assert.Equal(t, I32, part.Out(), "the segment's value, not its index")
+	spec := part.Spec()
+	assert.Equal(t, []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite, wgpu.ReadWrite}, spec.Bindings)
+	assert.Contains(t, spec.Source, "idx[out] = ai;")
+	assert.Equal(t, F32, Reduce{Op: Mean, In: I32, Segments: true}.Out(), "Mean's sums are float32")
+	combine := Reduce{Op: ArgMin, In: I32, PerThread: true, Indexed: true}
+	assert.Equal(t, I32, combine.Out())
+	assert.Equal(t, []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, combine.Spec().Bindings)
+	assert.Contains(t, combine.Spec().Source, "let j = idx[base + s];")
+}
+
 func TestWorkEstimatesGrowWithTheWork(t *testing.T) {
 	add := Elementwise{Leaves: []Leaf{{F32, false}, {F32, false}}, Nodes: []Node{{Name: "add", Out: F32, Expr: "a0 + a1", Store: true}}}
 	strided := add
@@ -88,7 +105,9 @@ func TestKeysTellKernelsApart(t *testing.T) {
 	}{
 		add(F32, false), add(I32, false), add(F32, true), chain, unstored,
 		Copy{Rank: 2}, Copy{Rank: 3}, Reduce{Op: Sum, In: F32}, Reduce{Op: Sum, In: F32, PerThread: true},
-		MatMul{}, MatMul{TransA: true}, MatMul{BatchRank: 1}, Softmax{}, Softmax{Log: true}, Gather{},
+		Reduce{Op: Sum, In: F32, Segments: true}, Reduce{Op: ArgMax, In: F32, Segments: true},
+		Reduce{Op: ArgMax, In: F32, PerThread: true}, Reduce{Op: ArgMax, In: F32, PerThread: true, Indexed: true},
+		MatMul{}, MatMul{TransA: true}, MatMul{BatchRank: 1}, Softmax{}, Softmax{Log: true}, Softmax{PerThread: true}, Gather{},
 	} {
 		key := k.Key()
 		_, dup := keys[key]

@@ -348,3 +348,33 @@ func TestMatMulLongInnerDimension(t *testing.T) {
 		}
 	})
 }
+
+// Every reduction of long rows of every dtype: the segments' results keep
+// the accumulator's type, and the arg reductions their indices.
+func TestLongRowsOfEveryReduction(t *testing.T) {
+	e := testgpu.Engine(t)
+	const n = 2*65536 + 5 // three segments, the last short
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Int32, tensor.Uint32} {
+		x := e.Range(dt, 0, n, 1)
+		ones := e.Ones(dt, n)
+		want := map[string]float64{"max": n - 1, "min": 0, "argmax": n - 1, "argmin": 0, "mean": (n - 1) / 2.0, "sum": n, "prod": 1}
+		for name, y := range map[string]*tensor.Tensor{
+			"max": e.Max(x, false), "min": e.Min(x, false), "argmax": e.ArgMax(x, 0), "argmin": e.ArgMin(x, 0),
+			"mean": e.Mean(x, false), "sum": e.Sum(ones, false), "prod": e.Prod(ones, false),
+		} {
+			var got float64
+			switch y.DType() {
+			case tensor.Float32:
+				got = float64(f32s(t, y)[0])
+			case tensor.Int32:
+				got = float64(i32s(t, y)[0])
+			default:
+				got = float64(u32s(t, y)[0])
+			}
+			assert.InDelta(t, want[name], got, 1e-6*want[name], "%s of %s", name, dt)
+			y.Dispose()
+		}
+		x.Dispose()
+		ones.Dispose()
+	}
+}
