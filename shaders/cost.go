@@ -11,9 +11,10 @@ import (
 // 2-core machines). They were measured on large dispatches of each kernel
 // family (transposes, slices, gathers, elementwise programs scalar, vec4,
 // strided and Philox, reductions and softmax of both kinds, matmuls) and
-// rounded up: on an unloaded machine each family ran in 0.3 to 0.85 of
-// its estimate. An estimate may be several times the real cost, never
-// much less.
+// rounded up: on an unloaded machine each family ran in 0.3 to 0.9 of
+// its estimate (under a heavy load, up to 7 times it: the budget allows
+// for that, see wgpu.CPUWorkBudget). An estimate may be several times the
+// real cost, never much less.
 
 // ThreadWork is the work of one thread of k: one element, or four with
 // Vec4, as costly on a CPU adapter. Strided leaves pay for their index

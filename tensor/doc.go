@@ -34,8 +34,8 @@
 // # Bounded submissions
 //
 // Every op estimates the work of its dispatches; one larger than the
-// device's work budget (wgpu.Device.WorkBudget: about a tenth of a second
-// on a CPU adapter, far more on a GPU) is split into several over ranges of
+// device's work budget (wgpu.Device.WorkBudget: about 50 ms on a CPU
+// adapter, far more on a GPU) is split into several over ranges of
 // its elements, rows, tiles or inner dimension, and the device submits its
 // batch before the budget is passed, so that no submission runs long
 // enough to break a CPU adapter. Results do not depend on the split.

@@ -13,15 +13,17 @@ package wgpu
 // releases resources the driver still uses (a crash).
 type Work = uint64
 
-// The default budgets. A CPU adapter gets a tenth of a second of estimated
-// work per submission: estimates are rounded up (shaders/cost.go), and on
-// the project's 2-core machines, unloaded, a batch at the budget ran in 30
-// to 85 ms, so that even under a fivefold load it stays well under a
-// second. Other adapters run the same work tens to hundreds of times
+// The default budgets. A CPU adapter gets 50 ms of estimated work per
+// submission. Estimates are rounded up (shaders/cost.go): on the project's
+// 2-core machines, unloaded, each kernel family ran in 0.3 to 0.9 of its
+// estimate, and with five test suites sharing the two cores (a load
+// average of 5 to 6) in 1 to 7 times it; a batch at the budget then runs
+// for at most about 350 ms, far from the five seconds that break
+// lavapipe. Other adapters run the same work tens to hundreds of times
 // faster, and their budget only splits what would take a CPU adapter half
 // a minute: they keep batching by Options.BatchSize alone.
 const (
-	CPUWorkBudget Work = 100_000_000
+	CPUWorkBudget Work = 50_000_000
 	GPUWorkBudget Work = 1 << 35
 )
 
