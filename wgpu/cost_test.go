@@ -107,3 +107,37 @@ func TestGPUsKeepBatchingByBatchSize(t *testing.T) {
 	assert.Equal(t, before+1, g.Stats().Submits, "the eighth dispatch fills the batch")
 	assert.Equal(t, ramp(64, 2), readF32(t, g, y))
 }
+
+// Copies count too: a batch of readbacks or staged uploads is submitted
+// once their bytes reach the budget.
+func TestCopiesCountTowardTheBudget(t *testing.T) {
+	opts := testgpu.DefaultOptions()
+	opts.WorkBudget = 3000
+	d := testgpu.OpenWith(t, opts)
+	b := upload(t, d, ramp(256, 1)) // 1 KiB
+	defer b.Release()
+	require.NoError(t, d.Flush())
+	before := d.Stats().Submits
+	var ps []*wgpu.Promise[[]byte]
+	for range 2 {
+		ps = append(ps, d.ReadAsync(b, 0, b.Size()))
+	}
+	assert.Equal(t, before, d.Stats().Submits, "2 KiB of copies: still open")
+	ps = append(ps, d.ReadAsync(b, 0, b.Size()))
+	assert.Equal(t, before+1, d.Stats().Submits, "3 KiB reach the budget")
+	for _, p := range ps {
+		got, err := p.Await(ctxT(t))
+		require.NoError(t, err)
+		assert.Equal(t, ramp(256, 1), bytesF32(got))
+	}
+
+	big := ramp(1<<18, 1) // 1 MiB: staged through an upload buffer
+	c, err := d.NewBuffer(uint64(4*len(big)), wgpu.UsageStorage)
+	require.NoError(t, err)
+	defer c.Release()
+	require.NoError(t, d.Flush())
+	before = d.Stats().Submits
+	require.NoError(t, d.Write(c, 0, f32bytes(big)))
+	assert.Equal(t, before+1, d.Stats().Submits, "a staged upload past the budget goes at once")
+	assert.Equal(t, big, readF32(t, d, c))
+}

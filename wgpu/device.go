@@ -443,7 +443,7 @@ type DeviceStats struct {
 	Submits          uint64 // command buffers submitted
 	Dispatches       uint64 // compute dispatches recorded
 	Copies           uint64 // buffer-to-buffer copies recorded
-	Work             Work   // estimated work of the dispatches recorded (see DispatchWork)
+	Work             Work   // estimated work of the dispatches and copies recorded (see Work)
 	PeakBatchWork    Work   // the most estimated work one batch carried
 	Writes           uint64 // writes (uploads), through the queue or an upload buffer
 	KernelsCompiled  uint64 // pipelines built; a cached kernel is not counted again

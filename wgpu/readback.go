@@ -105,7 +105,7 @@ func (d *Device) readAsync(b *Buffer, offset, size uint64, dst []byte) *Promise[
 	r.readbacks = append(r.readbacks, rb)
 	r.commands++
 	d.stats.Copies++
-	if r.commands >= d.opts.BatchSize {
+	if full := d.addWorkLocked(copyWork(hi - lo)); full || r.commands >= d.opts.BatchSize {
 		// An error here has rejected rb and reached the error scopes.
 		_ = d.flushLocked()
 	}

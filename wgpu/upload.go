@@ -68,7 +68,7 @@ func (d *Device) writeStagedLocked(op string, b *Buffer, offset uint64, data []b
 	r.commands++
 	d.stats.Writes++
 	d.unsubmittedWrites += size
-	if r.commands >= d.opts.BatchSize || d.unsubmittedWrites >= maxUnsubmittedWrites {
+	if full := d.addWorkLocked(copyWork(size)); full || r.commands >= d.opts.BatchSize || d.unsubmittedWrites >= maxUnsubmittedWrites {
 		return d.flushLocked()
 	}
 	return nil
