@@ -52,7 +52,7 @@ func (d *Device) WorkBudget() Work { return d.budget }
 // the budget, and a dispatch at or over the budget by itself is submitted
 // at once, alone. Like Dispatch, it is safe for concurrent use.
 func (d *Device) DispatchWork(k *Kernel, groups [3]uint32, work Work, params []byte, bufs ...*Buffer) error {
-	return d.dispatch(k, groups, work, params, bufs)
+	return d.dispatch(k, groups, min(work, maxWork), params, bufs)
 }
 
 // copyWork is the work of a buffer-to-buffer copy of n bytes (a readback's
@@ -68,16 +68,20 @@ func groupsWork(groups [3]uint32) Work {
 	return WorkOf(n * float64(defaultGroupWork))
 }
 
-// maxWork caps an estimate, so that sums of estimates cannot overflow.
+// maxWork caps an estimate, so that sums of a batch's estimates cannot
+// overflow.
 const maxWork Work = 1 << 62
 
-// WorkOf converts an estimate to Work: negative estimates are 0, and huge
-// ones are capped at 2⁶² (about 150 years of a CPU adapter).
+// WorkOf converts an estimate to Work: negative estimates (and NaN) are 0,
+// and huge ones are capped at 2⁶² (about 150 years of a CPU adapter).
 func WorkOf(estimate float64) Work {
-	if estimate >= float64(maxWork) {
+	switch {
+	case !(estimate > 0):
+		return 0
+	case estimate >= float64(maxWork):
 		return maxWork
 	}
-	return Work(max(estimate, 0))
+	return Work(estimate)
 }
 
 // batchWork is the estimated work of the open batch. It is protected by
@@ -107,7 +111,7 @@ func (d *Device) makeRoomLocked(work Work) error {
 // addWorkLocked counts work recorded in the open batch and reports whether
 // the batch has reached the budget.
 func (d *Device) addWorkLocked(work Work) bool {
-	w := d.openWorkLocked() + work
+	w := min(d.openWorkLocked(), maxWork) + work // each at most maxWork: no overflow
 	d.work = batchWork{seq: d.rec.seq, work: w}
 	d.stats.Work += work
 	d.stats.PeakBatchWork = max(d.stats.PeakBatchWork, w)

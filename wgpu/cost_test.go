@@ -68,6 +68,7 @@ func TestDispatchEstimatesItsWork(t *testing.T) {
 func TestWorkOfCapsEstimates(t *testing.T) {
 	assert.Equal(t, wgpu.Work(5), wgpu.WorkOf(5.5))
 	assert.Equal(t, wgpu.Work(0), wgpu.WorkOf(-3))
+	assert.Equal(t, wgpu.Work(0), wgpu.WorkOf(math.NaN()))
 	huge := wgpu.WorkOf(1e300)
 	assert.Equal(t, huge, wgpu.WorkOf(math.Inf(1)))
 	assert.Greater(t, huge+huge, huge, "two capped estimates add without overflow")
