@@ -50,7 +50,8 @@ func (d *Device) WorkBudget() Work { return d.budget }
 // DispatchWork is Dispatch with an estimate of the dispatch's work: the
 // open batch is submitted first if the dispatch would take its work past
 // the budget, and a dispatch at or over the budget by itself is submitted
-// at once, alone. Like Dispatch, it is safe for concurrent use.
+// at once, alone. Readbacks and uploads count their copies the same way
+// (see copyWork). Like Dispatch, it is safe for concurrent use.
 func (d *Device) DispatchWork(k *Kernel, groups [3]uint32, work Work, params []byte, bufs ...*Buffer) error {
 	return d.dispatch(k, groups, min(work, maxWork), params, bufs)
 }
@@ -58,8 +59,6 @@ func (d *Device) DispatchWork(k *Kernel, groups [3]uint32, work Work, params []b
 // copyWork is the work of a buffer-to-buffer copy of n bytes (a readback's
 // or an upload's): on lavapipe a copy is a memcpy, which took 0.16 to 0.8
 // ns a byte, the most when it faulted in fresh pages on a loaded machine.
-// A copy is recorded whatever the open batch holds, and submits the batch
-// once it reaches the budget.
 func copyWork(n uint64) Work { return WorkOf(float64(n)) }
 
 // groupsWork is the work Dispatch assumes for groups.
@@ -108,12 +107,15 @@ func (d *Device) makeRoomLocked(work Work) error {
 	return nil
 }
 
-// addWorkLocked counts work recorded in the open batch and reports whether
-// the batch has reached the budget.
+// addWorkLocked counts work recorded in the open batch (its command
+// already counted in d.rec.commands) and reports whether the batch has
+// reached the budget.
 func (d *Device) addWorkLocked(work Work) bool {
 	w := min(d.openWorkLocked(), maxWork) + work // each at most maxWork: no overflow
 	d.work = batchWork{seq: d.rec.seq, work: w}
 	d.stats.Work += work
-	d.stats.PeakBatchWork = max(d.stats.PeakBatchWork, w)
+	if d.rec.commands > 1 {
+		d.stats.PeakBatchWork = max(d.stats.PeakBatchWork, w)
+	}
 	return w >= d.budget
 }

@@ -444,7 +444,7 @@ type DeviceStats struct {
 	Dispatches       uint64 // compute dispatches recorded
 	Copies           uint64 // buffer-to-buffer copies recorded
 	Work             Work   // estimated work of the dispatches and copies recorded (see Work)
-	PeakBatchWork    Work   // the most estimated work one batch carried
+	PeakBatchWork    Work   // the most estimated work a batch of several commands carried (one over the budget goes alone)
 	Writes           uint64 // writes (uploads), through the queue or an upload buffer
 	KernelsCompiled  uint64 // pipelines built; a cached kernel is not counted again
 	PendingReadbacks int    // readbacks not yet settled

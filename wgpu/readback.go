@@ -84,6 +84,9 @@ func (d *Device) readAsync(b *Buffer, offset, size uint64, dst []byte) *Promise[
 	}
 	lo := offset &^ 3
 	hi := (offset + size + 3) &^ 3 // within Capacity, which is a multiple of 4
+	if err := d.makeRoomLocked(copyWork(hi - lo)); err != nil {
+		return RejectedWith[[]byte](err)
+	}
 	staging, err := d.newBufferLocked(hi-lo, UsageReadback, 0, true)
 	if err != nil {
 		return RejectedWith[[]byte](err)

@@ -40,6 +40,9 @@ func (u *uploadMap) fail(error) func() { return func() {} }
 // The caller has validated the write.
 func (d *Device) writeStagedLocked(op string, b *Buffer, offset uint64, data []byte) error {
 	size := (uint64(len(data)) + 3) &^ 3
+	if err := d.makeRoomLocked(copyWork(size)); err != nil {
+		return err
+	}
 	st, err := d.uploadBufferLocked(size)
 	if err != nil {
 		return err
