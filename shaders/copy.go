@@ -30,7 +30,7 @@ func (c Copy) Spec() wgpu.KernelSpec {
 @group(0) @binding(2) var<uniform> p: Params;
 @compute @workgroup_size(%d)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
-	let i = g.x + g.y * p.row;
+	let i = g.x + g.y * p.row + p.first.x;
 	if (i >= p.n) { return; }
 	var rem = i;
 	var si = p.h2;
@@ -63,7 +63,7 @@ func (Gather) Spec() wgpu.KernelSpec {
 @group(0) @binding(3) var<uniform> p: Params;
 @compute @workgroup_size(%d)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
-	let i = g.x + g.y * p.row;
+	let i = g.x + g.y * p.row + p.first.x;
 	if (i >= p.n) { return; }
 	let inner = p.h2;
 	let count = p.h3;

@@ -27,6 +27,21 @@
 // so that no dimension exceeds the device's limit, and a kernel recovers
 // the flat index as g.x + g.y * row.
 //
+// # Split dispatches
+//
+// Every kernel can run a range of its work: the threads or rows from
+// Params.First (MatMul: the tiles and batches from it, and a range of the
+// inner dimension), up to the end the header gives. Each family estimates
+// its work (ThreadWork, RowWork, GroupWork, in the units of wgpu.Work), and
+// Split says how many items fit a device's work budget, so that tensor/
+// cuts a large op into several dispatches whose results are exactly those
+// of one: every item is computed by the same code, wherever the cut falls.
+//
+// No item is long either: a workgroup reduces at most ReduceSegment
+// elements of a row (longer rows are reduced in segments, see Reduce: a few
+// milliseconds of a CPU adapter), and a MatMul tile sums a range of k
+// sized to the budget, so that no single workgroup passes it.
+//
 // # Concurrency
 //
 // Every function and type here is a pure value computation, safe for

@@ -150,16 +150,19 @@ func (k Elementwise) Key() string {
 	return fmt.Sprintf("elementwise/%d/%s", len(k.Nodes), hex.EncodeToString(h.Sum(nil)[:12]))
 }
 
-// Params encodes the uniform block: n threads, row threads per step of the
-// grid's y (see Grid), each parametrised node's parameters in node order
-// (params holds one entry per node; those of nodes without parameters are
-// ignored), then the metadata words.
-func (k Elementwise) Params(n, row uint32, params []NodeParams, meta []uint32) []byte {
+// Params encodes the uniform block: the end n of the threads [first, n)
+// the dispatch runs (a large program is split into several dispatches, see
+// Split), row threads per step of the grid's y (see Grid), each
+// parametrised node's parameters in node order (params holds one entry per
+// node; those of nodes without parameters are ignored), then the metadata
+// words.
+func (k Elementwise) Params(first, n, row uint32, params []NodeParams, meta []uint32) []byte {
 	slots := max(1, k.paramSlots())
 	b := make([]byte, k.paramsSize())
 	binary.LittleEndian.PutUint32(b[0:], n)
 	binary.LittleEndian.PutUint32(b[4:], row)
 	// b[8:12] is zero: the word that values passed between nodes are XORed with.
+	binary.LittleEndian.PutUint32(b[12:], first)
 	s, w := b[16:], b[16+16*slots:]
 	slot := 0
 	for i, nd := range k.Nodes {
@@ -192,7 +195,7 @@ func (k Elementwise) Spec() wgpu.KernelSpec {
 	slots := max(1, k.paramSlots())
 	var b strings.Builder
 	fmt.Fprintf(&b, `struct Params {
-	n: u32, row: u32, zero: u32, pad: u32,
+	n: u32, row: u32, zero: u32, first: u32,
 	s: array<vec4<f32>, %d>,
 	w: array<vec4<u32>, %d>,
 	m: array<vec4<u32>, %d>,
@@ -235,7 +238,7 @@ func (k Elementwise) Spec() wgpu.KernelSpec {
 	}
 	fmt.Fprintf(&b, `@compute @workgroup_size(%d)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
-	let t = g.x + g.y * p.row;
+	let t = g.x + g.y * p.row + p.first;
 	if (t >= p.n) { return; }
 `, WorkgroupSize)
 	if k.Vec4 {

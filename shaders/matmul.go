@@ -18,9 +18,16 @@ import (
 // workgroup memory, and each thread accumulates a 4×4 block of C in
 // registers, so every value loaded from memory is used 64 times.
 //
-// Header: batches, 0, the first row of tiles (a large product is split
-// into several dispatches of row blocks), 0. Metadata: M, N, K, the BatchRank batch
-// dimensions, their A strides, their B strides.
+// A large product is split into several dispatches (see Split): First
+// holds the first column tile, row tile and batch of the dispatch, which
+// the grid's x, y and z count from, and the first k of the range of the
+// inner dimension it sums, which ends at header word 2. A range that does
+// not start at 0 continues the sums a dispatch before it wrote to C, in
+// the same order as one dispatch would: the result is the same, bit for
+// bit. The range's ends are multiples of 16, or K.
+//
+// Header: batches, 0, the end of the range of k, 0. Metadata: M, N, K, the
+// BatchRank batch dimensions, their A strides, their B strides.
 //
 // With Register the kernel uses no workgroup memory and no barriers: each
 // of 8×8 threads computes an 8×8 block of the same 64×64 tile straight
@@ -51,13 +58,13 @@ func Vec4Fits(transA, transB bool, K, N int) bool {
 
 // MaxMatMulK is the longest inner dimension MatMul handles: its K loop
 // takes 16 per trip (see MaxLoopTrips).
-const MaxMatMulK = MaxLoopTrips * matmulTileK
+const MaxMatMulK = MaxLoopTrips * MatMulTileK
 
 // The tile's shape.
 const (
 	MatMulTileM = 64
 	MatMulTileN = 64
-	matmulTileK = 16
+	MatMulTileK = 16
 )
 
 // Key identifies m's pipeline.
@@ -103,12 +110,6 @@ const (
 	vec4Tile   = 8 * vec4Rows
 )
 
-// Groups is the grid for rowTiles row tiles of an M×N result with the given
-// batch count.
-func (m MatMul) Groups(rowTiles, N, batches int) [3]uint32 {
-	return [3]uint32{uint32((N + m.TileCols() - 1) / m.TileCols()), uint32(rowTiles), uint32(batches)}
-}
-
 // Spec generates m's kernel.
 func (m MatMul) Spec() wgpu.KernelSpec {
 	switch {
@@ -143,15 +144,26 @@ var<workgroup> Bs: array<f32, 1024>; // [k][n], 16×64
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>,
 		@builtin(local_invocation_index) li: u32) {
 	let M = %s; let N = %s; let K = %s;
-	var rem = w.z;
+	let z = w.z + p.first.z;
+	var rem = z;
 	var aoff = 0u;
 	var boff = 0u;
 %s	aoff = aoff * M * K;
 	boff = boff * K * N;
-	let row0 = (w.y + p.h2) * 64u;
-	let col0 = w.x * 64u;
+	let row0 = (w.y + p.first.y) * 64u;
+	let col0 = (w.x + p.first.x) * 64u;
+	let cbase = z * M * N;
 	var acc: array<f32, 16>;
-	for (var k0 = 0u; k0 < K; k0 += 16u) {
+	if (p.first.w > 0u) {
+		for (var i = 0u; i < 4u; i++) {
+			let r = row0 + l.y + 16u * i;
+			for (var j = 0u; j < 4u; j++) {
+				let col = col0 + l.x + 16u * j;
+				if (r < M && col < N) { acc[i * 4u + j] = c[cbase + r * N + col]; }
+			}
+		}
+	}
+	for (var k0 = p.first.w; k0 < p.h2; k0 += 16u) {
 		for (var s = 0u; s < 4u; s++) {
 			let e = li + s * 256u;
 			%s
@@ -178,7 +190,6 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 		}
 		workgroupBarrier();
 	}
-	let cbase = w.z * M * N;
 	for (var i = 0u; i < 4u; i++) {
 		let r = row0 + l.y + 16u * i;
 		for (var j = 0u; j < 4u; j++) {
@@ -222,21 +233,30 @@ func (m MatMul) registerSpec() wgpu.KernelSpec {
 @compute @workgroup_size(8, 8)
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
 	let M = %s; let N = %s; let K = %s;
-	var rem = w.z;
+	let z = w.z + p.first.z;
+	var rem = z;
 	var aoff = 0u;
 	var boff = 0u;
 %s	aoff = aoff * M * K;
 	boff = boff * K * N;
-	let row0 = ((w.y + p.h2) * 8u + l.y) * 8u;
-	let col0 = (w.x * 8u + l.x) * 8u;
+	let row0 = ((w.y + p.first.y) * 8u + l.y) * 8u;
+	let col0 = ((w.x + p.first.x) * 8u + l.x) * 8u;
 	var ri: array<u32, 8>;
 	var ci: array<u32, 8>;
 	for (var t = 0u; t < 8u; t++) {
 		ri[t] = min(row0 + t, M - 1u);
 		ci[t] = min(col0 + t, N - 1u);
 	}
+	let cbase = z * M * N;
 	var acc: array<f32, 64>;
-	for (var k0 = 0u; k0 < K; k0 += 16u) {
+	if (p.first.w > 0u) {
+		for (var i = 0u; i < 8u; i++) {
+			for (var j = 0u; j < 8u; j++) {
+				if (row0 + i < M && col0 + j < N) { acc[i * 8u + j] = c[cbase + (row0 + i) * N + col0 + j]; }
+			}
+		}
+	}
+	for (var k0 = p.first.w; k0 < p.h2; k0 += 16u) {
 		for (var kk = 0u; kk < 16u; kk++) {
 			let k = k0 + kk;
 			if (k >= K) { break; }
@@ -251,7 +271,6 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 			}
 		}
 	}
-	let cbase = w.z * M * N;
 	for (var i = 0u; i < 8u; i++) {
 		let r = row0 + i;
 		for (var j = 0u; j < 8u; j++) {
@@ -280,13 +299,14 @@ func (m MatMul) vec4Spec() wgpu.KernelSpec {
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
 	let M = %s; let N = %s; let K = %s;
 	let K4 = K / 4u; let N4 = N / 4u;
-	var rem = w.z;
+	let z = w.z + p.first.z;
+	var rem = z;
 	var aoff = 0u;
 	var boff = 0u;
 %s	aoff = aoff * M * K4;
 	boff = boff * K * N4;
-	let row0 = ((w.y + p.h2) * 8u + l.y) * %du;
-	let cb0 = (w.x * 8u + l.x) * %du;
+	let row0 = ((w.y + p.first.y) * 8u + l.y) * %du;
+	let cb0 = ((w.x + p.first.x) * 8u + l.x) * %du;
 `, meta(0), meta(1), meta(2), m.batchOffsets(), vec4Rows, vec4Blocks)
 	for i := range vec4Rows {
 		fmt.Fprintf(&b, "\tlet ra%d = aoff + min(row0 + %du, M - 1u) * K4;\n", i, i)
@@ -294,12 +314,19 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 	for j := range vec4Blocks {
 		fmt.Fprintf(&b, "\tlet bc%d = boff + min(cb0 + %du, N4 - 1u);\n", j, j)
 	}
+	b.WriteString("\tlet cbase = z * M * N4;\n")
 	for i := range vec4Rows {
 		for j := range vec4Blocks {
 			fmt.Fprintf(&b, "\tvar s%d_%d = vec4<f32>(0.0);\n", i, j)
 		}
 	}
-	b.WriteString("\tfor (var kb = 0u; kb < K4; kb++) {\n")
+	b.WriteString("\tif (p.first.w > 0u) {\n")
+	for i := range vec4Rows {
+		for j := range vec4Blocks {
+			fmt.Fprintf(&b, "\t\tif (row0 + %du < M && cb0 + %du < N4) { s%d_%d = c[cbase + (row0 + %du) * N4 + cb0 + %du]; }\n", i, j, i, j, i, j)
+		}
+	}
+	b.WriteString("\t}\n\tfor (var kb = p.first.w / 4u; kb < p.h2 / 4u; kb++) {\n")
 	for i := range vec4Rows {
 		fmt.Fprintf(&b, "\t\tlet a%d = a[ra%d + kb];\n", i, i)
 	}
@@ -312,7 +339,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 			}
 		}
 	}
-	b.WriteString("\t}\n\tlet cbase = w.z * M * N4;\n")
+	b.WriteString("\t}\n")
 	for i := range vec4Rows {
 		for j := range vec4Blocks {
 			fmt.Fprintf(&b, "\tif (row0 + %du < M && cb0 + %du < N4) { c[cbase + (row0 + %du) * N4 + cb0 + %du] = s%d_%d; }\n", i, j, i, j, i, j)

@@ -32,5 +32,5 @@ func TestSpecsDeclareTheirParamsSize(t *testing.T) {
 		}}
 	spec := k.Spec()
 	assert.True(t, spec.Params)
-	assert.EqualValues(t, len(k.Params(1, 1, make([]NodeParams, 2), make([]uint32, k.MetaWords()))), spec.ParamsSize)
+	assert.EqualValues(t, len(k.Params(0, 1, 1, make([]NodeParams, 2), make([]uint32, k.MetaWords()))), spec.ParamsSize)
 }

@@ -29,16 +29,35 @@ func (op ReduceOp) Arg() bool { return op == ArgMax || op == ArgMin }
 // workgroup of ReduceWorkgroup threads shares each row and combines in
 // workgroup memory.
 //
-// Header: rows, row (threads or workgroups per step of y), length. Scalar 0
-// is 1/length, for Mean. Max, Min and the arg reductions need length > 0.
+// A row longer than ReduceSegment is reduced in two steps, so that no
+// workgroup runs for long (on lavapipe one workgroup runs on one core,
+// and a workgroup over 2²⁵ elements ran for seconds): with Segments, the
+// workgroup kernel reduces segments of ReduceSegment elements, item i
+// being segment i mod h3 of row i / h3, and writes each segment's
+// accumulator (Mean's sum, the arg reductions' value) to dst, and for the
+// arg reductions its index in the row to a third binding. The segments'
+// results are then rows of a second reduction: Sum's, Prod's, Max's or
+// Min's again, Mean's (over float32 sums, scaled by 1/length), or for the
+// arg reductions the PerThread kernel with Indexed, which reads the
+// indices from a second input and returns the index of the best value.
+//
+// Header: rows (or items), row (threads or workgroups per step of y),
+// length. Scalar 0 is 1/length, for Mean. Max, Min and the arg reductions
+// need length > 0.
 type Reduce struct {
 	Op        ReduceOp
 	In        Type
 	PerThread bool
+	Segments  bool
+	Indexed   bool
 }
 
 // ReduceWorkgroup is the number of threads that share one row.
 const ReduceWorkgroup = 64
+
+// ReduceSegment is the longest row one workgroup reduces; longer rows are
+// reduced in segments of this length (see Reduce).
+const ReduceSegment = 1 << 16
 
 // MaxLoopTrips is the most iterations one WGSL loop may run: on lavapipe
 // (Mesa 22.3 through wgpu-native) a loop stops silently after 65,535 trips,
@@ -52,6 +71,8 @@ const MaxRowLength = MaxLoopTrips * 16 * ReduceWorkgroup
 // Out is the type of the reduction's result.
 func (r Reduce) Out() Type {
 	switch {
+	case r.Segments:
+		return r.acc()
 	case r.Op.Arg():
 		return I32
 	case r.Op == Mean:
@@ -69,107 +90,172 @@ func (r Reduce) acc() Type {
 }
 
 // Key identifies r's pipeline.
-func (r Reduce) Key() string { return fmt.Sprintf("reduce/%s/%s/%v", r.Op, r.In, r.PerThread) }
+func (r Reduce) Key() string {
+	return fmt.Sprintf("reduce/%s/%s/%v/%v/%v", r.Op, r.In, r.PerThread, r.Segments, r.Indexed)
+}
 
-// Spec generates r's kernel.
-func (r Reduce) Spec() wgpu.KernelSpec {
+// reduceParts are the WGSL pieces of a reduction: the accumulator's
+// initial value, the statement that takes value v at index j into it, and
+// the expression of the result.
+type reduceParts struct{ ident, step, final string }
+
+func (r Reduce) parts() reduceParts {
 	A := r.acc()
 	// cmp, for the ordered reductions, is the comparison by which a value
 	// is better (see beats).
-	var ident, step, cmp, final string
+	var ps reduceParts
+	cmp := r.cmp()
 	switch r.Op {
 	case Sum, Mean:
-		ident, step, final = fmt.Sprintf("%s(0)", A), "acc = acc + v;", "acc"
+		ps = reduceParts{fmt.Sprintf("%s(0)", A), "acc = acc + v;", "acc"}
 		if r.Op == Mean {
-			final = "acc * p.s.x"
+			ps.final = "acc * p.s.x"
 		}
 	case Prod:
-		ident, step, final = fmt.Sprintf("%s(1)", A), "acc = acc * v;", "acc"
-	case Max, ArgMax:
-		ident, cmp = fmt.Sprintf("%s(0)", A), ">"
-	case Min, ArgMin:
-		ident, cmp = fmt.Sprintf("%s(0)", A), "<"
+		ps = reduceParts{fmt.Sprintf("%s(1)", A), "acc = acc * v;", "acc"}
+	case Max, ArgMax, Min, ArgMin:
+		ps.ident = fmt.Sprintf("%s(0)", A)
 	}
 	if cmp != "" {
 		// ai == none marks an empty accumulator.
-		step = "if (beats(v, j, acc, ai)) { acc = v; ai = j; }"
-		final = "acc"
+		ps.step = "if (beats(v, j, acc, ai)) { acc = v; ai = j; }"
+		ps.final = "acc"
 		if r.Op.Arg() {
-			final = "i32(ai)"
+			ps.final = "i32(ai)"
 		}
 	}
+	if r.Segments {
+		ps.final = "acc"
+	}
+	return ps
+}
+
+// Spec generates r's kernel.
+func (r Reduce) Spec() wgpu.KernelSpec {
+	access := []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}
 	var b strings.Builder
 	b.WriteString(paramsStruct(0))
-	fmt.Fprintf(&b, `@group(0) @binding(0) var<storage, read> src: array<%s>;
-@group(0) @binding(1) var<storage, read_write> dst: array<%s>;
-@group(0) @binding(2) var<uniform> p: Params;
-const none = 0xffffffffu;
-`, r.In, r.Out())
-	if cmp != "" {
-		b.WriteString(beats(A, cmp))
+	fmt.Fprintf(&b, "@group(0) @binding(0) var<storage, read> src: array<%s>;\n", r.In)
+	switch {
+	case r.Indexed:
+		b.WriteString("@group(0) @binding(1) var<storage, read> idx: array<u32>;\n")
+		fmt.Fprintf(&b, "@group(0) @binding(2) var<storage, read_write> dst: array<%s>;\n", r.Out())
+		access = []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}
+	case r.Segments && r.Op.Arg():
+		fmt.Fprintf(&b, "@group(0) @binding(1) var<storage, read_write> dst: array<%s>;\n", r.Out())
+		b.WriteString("@group(0) @binding(2) var<storage, read_write> idx: array<u32>;\n")
+		access = append(access, wgpu.ReadWrite)
+	default:
+		fmt.Fprintf(&b, "@group(0) @binding(1) var<storage, read_write> dst: array<%s>;\n", r.Out())
+	}
+	fmt.Fprintf(&b, "@group(0) @binding(%d) var<uniform> p: Params;\nconst none = 0xffffffffu;\n", len(access))
+	if cmp := r.cmp(); cmp != "" {
+		b.WriteString(beats(r.acc(), cmp))
 	}
 	if r.PerThread {
-		fmt.Fprintf(&b, `@compute @workgroup_size(%d)
+		r.threadSource(&b)
+	} else {
+		r.groupSource(&b)
+	}
+	return wgpu.KernelSpec{Name: string(r.Op), Key: r.Key(), Source: b.String(), Bindings: access, Params: true, ParamsSize: paramsSize(0)}
+}
+
+// threadSource writes the kernel in which a thread reduces a row.
+func (r Reduce) threadSource(b *strings.Builder) {
+	ps := r.parts()
+	load := fmt.Sprintf("let j = s; let v = %s(src[base + j]);", r.acc())
+	if r.Indexed {
+		load = "let v = src[base + s]; let j = idx[base + s];"
+	}
+	fmt.Fprintf(b, `@compute @workgroup_size(%d)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
-	let row = g.x + g.y * p.row;
+	let row = g.x + g.y * p.row + p.first.x;
 	if (row >= p.n) { return; }
 	let len = p.h2;
 	let base = row * len;
 	var acc = %s;
 	var ai = none;
-	for (var j = 0u; j < len; j++) {
-		let v = %s(src[base + j]);
+	for (var s = 0u; s < len; s++) {
+		%s
 		%s
 	}
 	dst[row] = %s;
 }
-`, WorkgroupSize, ident, A, step, final)
-	} else {
-		combine := "sv[l] = sv[l] + sv[l + h];"
-		switch r.Op {
-		case Prod:
-			combine = "sv[l] = sv[l] * sv[l + h];"
-		case Max, ArgMax, Min, ArgMin:
-			combine = `let v = sv[l + h]; let j = si[l + h];
-			if (j != none && beats(v, j, sv[l], si[l])) { sv[l] = v; si[l] = j; }`
+`, WorkgroupSize, ps.ident, load, ps.step, ps.final)
+}
+
+// groupSource writes the kernel in which a workgroup reduces a row, or
+// with Segments a segment of one.
+func (r Reduce) groupSource(b *strings.Builder) {
+	ps := r.parts()
+	// With Segments, row is the item: a segment of row row / h3.
+	span := "let out = row; let lo = 0u; let hi = len;"
+	write := "dst[out] = " + ps.final + ";"
+	if r.Segments {
+		span = fmt.Sprintf("let out = row; let lo = (row %% p.h3) * %du; let hi = min(lo + %du, len);", ReduceSegment, ReduceSegment)
+		if r.Op.Arg() {
+			write += " idx[out] = ai;"
 		}
-		fmt.Fprintf(&b, `var<workgroup> sv: array<%s, %d>;
-var<workgroup> si: array<u32, %d>;
-@compute @workgroup_size(%d)
+	}
+	combine := "sv[l] = sv[l] + sv[l + h];"
+	switch r.Op {
+	case Prod:
+		combine = "sv[l] = sv[l] * sv[l + h];"
+	case Max, ArgMax, Min, ArgMin:
+		combine = `let v = sv[l + h]; let j = si[l + h];
+			if (j != none && beats(v, j, sv[l], si[l])) { sv[l] = v; si[l] = j; }`
+	}
+	base := "row * len"
+	if r.Segments {
+		base = "(row / p.h3) * len"
+	}
+	fmt.Fprintf(b, `var<workgroup> sv: array<%[1]s, %[2]d>;
+var<workgroup> si: array<u32, %[2]d>;
+@compute @workgroup_size(%[2]d)
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l: u32) {
-	let row = w.x + w.y * p.row;
+	let row = w.x + w.y * p.row + p.first.x;
 	if (row >= p.n) { return; }
 	let len = p.h2;
-	let base = row * len;
-	var acc = %s;
+	let base = %[3]s;
+	%[4]s
+	var acc = %[5]s;
 	var ai = none;
-	for (var b0 = 0u; b0 < len; b0 += %du) {
+	for (var b0 = lo; b0 < hi; b0 += %[6]du) {
 		for (var u = 0u; u < 16u; u++) {
-			let j = b0 + u * %du + l;
-			if (j >= len) { break; }
-			let v = %s(src[base + j]);
-			%s
+			let j = b0 + u * %[2]du + l;
+			if (j >= hi) { break; }
+			let v = %[1]s(src[base + j]);
+			%[7]s
 		}
 	}
 	sv[l] = acc;
 	si[l] = ai;
 	workgroupBarrier();
-	for (var h = %du; h > 0u; h = h >> 1u) {
+	for (var h = %[8]du; h > 0u; h = h >> 1u) {
 		if (l < h) {
-			%s
+			%[9]s
 		}
 		workgroupBarrier();
 	}
 	if (l == 0u) {
 		let acc = sv[0];
 		let ai = si[0];
-		dst[row] = %s;
+		%[10]s
 	}
 }
-`, A, ReduceWorkgroup, ReduceWorkgroup, ReduceWorkgroup, ident, 16*ReduceWorkgroup, ReduceWorkgroup, A, step, ReduceWorkgroup/2, combine, final)
+`, r.acc(), ReduceWorkgroup, base, span, ps.ident, 16*ReduceWorkgroup, ps.step, ReduceWorkgroup/2, combine, write)
+}
+
+// cmp is the comparison by which a value is better in an ordered
+// reduction (Max, Min and the arg reductions), "" for the others.
+func (r Reduce) cmp() string {
+	switch r.Op {
+	case Max, ArgMax:
+		return ">"
+	case Min, ArgMin:
+		return "<"
 	}
-	return wgpu.KernelSpec{Name: string(r.Op), Key: r.Key(), Source: b.String(),
-		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSize(0)}
+	return ""
 }
 
 // beats is the WGSL function that orders the candidates of Max, Min and
@@ -197,11 +283,12 @@ fn beats(v: %[1]s, j: u32, w: %[1]s, k: u32) -> bool {
 // Softmax computes softmax (or, with Log, log-softmax) along each row of a
 // float32 tensor viewed as [rows, length], subtracting the row's maximum
 // first so that no exp overflows. One workgroup of ReduceWorkgroup threads
-// handles a row. Header: rows, row (workgroups per step of y), length.
-type Softmax struct{ Log bool }
+// handles a row; with PerThread (for short rows) one thread does. Header:
+// rows, row (threads or workgroups per step of y), length.
+type Softmax struct{ Log, PerThread bool }
 
 // Key identifies s's pipeline.
-func (s Softmax) Key() string { return fmt.Sprintf("softmax/%v", s.Log) }
+func (s Softmax) Key() string { return fmt.Sprintf("softmax/%v/%v", s.Log, s.PerThread) }
 
 // Spec generates s's kernel.
 func (s Softmax) Spec() wgpu.KernelSpec {
@@ -211,13 +298,43 @@ func (s Softmax) Spec() wgpu.KernelSpec {
 		write = "src[base + j] - mx - log(total)"
 		name = "log_softmax"
 	}
-	src := paramsStruct(0) + fmt.Sprintf(`@group(0) @binding(0) var<storage, read> src: array<f32>;
+	spec := wgpu.KernelSpec{Name: name, Key: s.Key(), Source: s.groupSource(write),
+		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSize(0)}
+	if s.PerThread {
+		spec.Source = s.threadSource(write)
+	}
+	return spec
+}
+
+// threadSource is the kernel in which one thread handles a row.
+func (s Softmax) threadSource(write string) string {
+	return paramsStruct(0) + fmt.Sprintf(`@group(0) @binding(0) var<storage, read> src: array<f32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<f32>;
+@group(0) @binding(2) var<uniform> p: Params;
+@compute @workgroup_size(%d)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+	let row = g.x + g.y * p.row + p.first.x;
+	if (row >= p.n) { return; }
+	let len = p.h2;
+	let base = row * len;
+	var mx = -3.4028234e38;
+	for (var j = 0u; j < len; j++) { mx = max(mx, src[base + j]); }
+	var total = 0.0;
+	for (var j = 0u; j < len; j++) { total += exp(src[base + j] - mx); }
+	for (var j = 0u; j < len; j++) { dst[base + j] = %s; }
+}
+`, WorkgroupSize, write)
+}
+
+// groupSource is the kernel in which a workgroup shares each row.
+func (s Softmax) groupSource(write string) string {
+	return paramsStruct(0) + fmt.Sprintf(`@group(0) @binding(0) var<storage, read> src: array<f32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<f32>;
 @group(0) @binding(2) var<uniform> p: Params;
 var<workgroup> red: array<f32, %[1]d>;
 @compute @workgroup_size(%[1]d)
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l: u32) {
-	let row = w.x + w.y * p.row;
+	let row = w.x + w.y * p.row + p.first.x;
 	if (row >= p.n) { return; }
 	let len = p.h2;
 	let base = row * len;
@@ -243,6 +360,4 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l:
 	for (var b0 = 0u; b0 < len; b0 += %[4]du) { for (var u = 0u; u < 16u; u++) { let j = b0 + u * %[1]du + l; if (j >= len) { break; } dst[base + j] = %[3]s; } }
 }
 `, ReduceWorkgroup, ReduceWorkgroup/2, write, 16*ReduceWorkgroup)
-	return wgpu.KernelSpec{Name: name, Key: s.Key(), Source: src,
-		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSize(0)}
 }

@@ -38,11 +38,15 @@ func Grid(n uint64, wg, maxPerDim uint32) (groups [3]uint32, row uint32, err err
 }
 
 // Params builds a kernel's uniform block: the header words, the scalars,
-// then metadata words.
+// where the dispatch starts, then metadata words.
 type Params struct {
 	Header  [4]uint32
 	Scalars [4]float32
-	Meta    []uint32
+	// First says where a piece of a split dispatch starts (see Split): the
+	// first thread or row of a one-dimensional kernel in word 0, the first
+	// column tile, row tile and batch of MatMul in words 0 to 2.
+	First [4]uint32
+	Meta  []uint32
 }
 
 // Bytes encodes p in the layout the kernels declare.
@@ -54,16 +58,19 @@ func (p Params) Bytes() []byte {
 	for i, f := range p.Scalars {
 		binary.LittleEndian.PutUint32(b[16+4*i:], math.Float32bits(f))
 	}
-	for i, w := range p.Meta {
+	for i, w := range p.First {
 		binary.LittleEndian.PutUint32(b[32+4*i:], w)
+	}
+	for i, w := range p.Meta {
+		binary.LittleEndian.PutUint32(b[48+4*i:], w)
 	}
 	return b
 }
 
 // paramsSize is the size in bytes of the uniform block paramsStruct
-// declares for metaWords metadata words: the header and the scalars, then
-// the metadata in whole vec4s, at least one.
-func paramsSize(metaWords int) uint64 { return 32 + 16*uint64(max(1, (metaWords+3)/4)) }
+// declares for metaWords metadata words: the header, the scalars and
+// first, then the metadata in whole vec4s, at least one.
+func paramsSize(metaWords int) uint64 { return 48 + 16*uint64(max(1, (metaWords+3)/4)) }
 
 // paramsStruct declares the uniform block for metaWords metadata words.
 func paramsStruct(metaWords int) string {
@@ -71,6 +78,7 @@ func paramsStruct(metaWords int) string {
 	return fmt.Sprintf(`struct Params {
 	n: u32, row: u32, h2: u32, h3: u32,
 	s: vec4<f32>,
+	first: vec4<u32>,
 	m: array<vec4<u32>, %d>,
 }
 `, n)

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wgtensor/wgtensor/wgpu"
 )
 
 func TestGridStaysWithinTheLimit(t *testing.T) {
@@ -28,12 +30,63 @@ func TestGridStaysWithinTheLimit(t *testing.T) {
 }
 
 func TestParamsLayout(t *testing.T) {
-	b := Params{Header: [4]uint32{1, 2, 3, 4}, Scalars: [4]float32{0.5}, Meta: []uint32{7, 8, 9, 10, 11}}.Bytes()
-	require.Len(t, b, 4*(8+8), "metadata padded to whole vec4s")
+	b := Params{Header: [4]uint32{1, 2, 3, 4}, Scalars: [4]float32{0.5}, First: [4]uint32{5, 6}, Meta: []uint32{7, 8, 9, 10, 11}}.Bytes()
+	require.Len(t, b, 4*(12+8), "metadata padded to whole vec4s")
 	assert.Equal(t, uint32(3), binary.LittleEndian.Uint32(b[8:]))
 	assert.Equal(t, float32(0.5), math.Float32frombits(binary.LittleEndian.Uint32(b[16:])))
-	assert.Equal(t, uint32(11), binary.LittleEndian.Uint32(b[48:]))
-	assert.Len(t, Params{}.Bytes(), 48, "at least one vec4 of metadata, as the block declares")
+	assert.Equal(t, uint32(6), binary.LittleEndian.Uint32(b[36:]), "where the dispatch starts, after the scalars")
+	assert.Equal(t, uint32(11), binary.LittleEndian.Uint32(b[64:]))
+	assert.Len(t, Params{}.Bytes(), 64, "at least one vec4 of metadata, as the block declares")
+}
+
+func TestSplitKeepsEachDispatchWithinTheBudget(t *testing.T) {
+	for _, c := range []struct {
+		n      int
+		each   float64
+		budget uint64
+		limit  int
+		want   int
+	}{
+		{n: 100, each: 10, budget: 1000, limit: 1 << 30, want: 100},        // fits
+		{n: 100, each: 10, budget: 999, limit: 1 << 30, want: 99},          // one over
+		{n: 100, each: 5000, budget: 1000, limit: 1 << 30, want: 1},        // an item alone passes it
+		{n: 100, each: 1, budget: 1 << 40, limit: 30, want: 30},            // the grid's limit
+		{n: 0, each: 1, budget: 1, limit: 1, want: 1},                      // nothing to split
+		{n: 1 << 40, each: 1e9, budget: 1 << 35, limit: 1 << 30, want: 34}, // huge
+	} {
+		assert.Equal(t, c.want, Split(c.n, c.each, c.budget, c.limit), "%+v", c)
+	}
+}
+
+// A segment's partial result keeps the accumulator's type and, for the arg
+// reductions, its index in a third binding; the second step reads it back.
+func TestReduceSegmentsBindings(t *testing.T) {
+	part := Reduce{Op: ArgMin, In: I32, Segments: true}
+	assert.Equal(t, I32, part.Out(), "the segment's value, not its index")
+	spec := part.Spec()
+	assert.Equal(t, []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite, wgpu.ReadWrite}, spec.Bindings)
+	assert.Contains(t, spec.Source, "idx[out] = ai;")
+	assert.Equal(t, F32, Reduce{Op: Mean, In: I32, Segments: true}.Out(), "Mean's sums are float32")
+	combine := Reduce{Op: ArgMin, In: I32, PerThread: true, Indexed: true}
+	assert.Equal(t, I32, combine.Out())
+	assert.Equal(t, []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, combine.Spec().Bindings)
+	assert.Contains(t, combine.Spec().Source, "let j = idx[base + s];")
+}
+
+func TestWorkEstimatesGrowWithTheWork(t *testing.T) {
+	add := Elementwise{Leaves: []Leaf{{F32, false}, {F32, false}}, Nodes: []Node{{Name: "add", Out: F32, Expr: "a0 + a1", Store: true}}}
+	strided := add
+	strided.Leaves = []Leaf{{F32, true}, {F32, false}}
+	rand := Elementwise{Nodes: []Node{{Name: "rand", Out: F32, Expr: "unit(philox(vec4(i), h2).x)", Helpers: Philox, Store: true}}}
+	assert.Less(t, add.ThreadWork(), strided.ThreadWork())
+	assert.Less(t, add.ThreadWork(), rand.ThreadWork())
+	vec := add
+	vec.Vec4 = true
+	assert.Less(t, vec.ThreadWork()/4, add.ThreadWork(), "per element, vec4 is cheaper")
+	assert.Less(t, Copy{Rank: 1}.ThreadWork(), Copy{Rank: 4}.ThreadWork())
+	assert.Less(t, Softmax{PerThread: true}.RowWork(4), Softmax{}.RowWork(4), "a workgroup per row pays for its barriers")
+	assert.Less(t, Reduce{PerThread: true}.RowWork(4), Reduce{}.RowWork(4))
+	assert.Less(t, MatMul{Vec4: true}.GroupWork(64)/(128*128), MatMul{}.GroupWork(64)/(64*64), "vec4 is the fastest per multiply-add")
 }
 
 func TestKeysTellKernelsApart(t *testing.T) {
@@ -52,7 +105,9 @@ func TestKeysTellKernelsApart(t *testing.T) {
 	}{
 		add(F32, false), add(I32, false), add(F32, true), chain, unstored,
 		Copy{Rank: 2}, Copy{Rank: 3}, Reduce{Op: Sum, In: F32}, Reduce{Op: Sum, In: F32, PerThread: true},
-		MatMul{}, MatMul{TransA: true}, MatMul{BatchRank: 1}, Softmax{}, Softmax{Log: true}, Gather{},
+		Reduce{Op: Sum, In: F32, Segments: true}, Reduce{Op: ArgMax, In: F32, Segments: true},
+		Reduce{Op: ArgMax, In: F32, PerThread: true}, Reduce{Op: ArgMax, In: F32, PerThread: true, Indexed: true},
+		MatMul{}, MatMul{TransA: true}, MatMul{BatchRank: 1}, Softmax{}, Softmax{Log: true}, Softmax{PerThread: true}, Gather{},
 	} {
 		key := k.Key()
 		_, dup := keys[key]
@@ -99,12 +154,13 @@ func TestElementwiseParamsLayout(t *testing.T) {
 	assert.True(t, k.Nodes[1].HasParams())
 	assert.True(t, k.Nodes[2].HasParams())
 	assert.False(t, Node{Expr: "abs(a0) + sign(a0)"}.HasParams(), "names that merely contain s")
-	b := k.Params(1000, 256*4, []NodeParams{{}, {Scalars: [4]float32{-1, 1}}, {Words: [2]uint32{7, 9}}}, []uint32{4, 250, 1, 0})
+	b := k.Params(600, 1000, 256*4, []NodeParams{{}, {Scalars: [4]float32{-1, 1}}, {Words: [2]uint32{7, 9}}}, []uint32{4, 250, 1, 0})
 	require.Len(t, b, 16+32*2+16, "header, two parameter slots, one vec4 of metadata")
 	word := func(i int) uint32 { return binary.LittleEndian.Uint32(b[4*i:]) }
 	assert.Equal(t, uint32(1000), word(0))
 	assert.Equal(t, uint32(1024), word(1))
 	assert.Equal(t, uint32(0), word(2), "the runtime zero")
+	assert.Equal(t, uint32(600), word(3), "the first thread")
 	assert.Equal(t, float32(-1), math.Float32frombits(word(4)), "clip's scalars in slot 0")
 	assert.Equal(t, float32(1), math.Float32frombits(word(5)))
 	assert.Equal(t, uint32(7), word(4+8+4), "fill's words in slot 1 of the word array")
@@ -171,5 +227,5 @@ func TestElementwisePassesEveryTypeOpaquely(t *testing.T) {
 	assert.Contains(t, src, "node2((v0 ^ p.zero), l0, l1, ")
 	assert.Contains(t, src, "node3(bitcast<i32>(bitcast<u32>(v1) ^ p.zero), ")
 	assert.Contains(t, src, "node4(bitcast<f32>(bitcast<u32>(v2) ^ p.zero), bitcast<f32>(bitcast<u32>(v3) ^ p.zero), ")
-	assert.Contains(t, src, "n: u32, row: u32, zero: u32, pad: u32,")
+	assert.Contains(t, src, "n: u32, row: u32, zero: u32, first: u32,")
 }

@@ -31,6 +31,17 @@
 // and its kin copy from the mapped staging buffer straight into the result,
 // and ReadInto reads into a slice the caller reuses.
 //
+// # Bounded submissions
+//
+// Every op estimates the work of its dispatches; one larger than the
+// device's work budget (wgpu.Device.WorkBudget: about 50 ms on a CPU
+// adapter, far more on a GPU) is split into several over ranges of
+// its elements, rows, tiles or inner dimension, and the device submits its
+// batch before the budget is passed, so that no submission runs long
+// enough to break a CPU adapter. Results do not depend on the split.
+// Reductions and softmax over rows longer than 65,536 elements reduce
+// segments of each row first, on every device.
+//
 // # Memory
 //
 // Every tensor owns (or shares, for Reshape and Clone) a buffer from the

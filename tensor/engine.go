@@ -425,27 +425,67 @@ func (o *op) record(res *Tensor, n shaders.Node, params shaders.NodeParams, in [
 }
 
 // run dispatches a kernel over n threads of a one-dimensional grid (the
-// copy and gather kernels), filling header words 0 and 1.
-func (o *op) run(key string, build func() wgpu.KernelSpec, n int, p shaders.Params, bufs ...*wgpu.Buffer) error {
-	if n == 0 {
-		return nil
-	}
-	lim := o.e.dev.Limits()
-	groups, row, err := shaders.Grid(uint64(n), shaders.WorkgroupSize, lim.MaxComputeWorkgroupsPerDimension)
+// copy and gather kernels), each of work each, filling header words 0 and
+// 1 and First: in several dispatches if its work passes the device's
+// budget (see split).
+func (o *op) run(key string, build func() wgpu.KernelSpec, n int, each float64, p shaders.Params, bufs ...*wgpu.Buffer) error {
+	return o.spread(key, build, shaders.WorkgroupSize, n, each, p, bufs)
+}
+
+// spread dispatches a kernel over n items of work each: threads, or with
+// wg 1 workgroups. Header word 0 is where the items end, word 1 the items
+// per step of the grid's y, and First[0] where they start (see split).
+func (o *op) spread(key string, build func() wgpu.KernelSpec, wg uint32, n int, each float64, p shaders.Params, bufs []*wgpu.Buffer) error {
+	pieces, err := o.e.split(n, each, wg)
 	if err != nil {
 		return opErr(o.name, o.shapes(), wgpu.ErrLimit, "%v", err)
 	}
-	p.Header[0], p.Header[1] = uint32(n), row
-	return o.dispatch(key, build, groups, p, bufs...)
+	for _, pc := range pieces {
+		p.Header[0], p.Header[1], p.First[0] = uint32(pc.end), pc.row, uint32(pc.first)
+		if err := o.dispatch(key, build, pc.groups, pc.work, p, bufs...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// dispatch compiles (once per device) and records a kernel.
-func (o *op) dispatch(key string, build func() wgpu.KernelSpec, groups [3]uint32, p shaders.Params, bufs ...*wgpu.Buffer) error {
+// piece is one dispatch of a split kernel: items [first, end) over groups,
+// row items per step of the grid's y.
+type piece struct {
+	first, end int
+	groups     [3]uint32
+	row        uint32
+	work       wgpu.Work
+}
+
+// split cuts n items of work each, run by wg threads per workgroup
+// (threads per item: 1, or wg for a workgroup per item), into pieces
+// whose work stays within the device's budget, so that no submission runs
+// long enough to break a CPU adapter (wgpu.Work). Each piece's grid stays
+// within the device's limits.
+func (e *Engine) split(n int, each float64, wg uint32) ([]piece, error) {
+	lim := e.dev.Limits().MaxComputeWorkgroupsPerDimension
+	step := shaders.Split(n, each, e.dev.WorkBudget(), n)
+	var pieces []piece
+	for first := 0; first < n; first += step {
+		count := min(step, n-first)
+		groups, row, err := shaders.Grid(uint64(count), wg, lim)
+		if err != nil {
+			return nil, err
+		}
+		pieces = append(pieces, piece{first: first, end: first + count, groups: groups, row: row, work: wgpu.WorkOf(float64(count) * each)})
+	}
+	return pieces, nil
+}
+
+// dispatch compiles (once per device) and records a kernel whose work is
+// estimated at w.
+func (o *op) dispatch(key string, build func() wgpu.KernelSpec, groups [3]uint32, w wgpu.Work, p shaders.Params, bufs ...*wgpu.Buffer) error {
 	k, err := o.e.dev.KernelFor(key, build)
 	if err != nil {
 		return &OpError{Op: o.name, Shapes: o.shapes(), Err: err}
 	}
-	if err := o.e.dev.Dispatch(k, groups, p.Bytes(), bufs...); err != nil {
+	if err := o.e.dev.DispatchWork(k, groups, w, p.Bytes(), bufs...); err != nil {
 		return &OpError{Op: o.name, Shapes: o.shapes(), Err: err}
 	}
 	return nil

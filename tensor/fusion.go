@@ -360,12 +360,11 @@ func (g *group) program(store, need []bool) (shaders.Elementwise, []shaders.Node
 // shape's elements.
 func (e *Engine) dispatchElementwise(prog shaders.Elementwise, params []shaders.NodeParams, meta []uint32, bufs []*wgpu.Buffer, shape Shape) error {
 	fail := func(err error) error { return &OpError{Op: prog.Name(), Shapes: []Shape{shape}, Err: err} }
-	lim := e.dev.Limits()
 	n := shape.Size()
 	if prog.Vec4 {
 		n /= 4 // a thread computes four elements
 	}
-	groups, row, err := shaders.Grid(uint64(n), shaders.WorkgroupSize, lim.MaxComputeWorkgroupsPerDimension)
+	pieces, err := e.split(n, prog.ThreadWork(), shaders.WorkgroupSize)
 	if err != nil {
 		return opErr(prog.Name(), []Shape{shape}, wgpu.ErrLimit, "%v", err)
 	}
@@ -373,8 +372,11 @@ func (e *Engine) dispatchElementwise(prog shaders.Elementwise, params []shaders.
 	if err != nil {
 		return fail(err)
 	}
-	if err := e.dev.Dispatch(k, groups, prog.Params(uint32(n), row, params, meta), bufs...); err != nil {
-		return fail(err)
+	for _, pc := range pieces {
+		p := prog.Params(uint32(pc.first), uint32(pc.end), pc.row, params, meta)
+		if err := e.dev.DispatchWork(k, pc.groups, pc.work, p, bufs...); err != nil {
+			return fail(err)
+		}
 	}
 	return nil
 }

@@ -57,13 +57,8 @@ func (e *Engine) matmul(site uintptr, a, b *Tensor, ta, tb bool) *Tensor {
 	if err != nil {
 		return e.errTensor(err)
 	}
-	batches := batch.Size()
 	if shape.Size() == 0 {
 		return out
-	}
-	if lim := e.dev.Limits().MaxComputeWorkgroupsPerDimension; batches > int(lim) {
-		out.Dispose()
-		return o.fail(ErrShape, "%d batches; the device runs at most %d", batches, lim)
 	}
 	k := shaders.MatMul{TransA: ta, TransB: tb, BatchRank: len(batch)}
 	switch e.MatMulKernel() {
@@ -74,32 +69,61 @@ func (e *Engine) matmul(site uintptr, a, b *Tensor, ta, tb bool) *Tensor {
 		k.Register = true
 	}
 	meta := u32s([]int{M, N, K}, batch, broadcastStrides(aBatch, batch), broadcastStrides(bBatch, batch))
-	// Split the rows into dispatches of bounded work, and on a CPU adapter
-	// submit each on its own: lavapipe crashes at device release after a
-	// submission that ran for more than about five seconds.
-	cpu := e.dev.Info().Type == wgpu.AdapterCPU
-	tiles := (M + k.TileRows() - 1) / k.TileRows()
-	perTile := float64(k.TileRows()) * float64(N) * float64(max(K, 1)) * float64(batches)
-	budget := float64(1 << 34)
-	if cpu {
-		budget = 1 << 28
-	}
-	step := max(1, min(tiles, int(budget/perTile)))
-	for t0 := 0; t0 < tiles; t0 += step {
-		n := min(step, tiles-t0)
-		p := shaders.Params{Header: [4]uint32{uint32(batches), 0, uint32(t0)}, Meta: meta}
-		if err := o.dispatch(k.Key(), k.Spec, k.Groups(n, N, batches), p, a.buf(), b.buf(), out.buf()); err != nil {
+	bufs := []*wgpu.Buffer{a.buf(), b.buf(), out.buf()}
+	for _, pc := range e.matmulPieces(k, M, N, K, batch.Size()) {
+		p := shaders.Params{Header: [4]uint32{uint32(batch.Size()), 0, uint32(pc.kEnd)}, First: pc.first, Meta: meta}
+		if err := o.dispatch(k.Key(), k.Spec, pc.groups, pc.work, p, bufs...); err != nil {
 			out.Dispose()
 			return e.errTensor(err)
 		}
-		if cpu && tiles > step {
-			if err := e.dev.Flush(); err != nil {
-				out.Dispose()
-				return o.failErr(err)
+	}
+	return out
+}
+
+// tilePiece is one dispatch of a matmul: groups tiles (columns, rows,
+// batches) from first[0:3] on, summing k from first[3] to kEnd.
+type tilePiece struct {
+	first  [4]uint32
+	kEnd   int
+	groups [3]uint32
+	work   wgpu.Work
+}
+
+// matmulPieces splits the tiles of a product (columns of tiles, rows of
+// tiles, batches) into dispatches whose work stays within the device's
+// budget and whose grids stay within its limits: whole rows of tiles where
+// they fit, then whole batches. A tile whose sums alone pass the budget
+// (a long inner dimension) sums a range of k per dispatch, the ranges in
+// order (see shaders.MatMul).
+func (e *Engine) matmulPieces(k shaders.MatMul, M, N, K, batches int) []tilePiece {
+	budget, lim := e.dev.WorkBudget(), int(e.dev.Limits().MaxComputeWorkgroupsPerDimension)
+	kStep := max(K, 1)
+	if perK := k.GroupWork(1); float64(kStep)*perK > float64(budget) {
+		kStep = shaders.MatMulTileK * shaders.Split(kStep/shaders.MatMulTileK, perK*shaders.MatMulTileK, budget, kStep)
+	}
+	each := k.GroupWork(min(kStep, K))
+	cols, rows := (N+k.TileCols()-1)/k.TileCols(), (M+k.TileRows()-1)/k.TileRows()
+	nx := shaders.Split(cols, each, budget, lim)
+	ny := shaders.Split(rows, each*float64(nx), budget, lim)
+	nz := shaders.Split(batches, each*float64(nx*ny), budget, lim)
+	var pieces []tilePiece
+	for z := 0; z < batches; z += nz {
+		for y := 0; y < rows; y += ny {
+			for x := 0; x < cols; x += nx {
+				g := [3]uint32{uint32(min(nx, cols-x)), uint32(min(ny, rows-y)), uint32(min(nz, batches-z))}
+				for k0 := 0; k0 == 0 || k0 < K; k0 += kStep {
+					kEnd := min(k0+kStep, K)
+					pieces = append(pieces, tilePiece{
+						first:  [4]uint32{uint32(x), uint32(y), uint32(z), uint32(k0)},
+						kEnd:   kEnd,
+						groups: g,
+						work:   wgpu.WorkOf(k.GroupWork(kEnd-k0) * float64(g[0]) * float64(g[1]) * float64(g[2])),
+					})
+				}
 			}
 		}
 	}
-	return out
+	return pieces
 }
 
 // MatMulKernel names the family of matmul kernels e's device uses: "vec4"

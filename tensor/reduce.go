@@ -70,6 +70,10 @@ func (e *Engine) reduce(site uintptr, rop shaders.ReduceOp, x *Tensor, keepDims 
 		return bad
 	}
 	defer o.end()
+	return o.reduce(rop, x, keepDims, axes)
+}
+
+func (o *op) reduce(rop shaders.ReduceOp, x *Tensor, keepDims bool, axes []int) *Tensor {
 	if rop.Arg() && x.Rank() == 0 {
 		return o.fail(ErrAxis, "axis %d of a scalar", axes[0])
 	}
@@ -102,12 +106,9 @@ func (e *Engine) reduce(site uintptr, rop shaders.ReduceOp, x *Tensor, keepDims 
 	if length == 0 && rows > 0 && (rop == shaders.Max || rop == shaders.Min || rop.Arg()) {
 		return o.fail(ErrShape, "%s over an empty dimension", rop)
 	}
-	// Short rows, or many rows, take a thread each; long rows a workgroup.
-	k := shaders.Reduce{Op: rop, In: x.dtype.wgsl(), PerThread: length <= 32 || (rows >= 8192 && length <= 512)}
-	outType := map[shaders.Type]DType{shaders.F32: Float32, shaders.I32: Int32, shaders.U32: Uint32}[k.Out()]
-	out, err := o.alloc(shape, outType)
+	out, err := o.alloc(shape, dtypeOf(shaders.Reduce{Op: rop, In: x.dtype.wgsl()}.Out()))
 	if err != nil {
-		return e.errTensor(err)
+		return o.e.errTensor(err)
 	}
 	src := x
 	if !slices.IsSorted(perm) {
@@ -121,29 +122,75 @@ func (e *Engine) reduce(site uintptr, rop shaders.ReduceOp, x *Tensor, keepDims 
 		defer src.Dispose()
 	}
 	if rows > 0 {
-		if err := o.rows(k.Key(), k.Spec, !k.PerThread, rows, length, src, out, 1/float32(length)); err != nil {
+		if err := o.reduceRows(rop, src, out, rows, length); err != nil {
 			out.Dispose()
-			return e.errTensor(err)
+			return o.e.errTensor(err)
 		}
 	}
 	return out
 }
 
-// rows dispatches a row kernel (reduce, softmax) over rows rows of length
-// elements: a workgroup per row, or a thread per row.
-func (o *op) rows(key string, build func() wgpu.KernelSpec, perGroup bool, rows, length int, src, dst *Tensor, scale float32) error {
-	lim := o.e.dev.Limits()
-	wg := uint32(shaders.WorkgroupSize)
-	n := uint64(rows)
-	if perGroup {
-		wg, n = 1, uint64(rows)
+// dtypeOf is the dtype of a kernel's type.
+func dtypeOf(t shaders.Type) DType {
+	return map[shaders.Type]DType{shaders.F32: Float32, shaders.I32: Int32, shaders.U32: Uint32}[t]
+}
+
+// reduceRows reduces rows rows of length elements of src into out. A row
+// longer than shaders.ReduceSegment is reduced in segments first, then the
+// segments' results are reduced (see shaders.Reduce), so that no workgroup
+// runs long.
+func (o *op) reduceRows(rop shaders.ReduceOp, src, out *Tensor, rows, length int) error {
+	scale := 1 / float32(length) // Mean's
+	if length <= shaders.ReduceSegment {
+		k := shaders.Reduce{Op: rop, In: src.dtype.wgsl(), PerThread: perThread(rows, length)}
+		return o.rows(k.Key(), k.Spec, !k.PerThread, rows, length, k.RowWork(length), scale, src.buf(), out.buf())
 	}
-	groups, row, err := shaders.Grid(n, wg, lim.MaxComputeWorkgroupsPerDimension)
+	segs := (length + shaders.ReduceSegment - 1) / shaders.ReduceSegment
+	part := shaders.Reduce{Op: rop, In: src.dtype.wgsl(), Segments: true}
+	vals, err := o.alloc(Shape{rows, segs}, dtypeOf(part.Out()))
 	if err != nil {
-		return opErr(o.name, o.shapes(), ErrShape, "%v", err)
+		return err
 	}
-	p := shaders.Params{Header: [4]uint32{uint32(rows), row, uint32(length)}, Scalars: [4]float32{scale}}
-	return o.dispatch(key, build, groups, p, src.buf(), dst.buf())
+	// Safe to dispose once the second step is recorded (see reduce).
+	defer vals.Dispose()
+	bufs := []*wgpu.Buffer{src.buf(), vals.buf()}
+	var idx *Tensor
+	if rop.Arg() {
+		if idx, err = o.alloc(Shape{rows, segs}, Uint32); err != nil {
+			return err
+		}
+		defer idx.Dispose()
+		bufs = append(bufs, idx.buf())
+	}
+	p := shaders.Params{Header: [4]uint32{2: uint32(length), 3: uint32(segs)}}
+	if err := o.spread(part.Key(), part.Spec, 1, rows*segs, part.RowWork(shaders.ReduceSegment), p, bufs); err != nil {
+		return err
+	}
+	if rop.Arg() {
+		k := shaders.Reduce{Op: rop, In: part.Out(), PerThread: true, Indexed: true}
+		return o.rows(k.Key(), k.Spec, false, rows, segs, k.RowWork(segs), 0, vals.buf(), idx.buf(), out.buf())
+	}
+	k := shaders.Reduce{Op: rop, In: part.Out(), PerThread: perThread(rows, segs)}
+	return o.rows(k.Key(), k.Spec, !k.PerThread, rows, segs, k.RowWork(segs), scale, vals.buf(), out.buf())
+}
+
+// perThread reports whether a row kernel (reduce, softmax) over rows rows
+// of length elements takes a thread per row: for short rows, or many rows,
+// where a workgroup per row would spend its time on barriers (on lavapipe
+// about 10 µs per workgroup of softmax, whatever the row's length). Long
+// rows take a workgroup each.
+func perThread(rows, length int) bool { return length <= 32 || (rows >= 8192 && length <= 512) }
+
+// rows dispatches a row kernel (reduce, softmax) over rows rows of length
+// elements, each of work each, with scale as scalar 0: a workgroup per
+// row, or a thread per row.
+func (o *op) rows(key string, build func() wgpu.KernelSpec, perGroup bool, rows, length int, each float64, scale float32, bufs ...*wgpu.Buffer) error {
+	wg := uint32(shaders.WorkgroupSize)
+	if perGroup {
+		wg = 1
+	}
+	p := shaders.Params{Header: [4]uint32{2: uint32(length)}, Scalars: [4]float32{scale}}
+	return o.spread(key, build, wg, rows, each, p, bufs)
 }
 
 // Softmax returns exp(x) / sum(exp(x)) along axis (float32), computed after
@@ -178,6 +225,9 @@ func (e *Engine) softmax(site uintptr, x *Tensor, axis int, log bool) *Tensor {
 	if x.shape[ax] > shaders.MaxRowLength {
 		return o.fail(ErrShape, "%d elements along axis %d; at most %d", x.shape[ax], axis, shaders.MaxRowLength)
 	}
+	if x.shape[ax] > shaders.ReduceSegment {
+		return o.softmaxLong(x, ax, log)
+	}
 	src := x
 	var perm []int
 	if ax != last {
@@ -199,8 +249,8 @@ func (e *Engine) softmax(site uintptr, x *Tensor, axis int, log bool) *Tensor {
 	}
 	length := src.shape[last]
 	if rows := src.Size() / max(length, 1); length > 0 && rows > 0 {
-		k := shaders.Softmax{Log: log}
-		if err := o.rows(k.Key(), k.Spec, true, rows, length, src, out, 0); err != nil {
+		k := shaders.Softmax{Log: log, PerThread: perThread(rows, length)}
+		if err := o.rows(k.Key(), k.Spec, !k.PerThread, rows, length, k.RowWork(length), 0, src.buf(), out.buf()); err != nil {
 			out.Dispose()
 			return e.errTensor(err)
 		}
@@ -210,4 +260,49 @@ func (e *Engine) softmax(site uintptr, x *Tensor, axis int, log bool) *Tensor {
 	}
 	defer out.Dispose()
 	return o.transpose(out, perm)
+}
+
+// softmaxLong computes (log-)softmax along axis ax from reductions and
+// elementwise ops, for rows longer than one workgroup may take: the
+// reductions cut them into segments. It computes what the Softmax kernel
+// does, x - max, exp, the sum, then exp / sum or x - max - log(sum), the
+// sum's rounding aside.
+func (o *op) softmaxLong(x *Tensor, ax int, log bool) *Tensor {
+	mx := o.reduce(shaders.Max, x, true, []int{ax})
+	if mx.err != nil {
+		return mx
+	}
+	defer mx.Dispose()
+	d := o.apply("sub", x, mx)
+	if d.err != nil {
+		return d
+	}
+	defer d.Dispose()
+	ex := o.apply("exp", d)
+	if ex.err != nil {
+		return ex
+	}
+	defer ex.Dispose()
+	total := o.reduce(shaders.Sum, ex, true, []int{ax})
+	if total.err != nil {
+		return total
+	}
+	defer total.Dispose()
+	if !log {
+		return o.apply("div", ex, total)
+	}
+	lt := o.apply("log", total)
+	if lt.err != nil {
+		return lt
+	}
+	defer lt.Dispose()
+	return o.apply("sub", d, lt)
+}
+
+// apply records the float32 elementwise op name, unary or binary, inside o.
+func (o *op) apply(name string, in ...*Tensor) *Tensor {
+	if u, ok := unaryOps[name]; ok {
+		return o.mapOp(name, u(shaders.F32), Float32, in, [4]float32{})
+	}
+	return o.mapOp(name, binaryOps[name].expr(shaders.F32), Float32, in, [4]float32{})
 }

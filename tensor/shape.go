@@ -118,7 +118,7 @@ func (o *op) copyRegion(src, dst *Tensor, dims []int, srcOff int, srcStrides []i
 	}
 	c := shaders.Copy{Rank: len(dims)}
 	p := shaders.Params{Header: [4]uint32{2: uint32(srcOff), 3: uint32(dstOff)}, Meta: u32s(dims, srcStrides, dstStrides)}
-	return o.run(c.Key(), c.Spec, n, p, src.buf(), dst.buf())
+	return o.run(c.Key(), c.Spec, n, c.ThreadWork(), p, src.buf(), dst.buf())
 }
 
 // gatherCopy makes a new tensor of shape dims whose element c is src's
@@ -393,7 +393,7 @@ func (e *Engine) Gather(x, indices *Tensor, axis int) *Tensor {
 	if shape.Size() > 0 {
 		g := shaders.Gather{}
 		p := shaders.Params{Header: [4]uint32{2: uint32(inner), 3: uint32(indices.Size())}, Meta: []uint32{uint32(x.shape[ax])}}
-		if err := o.run(g.Key(), g.Spec, shape.Size(), p, x.buf(), indices.buf(), out.buf()); err != nil {
+		if err := o.run(g.Key(), g.Spec, shape.Size(), g.ThreadWork(), p, x.buf(), indices.buf(), out.buf()); err != nil {
 			out.Dispose()
 			return o.e.errTensor(err)
 		}

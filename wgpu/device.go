@@ -1,6 +1,7 @@
 package wgpu
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -33,6 +34,11 @@ type Options struct {
 	// BatchSize is how many commands (dispatches and copies) are recorded
 	// into one command buffer before it is submitted. 0 means 64.
 	BatchSize int
+	// WorkBudget is the most estimated work (see Work) one submission
+	// carries: the open batch is submitted before a dispatch would take it
+	// past the budget, and ops split larger dispatches. 0 means
+	// DefaultWorkBudget of the adapter's type.
+	WorkBudget Work
 	// PollInterval, when positive, starts a background poller that settles
 	// promises every interval even when nobody awaits them.
 	PollInterval time.Duration
@@ -117,6 +123,9 @@ type Device struct {
 	copyingReadbacks int
 	nextID           uint64
 	stats            DeviceStats
+
+	budget Work      // Options.WorkBudget or the adapter's default; never changes
+	work   batchWork // the open batch's estimated work (cost.go)
 
 	doneMu sync.Mutex // protects done; taken by callbacks, after mu if both
 	done   []settler  // requests whose callbacks fired, to settle under mu
@@ -218,6 +227,7 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 		layouts: make(map[string]*wgpu.BindGroupLayout),
 	}
 	d.pool.init(opts.MemoryLimit)
+	d.budget = cmp.Or(opts.WorkBudget, DefaultWorkBudget(info.Type))
 	d.rec.seq = 1
 	if err := d.checkShim(); err != nil {
 		d.Close()
@@ -475,6 +485,8 @@ type DeviceStats struct {
 	Submits          uint64 // command buffers submitted
 	Dispatches       uint64 // compute dispatches recorded
 	Copies           uint64 // buffer-to-buffer copies recorded
+	Work             Work   // estimated work of the dispatches and copies recorded (see Work)
+	PeakBatchWork    Work   // the most estimated work a batch of several commands carried (one over the budget goes alone)
 	Writes           uint64 // writes (uploads), through the queue or an upload buffer
 	KernelsCompiled  uint64 // pipelines built; a cached kernel is not counted again
 	PendingReadbacks int    // readbacks not yet settled

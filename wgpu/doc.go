@@ -44,6 +44,11 @@
 //     until a Write of the whole buffer gives them contents again.
 //   - Every offset and size check is safe from wrapping past 2^64, and a
 //     buffer's capacity never passes Limits.MaxBufferSize.
+//   - No submission carries more estimated work than the device's budget
+//     (WorkBudget; see Work), unless a single dispatch or copy does, and
+//     then it is submitted alone: a submission that runs for more than
+//     about five seconds breaks lavapipe. Callers that know a dispatch's
+//     work pass it to DispatchWork and split what passes the budget.
 //   - Writes are ordered after the work recorded before them. Small ones
 //     go through the queue; writes of 1 MiB or more through pooled upload
 //     buffers kept mapped, copied in order with the batch.

@@ -63,7 +63,7 @@ fn main() { y[0][0].x = 1.0; }`}
 			return err
 		}
 	}
-	return d.recordDispatchLocked("poison batch", k, [3]uint32{1, 1, 1}, nil, []*Buffer{buf})
+	return d.recordDispatchLocked("poison batch", k, [3]uint32{1, 1, 1}, 0, nil, []*Buffer{buf})
 }
 
 // DestroyParamChunks destroys the parameter buffers of the open batch, so

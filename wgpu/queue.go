@@ -185,8 +185,14 @@ func (d *Device) failBatchLocked(err error, b batch) {
 // ParamsSize bytes) as its uniform block. The work is submitted with its
 // batch. A dispatch with a zero group count records nothing. Everything
 // the dispatch names is validated first: a bad argument, or a buffer whose
-// contents a failed batch lost, returns an error and records nothing.
+// contents a failed batch lost, returns an error and records nothing. Its
+// work is estimated from its group count (see DispatchWork).
 func (d *Device) Dispatch(k *Kernel, groups [3]uint32, params []byte, bufs ...*Buffer) error {
+	return d.dispatch(k, groups, groupsWork(groups), params, bufs)
+}
+
+// dispatch is Dispatch with the dispatch's estimated work.
+func (d *Device) dispatch(k *Kernel, groups [3]uint32, work Work, params []byte, bufs []*Buffer) error {
 	op := fmt.Sprintf("dispatch %q over %v workgroups", k.Name(), groups)
 	if err := d.opened(op); err != nil {
 		return err
@@ -202,14 +208,17 @@ func (d *Device) Dispatch(k *Kernel, groups [3]uint32, params []byte, bufs ...*B
 	if groups[0] == 0 || groups[1] == 0 || groups[2] == 0 {
 		return nil
 	}
-	return d.recordDispatchLocked(op, k, groups, params, bufs)
+	if err := d.makeRoomLocked(work); err != nil {
+		return err
+	}
+	return d.recordDispatchLocked(op, k, groups, work, params, bufs)
 }
 
 // recordDispatchLocked records a validated dispatch into the open batch.
 // Allocating its parameter slot can trim the pool for memory, and the trim
 // can submit the open batch, so the slot comes first and the batch's
 // encoder is taken only after it.
-func (d *Device) recordDispatchLocked(op string, k *Kernel, groups [3]uint32, params []byte, bufs []*Buffer) error {
+func (d *Device) recordDispatchLocked(op string, k *Kernel, groups [3]uint32, work Work, params []byte, bufs []*Buffer) error {
 	entries := make([]wgpu.BindGroupEntry, 0, len(bufs)+1)
 	for i, b := range bufs {
 		entries = append(entries, wgpu.BindGroupEntry{Binding: uint32(i), Buffer: b.raw, Size: b.BindingSize()})
@@ -247,7 +256,7 @@ func (d *Device) recordDispatchLocked(op string, k *Kernel, groups [3]uint32, pa
 	}
 	r.commands++
 	d.stats.Dispatches++
-	if r.commands >= d.opts.BatchSize {
+	if full := d.addWorkLocked(work); full || r.commands >= d.opts.BatchSize {
 		return d.flushLocked()
 	}
 	return nil

@@ -95,6 +95,9 @@ func (d *Device) readAsync(b *Buffer, offset, size uint64, dst []byte) *Promise[
 	}
 	lo := offset &^ 3
 	hi := (offset + size + 3) &^ 3 // within Capacity, which is a multiple of 4
+	if err := d.makeRoomLocked(copyWork(hi - lo)); err != nil {
+		return RejectedWith[[]byte](err)
+	}
 	staging, err := d.newBufferLocked(hi-lo, UsageReadback, 0, true)
 	if err != nil {
 		return RejectedWith[[]byte](err)
@@ -119,7 +122,7 @@ func (d *Device) readAsync(b *Buffer, offset, size uint64, dst []byte) *Promise[
 	r.readbacks = append(r.readbacks, rb)
 	r.commands++
 	d.stats.Copies++
-	if r.commands >= d.opts.BatchSize {
+	if full := d.addWorkLocked(copyWork(hi - lo)); full || r.commands >= d.opts.BatchSize {
 		// An error here has rejected rb and reached the error scopes.
 		_ = d.flushLocked()
 	}

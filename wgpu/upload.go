@@ -40,6 +40,9 @@ func (u *uploadMap) fail(error) {}
 // The caller has validated the write.
 func (d *Device) writeStagedLocked(op string, b *Buffer, offset uint64, data []byte) error {
 	size := (uint64(len(data)) + 3) &^ 3
+	if err := d.makeRoomLocked(copyWork(size)); err != nil {
+		return err
+	}
 	st, err := d.uploadBufferLocked(size)
 	if err != nil {
 		return err
@@ -69,7 +72,7 @@ func (d *Device) writeStagedLocked(op string, b *Buffer, offset uint64, data []b
 	r.commands++
 	d.stats.Writes++
 	d.unsubmittedWrites += size
-	if r.commands >= d.opts.BatchSize || d.unsubmittedWrites >= maxUnsubmittedWrites {
+	if full := d.addWorkLocked(copyWork(size)); full || r.commands >= d.opts.BatchSize || d.unsubmittedWrites >= maxUnsubmittedWrites {
 		return d.flushLocked()
 	}
 	return nil
