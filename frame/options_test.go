@@ -41,7 +41,7 @@ func TestLoopOptionsAtTheirLimits(t *testing.T) {
 		ran := 0
 		var c2 *frame.Clock
 		var err error
-		noPanic(t, c.name, func() {
+		testgpu.NoPanic(t, c.name, func() {
 			c2, err = frame.Loop(ctx, e, func(int) error { ran++; return nil }, c.opts)
 		})
 		if c.frames < 0 {
@@ -99,7 +99,7 @@ func TestNewClockKeeps(t *testing.T) {
 func TestNilAndZeroClockAndEngine(t *testing.T) {
 	e := testgpu.Engine(t)
 	ctx := ctxT(t)
-	noPanic(t, "frame", func() {
+	testgpu.NoPanic(t, "frame", func() {
 		for name, c := range map[string]*frame.Clock{"nil": nil, "zero": {}, "nil engine": frame.NewClock(nil, 2)} {
 			_, err := c.Next(ctx)
 			assert.ErrorIs(t, err, tensor.ErrArgument, name)
@@ -114,15 +114,4 @@ func TestNilAndZeroClockAndEngine(t *testing.T) {
 		_, err = frame.Loop(ctx, e, nil, frame.Options{Frames: 1})
 		assert.ErrorIs(t, err, tensor.ErrArgument)
 	})
-}
-
-// noPanic runs f and turns a panic into a test failure.
-func noPanic(t *testing.T, name string, f func()) {
-	t.Helper()
-	defer func() {
-		if r := recover(); r != nil {
-			t.Errorf("%s panicked: %v", name, r)
-		}
-	}()
-	f()
 }

@@ -13,18 +13,6 @@ import (
 	"github.com/wgtensor/wgtensor/tensor"
 )
 
-// noPanic runs f and turns a panic into a test failure, so that one
-// regression does not take the rest of the suite down with it.
-func noPanic(t *testing.T, name string, f func()) {
-	t.Helper()
-	defer func() {
-		if r := recover(); r != nil {
-			t.Errorf("%s panicked: %v", name, r)
-		}
-	}()
-	f()
-}
-
 // disposeAll disposes ts and returns the first error among them.
 func disposeAll(ts ...*tensor.Tensor) error {
 	var first error
@@ -115,7 +103,7 @@ func TestShapeLimits(t *testing.T) {
 		}},
 		{"matmul", tensor.ErrShape, func() []*tensor.Tensor { return one(e.MatMul(col, row)) }},
 	} {
-		noPanic(t, c.op, func() {
+		testgpu.NoPanic(t, c.op, func() {
 			err := disposeAll(c.f()...)
 			assertOpError(t, err, c.kind, c.op)
 		})
@@ -134,14 +122,14 @@ func TestSplitWorkBoundedByOutput(t *testing.T) {
 	x := e.Zeros(tensor.Float32, 0, 1<<33)
 	defer x.Dispose()
 	require.ErrorIs(t, x.Err(), tensor.ErrShape, "a dimension past MaxElements is refused, so Split below cannot run out of memory")
-	noPanic(t, "split", func() {
+	testgpu.NoPanic(t, "split", func() {
 		assert.ErrorIs(t, disposeAll(e.Split(x, 1, 1)...), tensor.ErrShape)
 	})
 	// Within the limits, cutting an empty tensor into more pieces than it
 	// has elements (or 65536) is refused rather than built.
 	y := e.Zeros(tensor.Float32, 0, 1<<17)
 	defer y.Dispose()
-	noPanic(t, "split", func() {
+	testgpu.NoPanic(t, "split", func() {
 		assert.ErrorIs(t, disposeAll(e.Split(y, 1, 1)...), tensor.ErrArgument)
 		pieces := e.Split(y, 1, 1<<10)
 		assert.Len(t, pieces, 1<<7)

@@ -53,11 +53,11 @@ func TestZeroAndNilTensorsAsInputs(t *testing.T) {
 	defer y.Dispose()
 	for name, x := range map[string]*tensor.Tensor{"nil": nil, "zero": {}} {
 		var ops map[string][]*tensor.Tensor
-		noPanic(t, name, func() { ops = everyOp(e, x, y) })
+		testgpu.NoPanic(t, name, func() { ops = everyOp(e, x, y) })
 		for op, res := range ops {
 			assert.ErrorIs(t, disposeAll(res...), tensor.ErrArgument, "%s with a %s tensor", op, name)
 		}
-		noPanic(t, name, func() {
+		testgpu.NoPanic(t, name, func() {
 			assert.ErrorIs(t, disposeAll(e.Concat(0, y, x, y)), tensor.ErrArgument, "a %s entry among others", name)
 			assert.ErrorIs(t, disposeAll(e.Stack(0, x)), tensor.ErrArgument)
 		})
@@ -71,7 +71,7 @@ func TestZeroAndNilTensorsAsInputs(t *testing.T) {
 func TestZeroAndNilTensorMethods(t *testing.T) {
 	ctx := ctxT(t)
 	for name, x := range map[string]*tensor.Tensor{"nil": nil, "zero": {}} {
-		noPanic(t, name, func() {
+		testgpu.NoPanic(t, name, func() {
 			assert.ErrorIs(t, x.Err(), tensor.ErrArgument, "%s Err", name)
 			_, err := x.Float32s(ctx)
 			assert.ErrorIs(t, err, tensor.ErrArgument, "%s Float32s", name)
@@ -102,7 +102,7 @@ func TestNilAndZeroEngine(t *testing.T) {
 	y := good.FromFloat32s([]float32{1, 2})
 	defer y.Dispose()
 	for name, e := range map[string]*tensor.Engine{"nil": nil, "zero": {}, "nil device": tensor.New(nil)} {
-		noPanic(t, name, func() {
+		testgpu.NoPanic(t, name, func() {
 			for op, res := range everyOp(e, y, y) {
 				assert.ErrorIs(t, disposeAll(res...), tensor.ErrArgument, "%s on a %s engine", op, name)
 			}
@@ -117,7 +117,7 @@ func TestNilAndZeroEngine(t *testing.T) {
 				assert.ErrorIs(t, disposeAll(x), tensor.ErrArgument, "%s on a %s engine", op, name)
 			}
 		})
-		noPanic(t, name+" reports", func() {
+		testgpu.NoPanic(t, name+" reports", func() {
 			assert.Nil(t, e.Device())
 			tr := &collect{}
 			e.PushTracker(tr)

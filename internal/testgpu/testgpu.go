@@ -156,3 +156,15 @@ func EngineOn(t testing.TB, d *wgpu.Device) *tensor.Engine {
 	})
 	return e
 }
+
+// NoPanic runs f and turns a panic into a failure of t naming what ran, so
+// that one regression does not take the rest of the suite down with it.
+func NoPanic(t testing.TB, name string, f func()) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != nil {
+			t.Errorf("%s panicked: %v", name, r)
+		}
+	}()
+	f()
+}
