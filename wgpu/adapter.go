@@ -206,6 +206,14 @@ func infoOf(index int, a *wgpu.Adapter) AdapterInfo {
 	}
 }
 
+// glMu serialises every call into wgpu-native's GL backend. Its devices
+// all share the EGL context of the process's one instance, and two threads
+// making that context current at once fail with EGL's BadAccess, which
+// wgpu-native turns into an abort of the process. So every GL device's mu
+// is glMu (a GL device's driver polls hold it too), and Open and Adapters,
+// which enumerate the GL adapters whatever the backend asked for, take it.
+var glMu sync.Mutex
+
 var shared struct {
 	once sync.Once
 	inst *wgpu.Instance
@@ -225,6 +233,8 @@ func instance() *wgpu.Instance {
 // Adapters lists every adapter wgpu-native finds on every backend.
 // It is safe for concurrent use.
 func Adapters() []AdapterInfo {
+	glMu.Lock()
+	defer glMu.Unlock()
 	found := instance().EnumerateAdapters(&wgpu.InstanceEnumerateAdapterOptons{Backends: BackendAny.instanceFlags()})
 	infos := make([]AdapterInfo, len(found))
 	for i, a := range found {

@@ -103,8 +103,11 @@ type Device struct {
 	stopPoller chan struct{} // closed by Close to stop the background poller
 	pollerDone chan struct{}
 
-	mu         sync.Mutex // protects the fields below and every binding call but Poll
-	state      *Error     // nil while usable, else why not (closed or lost)
+	// mu protects the fields below and every binding call but Poll's. For
+	// a GL device it is glMu, which all GL devices share, and it covers
+	// Poll's calls too (see glMu).
+	mu         *sync.Mutex
+	state      *Error // nil while usable, else why not (closed or lost)
 	closed     bool
 	pool       poolState
 	rec        recorder
@@ -186,6 +189,30 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	d, err := openLocked(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	err = d.checkShim()
+	d.mu.Unlock()
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	if opts.PollInterval > 0 {
+		d.stopPoller = make(chan struct{})
+		d.pollerDone = make(chan struct{})
+		go d.backgroundPoll(opts.PollInterval)
+	}
+	return d, nil
+}
+
+// openLocked chooses the adapter and opens the device, holding glMu: the
+// adapters it enumerates and releases include GL's whatever the backend.
+func openLocked(ctx context.Context, opts Options) (*Device, error) {
+	glMu.Lock()
+	defer glMu.Unlock()
 	inst := instance()
 	// Every backend's adapters, so that indexes agree with Adapters';
 	// choose keeps those of opts.Backend.
@@ -225,19 +252,14 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 		pending: make(map[settler]struct{}),
 		kernels: make(map[string]*Kernel),
 		layouts: make(map[string]*wgpu.BindGroupLayout),
+		mu:      new(sync.Mutex),
+	}
+	if info.Backend == BackendGL {
+		d.mu = &glMu
 	}
 	d.pool.init(opts.MemoryLimit)
 	d.budget = cmp.Or(opts.WorkBudget, DefaultWorkBudget(info.Type))
 	d.rec.seq = 1
-	if err := d.checkShim(); err != nil {
-		d.Close()
-		return nil, err
-	}
-	if opts.PollInterval > 0 {
-		d.stopPoller = make(chan struct{})
-		d.pollerDone = make(chan struct{})
-		go d.backgroundPoll(opts.PollInterval)
-	}
 	return d, nil
 }
 

@@ -60,9 +60,11 @@
 // nil or zero Device, Pool, Buffer or Kernel return an error or a zero
 // value, never panic. GPU calls are serialised on the device's lock;
 // polling runs outside it, so a goroutine awaiting a readback does not stop
-// others from recording work. Await first polls without blocking for up to
-// Options.SpinWait, then sleeps until a poller goroutine settles its
-// promise.
+// others from recording work. On the GL backend every device of the
+// process shares one lock, polls included: wgpu-native's GL devices share
+// one EGL context, which two threads must never use at once. Await first
+// polls without blocking for up to Options.SpinWait, then sleeps until a
+// poller goroutine settles its promise.
 //
 // No user code runs while the package holds a lock: settling a promise
 // never runs its Then callbacks; they start on a goroutine of their own, so

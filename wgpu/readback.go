@@ -294,9 +294,13 @@ func (d *Device) pollLocked(wait bool) (progressed bool, err error) {
 		return false, err
 	}
 	ferr := d.flushLocked()
-	d.mu.Unlock()
-	d.dev.Poll(wait, nil)
-	d.mu.Lock()
+	if d.mu == &glMu {
+		d.dev.Poll(wait, nil) // see glMu
+	} else {
+		d.mu.Unlock() // others record work meanwhile
+		d.dev.Poll(wait, nil)
+		d.mu.Lock()
+	}
 	d.doneMu.Lock()
 	done := d.done
 	d.done = nil
