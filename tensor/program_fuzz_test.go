@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +37,22 @@ import (
 // testdata/fuzz/FuzzOpPrograms. Run it with
 //
 //	go test ./tensor/ -run '^$' -fuzz FuzzOpPrograms -fuzztime 10m
+//
+// The fuzzer discards what its worker processes print, so a worker that
+// dies (a fatal signal in the driver, a panic on another goroutine) leaves
+// no trace; with WGT_FUZZ_CRASH_LOG=path each worker also writes why it
+// died to that file.
 func FuzzOpPrograms(f *testing.F) {
+	if path := os.Getenv("WGT_FUZZ_CRASH_LOG"); path != "" {
+		out, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			f.Fatal(err)
+		}
+		defer out.Close()
+		if err := debug.SetCrashOutput(out, debug.CrashOptions{}); err != nil {
+			f.Fatal(err)
+		}
+	}
 	opts := testgpu.DefaultOptions()
 	d1 := testgpu.OpenWith(f, opts)
 	opts.MemoryLimit = 1 << 20 // small enough for random shapes to reach it
