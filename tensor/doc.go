@@ -134,7 +134,7 @@
 //
 // Precision: Exp and Log within 2 ulp; Tanh, Sigmoid, Sin, Cos and Pow
 // within 4, subnormal arguments and results included, Sin and Cos for
-// every finite argument (their reduction by pi/2 is exact). Sqrt is exact and Rsqrt, 1/Sqrt,
-// within 1 ulp. Gelu is the tanh approximation, computed as written (so
-// Gelu(-Inf) is NaN).
+// every finite argument (their reduction by pi/2 is exact). Sqrt is exact
+// and Rsqrt, 1/Sqrt, within 1 ulp. Gelu is the tanh approximation,
+// computed as written (so Gelu(-Inf) is NaN).
 package tensor
