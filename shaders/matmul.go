@@ -50,15 +50,24 @@ type MatMul struct {
 }
 
 // Vec4Fits reports whether the Vec4 kernel takes a product of these
-// transposes and K, N: both multiples of four, and K short enough for its
-// one loop (see MaxLoopTrips).
+// transposes and K, N: both multiples of four.
 func Vec4Fits(transA, transB bool, K, N int) bool {
-	return !transA && !transB && K%4 == 0 && N%4 == 0 && K/4 <= MaxLoopTrips
+	return !transA && !transB && K%4 == 0 && N%4 == 0
 }
 
-// MaxMatMulK is the longest inner dimension MatMul handles: its K loop
-// takes 16 per trip (see MaxLoopTrips).
+// MaxMatMulK is the longest inner dimension the tensor package's MatMul
+// takes (2^20 - 16): longer products are refused with an error naming it.
 const MaxMatMulK = MaxLoopTrips * MatMulTileK
+
+// MatMulKRange is the most k one dispatch of any MatMul kernel sums; a
+// longer inner dimension is summed in ranges, one dispatch each (see
+// First). On lavapipe and llvmpipe (Mesa's gallivm) one budget of 65,535
+// trips covers a top-level loop together with every loop nested in it:
+// past it the loop stops silently. The K loops here spend about 18 trips
+// per 16 k (the tiled and register kernels: 16 inner trips and 2 for the
+// outer one), so one dispatch of 65,536 k summed only 58,255 of them.
+// 16,384 k stay far below the budget in every kernel.
+const MatMulKRange = 1 << 14
 
 // The tile's shape.
 const (
