@@ -324,7 +324,7 @@ func (o *op) holdInputs() error {
 	o.held = o.heldIn[:0]
 	for i, t := range o.inputs {
 		if !t.hold() {
-			return opErr(o.name, o.shapes(), ErrDisposed, "input %d (tensor %d) was disposed", i, t.id)
+			return disposedErr(o.name, o.shapes(), i, t.id)
 		}
 		o.held = append(o.held, t.st)
 		if err := t.st.err(); err != nil {
