@@ -65,6 +65,14 @@ const ReduceSegment = 1 << 16
 // callers refuse work that would need more.
 const MaxLoopTrips = 65535
 
+// MaxThreadRow is the longest row the PerThread kernels of Reduce and
+// Softmax take. One thread sums the row in order, whose rounding error
+// grows with its length: up to 1,024 elements it is no larger than that of
+// a workgroup's 64 partial sums over a segment (1,024 elements each).
+// (This also keeps the thread's loop far below 65,535 trips, where
+// lavapipe and llvmpipe stop a loop silently: see MatMulKRange.)
+const MaxThreadRow = 1 << 10
+
 // MaxRowLength is the longest row a reduction or softmax handles.
 const MaxRowLength = MaxLoopTrips * 16 * ReduceWorkgroup
 

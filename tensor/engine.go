@@ -55,6 +55,7 @@ type Engine struct {
 type testHooks struct {
 	claimed func() // an op has claimed the engine
 	checked func() // an op or a readback has checked its inputs
+	rows    string // "thread", "group" or "": the row kernels' choice (see rowKernel)
 }
 
 // runHook calls h if it is set.
