@@ -60,9 +60,11 @@ const ReduceWorkgroup = 64
 const ReduceSegment = 1 << 16
 
 // MaxLoopTrips is the most iterations one WGSL loop may run: on lavapipe
-// (Mesa 22.3 through wgpu-native) a loop stops silently after 65,535 trips,
-// so every loop over data runs an inner loop of 16 per outer trip, and
-// callers refuse work that would need more.
+// and llvmpipe (Mesa's gallivm) a loop stops silently after 65,535 trips,
+// and the trips of the loops nested in it count toward the same budget.
+// So no kernel's loops run near it: a workgroup reduces at most a segment
+// (ReduceSegment: 64 trips of 16 per thread), a thread at most a row of
+// MaxThreadRow, and a matmul dispatch at most MatMulKRange of k.
 const MaxLoopTrips = 65535
 
 // MaxThreadRow is the longest row the PerThread kernels of Reduce and
