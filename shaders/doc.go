@@ -20,8 +20,15 @@
 // SIMD vectors of invocations, a barrier is costly, and each load or store
 // whose address differs between invocations costs a loop over the vector's
 // lanes, more than the arithmetic it feeds. The kernels chosen there
-// (MatMul's Register and Vec4, Elementwise's Vec4) use no workgroup memory
-// and read as few, as wide, values as they can.
+// (MatMul's Register and Vec4, Elementwise's Vec4, the PerThread kernels
+// of Reduce and Softmax over 8 rows or more) use no workgroup memory and
+// read as few, as wide, values as they can.
+//
+// Mesa's drivers bound loops: a loop, with the loops nested in it, stops
+// silently after 65,535 trips (see MaxLoopTrips), so every caller bounds
+// the trips of each dispatch. Its GL compiler is slow on large workgroup
+// arrays (WGSL zero-initialises them): MatMul's tiled kernel keeps its
+// arrays to 128 vec4s.
 //
 // Large launches are two-dimensional: Grid spreads n threads over x and y
 // so that no dimension exceeds the device's limit, and a kernel recovers

@@ -14,9 +14,13 @@ import (
 // stride counted in whole matrices (0 where that side is broadcast).
 //
 // The kernel tiles C into 64×64 blocks, one per workgroup of 16×16
-// threads. Each K step stages a 64×16 slice of A and a 16×64 slice of B in
-// workgroup memory, and each thread accumulates a 4×4 block of C in
-// registers, so every value loaded from memory is used 64 times.
+// threads. Each step of 8 k stages a 64×8 slice of A and an 8×64 slice of
+// B in workgroup memory, as vec4s of four rows or columns, and each thread
+// accumulates a 4×4 block of C (four consecutive rows and columns) in
+// registers, so every value loaded from memory is used 64 times. The
+// workgroup arrays are kept small (128 vec4s): WGSL zero-initialises
+// them, and llvmpipe's GL compiler took 20 s to compile that for each
+// array of 1,024 floats, 0.5 s for these.
 //
 // A large product is split into several dispatches (see Split): First
 // holds the first column tile, row tile and batch of the dispatch, which
@@ -24,7 +28,7 @@ import (
 // inner dimension it sums, which ends at header word 2. A range that does
 // not start at 0 continues the sums a dispatch before it wrote to C, in
 // the same order as one dispatch would: the result is the same, bit for
-// bit. The range's ends are multiples of 16, or K.
+// bit. The range's ends are multiples of 16 (MatMulTileK), or K.
 //
 // Header: batches, 0, the end of the range of k, 0. Metadata: M, N, K, the
 // BatchRank batch dimensions, their A strides, their B strides.
@@ -50,15 +54,24 @@ type MatMul struct {
 }
 
 // Vec4Fits reports whether the Vec4 kernel takes a product of these
-// transposes and K, N: both multiples of four, and K short enough for its
-// one loop (see MaxLoopTrips).
+// transposes and K, N: both multiples of four.
 func Vec4Fits(transA, transB bool, K, N int) bool {
-	return !transA && !transB && K%4 == 0 && N%4 == 0 && K/4 <= MaxLoopTrips
+	return !transA && !transB && K%4 == 0 && N%4 == 0
 }
 
-// MaxMatMulK is the longest inner dimension MatMul handles: its K loop
-// takes 16 per trip (see MaxLoopTrips).
+// MaxMatMulK is the longest inner dimension the tensor package's MatMul
+// takes (2^20 - 16): longer products are refused with an error naming it.
 const MaxMatMulK = MaxLoopTrips * MatMulTileK
+
+// MatMulKRange is the most k one dispatch of any MatMul kernel sums; a
+// longer inner dimension is summed in ranges, one dispatch each (see
+// First). On lavapipe and llvmpipe (Mesa's gallivm) one budget of 65,535
+// trips covers a top-level loop together with every loop nested in it:
+// past it the loop stops silently. The K loops here spend about 18 trips
+// per 16 k (the tiled and register kernels: 16 inner trips and 2 for the
+// outer one), so one dispatch of 65,536 k summed only 58,255 of them.
+// 16,384 k stay far below the budget in every kernel.
+const MatMulKRange = 1 << 14
 
 // The tile's shape.
 const (
@@ -120,26 +133,12 @@ func (m MatMul) Spec() wgpu.KernelSpec {
 	}
 	var b strings.Builder
 	b.WriteString(paramsStruct(m.MetaWords()))
-	// The staging loops map consecutive threads to consecutive addresses
-	// of the stored layout, so global reads are coalesced.
-	loadA := `let kk = e % 16u; let mm = e / 16u; let gm = row0 + mm; let gk = k0 + kk;
-			var v = 0.0; if (gm < M && gk < K) { v = a[aoff + gm * K + gk]; }`
-	if m.TransA {
-		loadA = `let mm = e % 64u; let kk = e / 64u; let gm = row0 + mm; let gk = k0 + kk;
-			var v = 0.0; if (gm < M && gk < K) { v = a[aoff + gk * M + gm]; }`
-	}
-	loadB := `let nn = e % 64u; let kk = e / 64u; let gn = col0 + nn; let gk = k0 + kk;
-			var v = 0.0; if (gn < N && gk < K) { v = bm[boff + gk * N + gn]; }`
-	if m.TransB {
-		loadB = `let kk = e % 16u; let nn = e / 16u; let gn = col0 + nn; let gk = k0 + kk;
-			var v = 0.0; if (gn < N && gk < K) { v = bm[boff + gn * K + gk]; }`
-	}
 	fmt.Fprintf(&b, `@group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read> bm: array<f32>;
 @group(0) @binding(2) var<storage, read_write> c: array<f32>;
 @group(0) @binding(3) var<uniform> p: Params;
-var<workgroup> As: array<f32, 1024>; // [k][m], 16×64
-var<workgroup> Bs: array<f32, 1024>; // [k][n], 16×64
+var<workgroup> As: array<vec4<f32>, 128>; // [k][m/4], 8×16: four rows of A
+var<workgroup> Bs: array<vec4<f32>, 128>; // [k][n/4], 8×16: four columns of B
 @compute @workgroup_size(16, 16)
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>,
 		@builtin(local_invocation_index) li: u32) {
@@ -153,54 +152,89 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 	let row0 = (w.y + p.first.y) * 64u;
 	let col0 = (w.x + p.first.x) * 64u;
 	let cbase = z * M * N;
-	var acc: array<f32, 16>;
-	if (p.first.w > 0u) {
-		for (var i = 0u; i < 4u; i++) {
-			let r = row0 + l.y + 16u * i;
-			for (var j = 0u; j < 4u; j++) {
-				let col = col0 + l.x + 16u * j;
-				if (r < M && col < N) { acc[i * 4u + j] = c[cbase + r * N + col]; }
-			}
-		}
-	}
-	for (var k0 = p.first.w; k0 < p.h2; k0 += 16u) {
-		for (var s = 0u; s < 4u; s++) {
-			let e = li + s * 256u;
+	let r0 = row0 + 4u * l.y;
+	let c0 = col0 + 4u * l.x;
+%s	for (var k0 = p.first.w; k0 < p.h2; k0 += 8u) {
+		if (li < 128u) {
 			%s
-			As[kk * 64u + mm] = v;
-		}
-		for (var s = 0u; s < 4u; s++) {
-			let e = li + s * 256u;
+			As[kk * 16u + q] = v;
+		} else {
+			let e = li - 128u;
 			%s
-			Bs[kk * 64u + nn] = v;
+			Bs[kk * 16u + q] = v;
 		}
 		workgroupBarrier();
-		for (var kk = 0u; kk < 16u; kk++) {
-			var ar: array<f32, 4>;
-			var br: array<f32, 4>;
-			for (var t = 0u; t < 4u; t++) {
-				ar[t] = As[kk * 64u + l.y + 16u * t];
-				br[t] = Bs[kk * 64u + l.x + 16u * t];
-			}
-			for (var i = 0u; i < 4u; i++) {
-				for (var j = 0u; j < 4u; j++) {
-					acc[i * 4u + j] = fma(ar[i], br[j], acc[i * 4u + j]);
-				}
-			}
+		for (var kk = 0u; kk < 8u; kk++) {
+			let av = As[kk * 16u + l.y];
+			let bv = Bs[kk * 16u + l.x];
+			s0 = fma(vec4<f32>(av.x), bv, s0);
+			s1 = fma(vec4<f32>(av.y), bv, s1);
+			s2 = fma(vec4<f32>(av.z), bv, s2);
+			s3 = fma(vec4<f32>(av.w), bv, s3);
 		}
 		workgroupBarrier();
 	}
-	for (var i = 0u; i < 4u; i++) {
-		let r = row0 + l.y + 16u * i;
-		for (var j = 0u; j < 4u; j++) {
-			let col = col0 + l.x + 16u * j;
-			if (r < M && col < N) { c[cbase + r * N + col] = acc[i * 4u + j]; }
-		}
-	}
-}
-`, meta(0), meta(1), meta(2), m.batchOffsets(), loadA, loadB)
+%s}
+`, meta(0), meta(1), meta(2), m.batchOffsets(), tiledSums(true), m.tiledStageA(), m.tiledStageB(), tiledSums(false))
 	return wgpu.KernelSpec{Name: "matmul", Key: m.Key(), Source: b.String(),
 		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSize(m.MetaWords())}
+}
+
+// tiledStageA is the tiled kernel's code by which thread li (of the first
+// 128) loads four rows of A at one k of the step, v, for As[kk*16 + q].
+// Consecutive threads read consecutive addresses of A's stored layout, so
+// a GPU coalesces the reads. Values past the matrix edge are 0.
+func (m MatMul) tiledStageA() string {
+	if m.TransA { // A is stored [K][M]: four rows are four consecutive words
+		return stage4("let q = li % 16u; let kk = li / 16u;", "row0 + 4u * q", "M", "a[aoff + gk * M + %s]")
+	}
+	return stage4("let kk = li % 8u; let q = li / 8u;", "row0 + 4u * q", "M", "a[aoff + (%s) * K + gk]")
+}
+
+// tiledStageB is tiledStageA for B's four columns, by thread e = li - 128.
+func (m MatMul) tiledStageB() string {
+	if m.TransB { // B is stored [N][K]
+		return stage4("let kk = e % 8u; let q = e / 8u;", "col0 + 4u * q", "N", "bm[boff + (%s) * K + gk]")
+	}
+	return stage4("let q = e % 16u; let kk = e / 16u;", "col0 + 4u * q", "N", "bm[boff + gk * N + %s]")
+}
+
+// stage4 writes the code that loads v, four values at k0 + kk: those of
+// index first+t (t < 4, below limit) read by load (a format of the index).
+func stage4(where, first, limit, load string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s let gk = k0 + kk; var v = vec4<f32>(0.0);", where)
+	for t, lane := range "xyzw" {
+		idx := fmt.Sprintf("%s + %du", first, t)
+		fmt.Fprintf(&b, "\n\t\t\tif (gk < K && %s < %s) { v.%c = %s; }", idx, limit, lane, fmt.Sprintf(load, idx))
+	}
+	return b.String()
+}
+
+// tiledSums writes the tiled kernel's code for a thread's sums: s_i holds
+// row r0 + i, columns c0 to c0 + 3. With start it declares them and, in a
+// dispatch that continues a range of k, loads them from C; otherwise it
+// stores them to C.
+func tiledSums(start bool) string {
+	var b strings.Builder
+	if start {
+		b.WriteString("\tvar s0 = vec4<f32>(0.0); var s1 = s0; var s2 = s0; var s3 = s0;\n\tif (p.first.w > 0u) {\n")
+	}
+	for i := range 4 {
+		for j, lane := range "xyzw" {
+			at := fmt.Sprintf("c[cbase + (r0 + %du) * N + c0 + %du]", i, j)
+			in := fmt.Sprintf("if (r0 + %du < M && c0 + %du < N)", i, j)
+			if start {
+				fmt.Fprintf(&b, "\t\t%s { s%d.%c = %s; }\n", in, i, lane, at)
+			} else {
+				fmt.Fprintf(&b, "\t%s { %s = s%d.%c; }\n", in, at, i, lane)
+			}
+		}
+	}
+	if start {
+		b.WriteString("\t}\n")
+	}
+	return b.String()
 }
 
 // batchOffsets is the WGSL that turns the batch index (rem) into the

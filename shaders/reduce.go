@@ -60,10 +60,20 @@ const ReduceWorkgroup = 64
 const ReduceSegment = 1 << 16
 
 // MaxLoopTrips is the most iterations one WGSL loop may run: on lavapipe
-// (Mesa 22.3 through wgpu-native) a loop stops silently after 65,535 trips,
-// so every loop over data runs an inner loop of 16 per outer trip, and
-// callers refuse work that would need more.
+// and llvmpipe (Mesa's gallivm) a loop stops silently after 65,535 trips,
+// and the trips of the loops nested in it count toward the same budget.
+// So no kernel's loops run near it: a workgroup reduces at most a segment
+// (ReduceSegment: 64 trips of 16 per thread), a thread at most a row of
+// MaxThreadRow, and a matmul dispatch at most MatMulKRange of k.
 const MaxLoopTrips = 65535
+
+// MaxThreadRow is the longest row the PerThread kernels of Reduce and
+// Softmax take. One thread sums the row in order, whose rounding error
+// grows with its length: up to 1,024 elements it is no larger than that of
+// a workgroup's 64 partial sums over a segment (1,024 elements each).
+// (This also keeps the thread's loop far below 65,535 trips, where
+// lavapipe and llvmpipe stop a loop silently: see MatMulKRange.)
+const MaxThreadRow = 1 << 10
 
 // MaxRowLength is the longest row a reduction or softmax handles.
 const MaxRowLength = MaxLoopTrips * 16 * ReduceWorkgroup

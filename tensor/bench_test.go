@@ -106,3 +106,78 @@ func BenchmarkSmallAdds(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "µs/add")
 }
+
+// rowShapes are the shapes BenchmarkRows reduces along their last axis:
+// short rows, medium, long, very long, and many short ones (issue 11
+// item 10).
+var rowShapes = [][2]int{{128, 3}, {4096, 16}, {1024, 128}, {128, 1024}, {16, 65536}, {8, 16384}, {2, 16384}}
+
+// rowOps are the row ops BenchmarkRows times, each along the last axis.
+var rowOps = map[string]func(e *tensor.Engine, x *tensor.Tensor) *tensor.Tensor{
+	"softmax":    func(e *tensor.Engine, x *tensor.Tensor) *tensor.Tensor { return e.Softmax(x, -1) },
+	"logsoftmax": func(e *tensor.Engine, x *tensor.Tensor) *tensor.Tensor { return e.LogSoftmax(x, -1) },
+	"sum":        func(e *tensor.Engine, x *tensor.Tensor) *tensor.Tensor { return e.Sum(x, false, -1) },
+	"max":        func(e *tensor.Engine, x *tensor.Tensor) *tensor.Tensor { return e.Max(x, false, -1) },
+	"argmax":     func(e *tensor.Engine, x *tensor.Tensor) *tensor.Tensor { return e.ArgMax(x, -1) },
+	// softmax as five ops: what a user would write without Softmax.
+	"softmax5": func(e *tensor.Engine, x *tensor.Tensor) *tensor.Tensor {
+		mx := e.Max(x, true, -1)
+		d := e.Sub(x, mx)
+		ex := e.Exp(d)
+		s := e.Sum(ex, true, -1)
+		out := e.Div(ex, s)
+		for _, t := range []*tensor.Tensor{mx, d, ex, s} {
+			t.Dispose()
+		}
+		return out
+	},
+}
+
+// BenchmarkRows times the row ops over rowShapes: the kernel the engine
+// chooses (auto), and each kernel forced (thread: a thread per row;
+// group: a workgroup per row). Each op is one op over the whole tensor;
+// the last result is read back at the end.
+func BenchmarkRows(b *testing.B) {
+	for _, name := range []string{"softmax", "softmax5", "logsoftmax", "sum", "max", "argmax"} {
+		for _, s := range rowShapes {
+			for _, kind := range []string{"auto", "thread", "group"} {
+				if name == "softmax5" && kind != "auto" {
+					continue
+				}
+				b.Run(fmt.Sprintf("%s/%dx%d/%s", name, s[0], s[1], kind), func(b *testing.B) {
+					benchRows(b, rowOps[name], s, kind)
+				})
+			}
+		}
+	}
+}
+
+func benchRows(b *testing.B, op func(e *tensor.Engine, x *tensor.Tensor) *tensor.Tensor, s [2]int, kind string) {
+	e := testgpu.Engine(b)
+	if kind != "auto" {
+		tensor.ForceRowKernel(e, kind)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	x := e.FromFloat32s(randF32(r, s[0]*s[1], -4, 4), s[0], s[1])
+	defer x.Dispose()
+	warm := op(e, x) // compiles the kernels
+	readBack(b, warm)
+	warm.Dispose()
+	b.ResetTimer()
+	var last *tensor.Tensor
+	for range b.N {
+		last.Dispose()
+		last = op(e, x)
+	}
+	readBack(b, last)
+	b.StopTimer()
+	last.Dispose()
+}
+
+// readBack reads x back, whatever its dtype, failing b on an error.
+func readBack(b *testing.B, x *tensor.Tensor) {
+	b.Helper()
+	if _, err := x.Data().Await(ctxT(b)); err != nil {
+		b.Fatal(err)
+	}
+}

@@ -62,6 +62,15 @@
 // a dimension alone: Split with one size makes at most x.Size() pieces, or
 // 65536 when x has fewer elements (an empty x, say), and Range refuses a
 // count past MaxElements.
+//
+// Ops add limits of their own, each refused with ErrShape and an error
+// that names it: MatMul's inner dimension K is at most
+// shaders.MaxMatMulK, 1,048,560 (2^20-16); a reduction reduces at most,
+// and Softmax and LogSoftmax take rows of at most, shaders.MaxRowLength,
+// 67,107,840 elements per output. Every K and row length up to these is
+// computed exactly as a shorter one: long sums are cut into pieces (the
+// Mesa drivers stop a loop silently after 65,535 trips, see
+// shaders.MatMulKRange).
 // Devices add their own limits (buffer and binding sizes, workgroups per
 // dimension), reported with wgpu.ErrLimit or wgpu.ErrOutOfMemory.
 //

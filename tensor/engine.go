@@ -55,6 +55,7 @@ type Engine struct {
 type testHooks struct {
 	claimed func() // an op has claimed the engine
 	checked func() // an op or a readback has checked its inputs
+	rows    string // "thread", "group" or "": the row kernels' choice (see rowKernel)
 }
 
 // runHook calls h if it is set.
@@ -324,7 +325,7 @@ func (o *op) holdInputs() error {
 	o.held = o.heldIn[:0]
 	for i, t := range o.inputs {
 		if !t.hold() {
-			return opErr(o.name, o.shapes(), ErrDisposed, "input %d (tensor %d) was disposed", i, t.id)
+			return disposedErr(o.name, o.shapes(), i, t.id)
 		}
 		o.held = append(o.held, t.st)
 		if err := t.st.err(); err != nil {

@@ -10,3 +10,9 @@ func OnClaim(e *Engine, f func()) { e.hooks.claimed = f }
 // OnChecked makes every op on e, and every readback of e's tensors, call f
 // once its inputs passed their checks, before it reads them.
 func OnChecked(e *Engine, f func()) { e.hooks.checked = f }
+
+// ForceRowKernel makes the reductions and softmax of rows on e take a
+// thread per row ("thread": rows up to shaders.MaxThreadRow) or a
+// workgroup per row ("group") whatever their shape; "" restores the
+// choice by shape.
+func ForceRowKernel(e *Engine, kind string) { e.hooks.rows = kind }

@@ -93,11 +93,12 @@ type tilePiece struct {
 // tiles, batches) into dispatches whose work stays within the device's
 // budget and whose grids stay within its limits: whole rows of tiles where
 // they fit, then whole batches. A tile whose sums alone pass the budget
-// (a long inner dimension) sums a range of k per dispatch, the ranges in
-// order (see shaders.MatMul).
+// (a long inner dimension), or whose inner dimension is longer than
+// shaders.MatMulKRange, sums a range of k per dispatch, the ranges in order
+// (see shaders.MatMul).
 func (e *Engine) matmulPieces(k shaders.MatMul, M, N, K, batches int) []tilePiece {
 	budget, lim := e.dev.WorkBudget(), int(e.dev.Limits().MaxComputeWorkgroupsPerDimension)
-	kStep := max(K, 1)
+	kStep := max(min(K, shaders.MatMulKRange), 1)
 	if perK := k.GroupWork(1); float64(kStep)*perK > float64(budget) {
 		kStep = shaders.MatMulTileK * shaders.Split(kStep/shaders.MatMulTileK, perK*shaders.MatMulTileK, budget, kStep)
 	}

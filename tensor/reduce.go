@@ -142,7 +142,7 @@ func dtypeOf(t shaders.Type) DType {
 func (o *op) reduceRows(rop shaders.ReduceOp, src, out *Tensor, rows, length int) error {
 	scale := 1 / float32(length) // Mean's
 	if length <= shaders.ReduceSegment {
-		k := shaders.Reduce{Op: rop, In: src.dtype.wgsl(), PerThread: perThread(rows, length)}
+		k := shaders.Reduce{Op: rop, In: src.dtype.wgsl(), PerThread: o.e.perThread(rows, length)}
 		return o.rows(k.Key(), k.Spec, !k.PerThread, rows, length, k.RowWork(length), scale, src.buf(), out.buf())
 	}
 	segs := (length + shaders.ReduceSegment - 1) / shaders.ReduceSegment
@@ -170,16 +170,35 @@ func (o *op) reduceRows(rop shaders.ReduceOp, src, out *Tensor, rows, length int
 		k := shaders.Reduce{Op: rop, In: part.Out(), PerThread: true, Indexed: true}
 		return o.rows(k.Key(), k.Spec, false, rows, segs, k.RowWork(segs), 0, vals.buf(), idx.buf(), out.buf())
 	}
-	k := shaders.Reduce{Op: rop, In: part.Out(), PerThread: perThread(rows, segs)}
+	k := shaders.Reduce{Op: rop, In: part.Out(), PerThread: o.e.perThread(rows, segs)}
 	return o.rows(k.Key(), k.Spec, !k.PerThread, rows, segs, k.RowWork(segs), scale, vals.buf(), out.buf())
 }
 
 // perThread reports whether a row kernel (reduce, softmax) over rows rows
-// of length elements takes a thread per row: for short rows, or many rows,
-// where a workgroup per row would spend its time on barriers (on lavapipe
-// about 10 µs per workgroup of softmax, whatever the row's length). Long
-// rows take a workgroup each.
-func perThread(rows, length int) bool { return length <= 32 || (rows >= 8192 && length <= 512) }
+// of length elements takes a thread per row rather than a workgroup; rows
+// longer than shaders.MaxThreadRow never do. On a CPU adapter a workgroup
+// spends most of its time on barriers (on lavapipe 10 to 40 µs each,
+// whatever the row's length), so a thread per row is faster once 8 rows
+// or more fill a core's vector lanes (BenchmarkRows: softmax of
+// [1024 128] took 1.5 ms with a thread per row, 42 with a workgroup per
+// row; of [8 16384] 1.6 and 3.4; of [2 16384] 1.2 and 0.5). On a GPU a
+// workgroup per row keeps the reads coalesced: a thread per row only for
+// short rows, or very many.
+func (e *Engine) perThread(rows, length int) bool {
+	switch e.hooks.rows {
+	case "thread":
+		return length <= shaders.MaxThreadRow
+	case "group":
+		return false
+	}
+	if length > shaders.MaxThreadRow {
+		return false
+	}
+	if e.dev.Info().Type == wgpu.AdapterCPU {
+		return length <= 32 || rows >= 8
+	}
+	return length <= 32 || (rows >= 8192 && length <= 512)
+}
 
 // rows dispatches a row kernel (reduce, softmax) over rows rows of length
 // elements, each of work each, with scale as scalar 0: a workgroup per
@@ -249,7 +268,7 @@ func (e *Engine) softmax(site uintptr, x *Tensor, axis int, log bool) *Tensor {
 	}
 	length := src.shape[last]
 	if rows := src.Size() / max(length, 1); length > 0 && rows > 0 {
-		k := shaders.Softmax{Log: log, PerThread: perThread(rows, length)}
+		k := shaders.Softmax{Log: log, PerThread: o.e.perThread(rows, length)}
 		if err := o.rows(k.Key(), k.Spec, !k.PerThread, rows, length, k.RowWork(length), 0, src.buf(), out.buf()); err != nil {
 			out.Dispose()
 			return e.errTensor(err)

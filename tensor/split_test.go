@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wgtensor/wgtensor/internal/testgpu"
+	"github.com/wgtensor/wgtensor/shaders"
 	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
@@ -376,5 +377,52 @@ func TestLongRowsOfEveryReduction(t *testing.T) {
 		}
 		x.Dispose()
 		ones.Dispose()
+	}
+}
+
+// A thread per row sums the whole row in order: rows of
+// shaders.MaxThreadRow, the longest it takes, come out as exact with either
+// row kernel as a workgroup's, and one element longer takes a workgroup.
+func TestRowKernelsAtTheLongestThreadRow(t *testing.T) {
+	for _, kind := range []string{"thread", "group", ""} {
+		t.Run("kernel="+kind, func(t *testing.T) {
+			e := testgpu.Engine(t)
+			tensor.ForceRowKernel(e, kind)
+			for _, n := range []int{shaders.MaxThreadRow, shaders.MaxThreadRow + 1} {
+				checkRowsOfOnes(t, e, 8, n)
+			}
+		})
+	}
+}
+
+// checkRowsOfOnes checks every row op over rows rows of n ones, with a 2
+// at the end of each row.
+func checkRowsOfOnes(t *testing.T, e *tensor.Engine, rows, n int) {
+	t.Helper()
+	v := make([]float32, rows*n)
+	for i := range v {
+		v[i] = 1
+		if i%n == n-1 {
+			v[i] = 2
+		}
+	}
+	x := e.FromFloat32s(v, rows, n)
+	defer x.Dispose()
+	sum, mx, am := e.Sum(x, false, 1), e.Max(x, false, 1), e.ArgMax(x, 1)
+	sm, lsm := e.Softmax(x, 1), e.LogSoftmax(x, 1)
+	defer func() {
+		for _, r := range []*tensor.Tensor{sum, mx, am, sm, lsm} {
+			r.Dispose()
+		}
+	}()
+	total := float64(n-1) + math.E
+	sums, mxs, ams, sms, lsms := f32s(t, sum), f32s(t, mx), i32s(t, am), f32s(t, sm), f32s(t, lsm)
+	for r := range rows {
+		assert.Equal(t, float32(n+1), sums[r], "sum of row %d of %d", r, n)
+		assert.Equal(t, float32(2), mxs[r], "max of row %d of %d", r, n)
+		assert.Equal(t, int32(n-1), ams[r], "argmax of row %d of %d", r, n)
+		last := r*n + n - 1
+		closeTo(t, []float32{float32(math.E / total)}, sms[last:last+1], 1e-6, 1e-5, "softmax, row %d of %d", r, n)
+		closeTo(t, []float32{float32(-math.Log(total))}, lsms[r*n:r*n+1], 1e-6, 1e-5, "log_softmax, row %d of %d", r, n)
 	}
 }

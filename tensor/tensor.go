@@ -238,7 +238,7 @@ func (t *Tensor) holdForRead() error {
 	case t.err != nil:
 		return t.err
 	case !t.hold():
-		return opErr("read", []Shape{t.shape}, ErrDisposed, "tensor %d", t.id)
+		return disposedErr("read", []Shape{t.shape}, -1, t.id)
 	}
 	runHook(t.eng.hooks.checked)
 	t.st.materialize()
