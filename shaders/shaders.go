@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"strings"
 )
 
 // Type is a WGSL scalar type of 32 bits.
@@ -86,6 +85,3 @@ func paramsStruct(metaWords int) string {
 
 // meta is the WGSL expression for metadata word i.
 func meta(i int) string { return fmt.Sprintf("p.m[%d][%d]", i/4, i%4) }
-
-// source joins WGSL fragments.
-func source(parts ...string) string { return strings.Join(parts, "\n") }
