@@ -86,7 +86,7 @@
 // A nil or zero Tensor (which no op made) given to an op, and every op of
 // a nil or zero Engine, give ErrArgument; so do Err and the readbacks of a
 // nil or zero Tensor, whose other methods answer with zero values. A panic
-// inside an op (from a Tracker, say) never leaves its Engine claimed.
+// inside an op (from a tidy.Tracker, say) never leaves its Engine claimed.
 //
 // # Concurrency
 //

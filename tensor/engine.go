@@ -9,6 +9,7 @@ import (
 
 	"github.com/wgtensor/wgtensor/internal/goroutine"
 	"github.com/wgtensor/wgtensor/shaders"
+	"github.com/wgtensor/wgtensor/tidy"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
@@ -39,7 +40,7 @@ type Engine struct {
 
 	mu       sync.Mutex // protects the fields below
 	live     map[*Tensor]struct{}
-	trackers []Tracker
+	trackers []tidy.Tracker
 
 	fuseMu sync.Mutex // protects the fields below; taken before mu and the device's locks
 	fuse   bool       // fuse elementwise ops (fusion.go)
@@ -63,14 +64,6 @@ func runHook(h func()) {
 	if h != nil {
 		h()
 	}
-}
-
-// Tracker is told about every tensor an engine creates while it is the
-// innermost tracker pushed. tidy's scopes are trackers. The method set is
-// spelled with unnamed types so that packages below tensor (tidy) can
-// implement it without importing tensor.
-type Tracker = interface {
-	Track(x interface{ Dispose() })
 }
 
 var nextID atomic.Uint64
@@ -97,9 +90,7 @@ func (e *Engine) Device() *wgpu.Device {
 // goroutine owns e. Each successful push must be matched by a PopTracker on
 // the same goroutine (tidy.Run does both). On a nil or zero Engine, which
 // creates nothing, PushTracker fails with ErrArgument.
-func (e *Engine) PushTracker(tr interface {
-	Track(x interface{ Dispose() })
-}) error {
+func (e *Engine) PushTracker(tr tidy.Tracker) error {
 	if err := e.usable("push tracker"); err != nil {
 		return err
 	}
@@ -137,12 +128,12 @@ func (e *Engine) PopTracker() {
 // Retrack hands x to the innermost tracker, if the calling goroutine owns
 // e: a scope that ends passes the tensors it returns to the scope around
 // it, and never to a scope another goroutine opened since.
-func (e *Engine) Retrack(x interface{ Dispose() }) {
+func (e *Engine) Retrack(x tidy.Disposable) {
 	if e == nil {
 		return
 	}
 	e.mu.Lock()
-	var top Tracker
+	var top tidy.Tracker
 	if e.ownedByCaller() {
 		top = e.trackers[len(e.trackers)-1]
 	}
@@ -241,7 +232,7 @@ type op struct {
 
 // tracked is a tensor an op made and the tracker to tell about it.
 type tracked struct {
-	tr Tracker
+	tr tidy.Tracker
 	t  *Tensor
 }
 

@@ -46,30 +46,35 @@ import (
 // function.
 var ErrNil = errors.New("tidy: nil Scoper or function")
 
-// Disposable is anything that holds memory until disposed.
-type Disposable interface{ Dispose() }
+// Disposable is anything that holds memory until disposed. It is an alias,
+// so a method declared with interface{ Dispose() } satisfies Tracker too.
+type Disposable = interface{ Dispose() }
 
-// Scoper reports what it creates to the innermost tracker pushed on it.
+// Tracker is told about each Disposable a Scoper creates while the
+// Tracker is the innermost one pushed on it. Run's scopes are Trackers.
+type Tracker interface {
+	Track(x Disposable)
+}
+
+// Scoper reports what it creates to the innermost Tracker pushed on it.
 // *tensor.Engine is a Scoper. PushTracker may refuse (Run returns its
 // error); a Scoper that accepts belongs to the pushing goroutine until it
 // pops its last tracker, and PopTracker and Retrack, which Run calls on
 // that goroutine, act only for it.
 type Scoper interface {
-	PushTracker(tr interface {
-		Track(x interface{ Dispose() })
-	}) error
+	PushTracker(tr Tracker) error
 	PopTracker()
-	Retrack(x interface{ Dispose() })
+	Retrack(x Disposable)
 }
 
 // scope collects what is created while it is the innermost tracker.
 type scope struct {
 	mu    sync.Mutex
-	items []interface{ Dispose() }
+	items []Disposable
 }
 
 // Track records x as created in the scope.
-func (s *scope) Track(x interface{ Dispose() }) {
+func (s *scope) Track(x Disposable) {
 	s.mu.Lock()
 	s.items = append(s.items, x)
 	s.mu.Unlock()
