@@ -1,0 +1,150 @@
+// Command readme runs the Go snippets of the project's README.md, so that
+// they run as written: each snippet there is a region of this file between
+// "readme:begin" and "readme:end" comments, and readme_test.go fails when
+// the two differ. It exits non-zero when a snippet does not do what the
+// README says.
+//
+//	go run ./examples/readme
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"time"
+
+	"github.com/wgtensor/wgtensor/frame"
+	"github.com/wgtensor/wgtensor/tensor"
+	"github.com/wgtensor/wgtensor/tidy"
+	"github.com/wgtensor/wgtensor/wgpu"
+)
+
+func main() {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for _, snippet := range []struct {
+		name string
+		run  func(context.Context) error
+	}{
+		{"tensors", tensors},
+		{"memory", memory},
+		{"runtime", usingTheRuntime},
+	} {
+		if err := snippet.run(ctx); err != nil {
+			fmt.Fprintf(os.Stderr, "readme: the %s snippet: %v\n", snippet.name, err)
+			os.Exit(1)
+		}
+	}
+}
+
+// withDevice opens a device for fn and closes it when fn returns: Close
+// fails if fn left a buffer live.
+func withDevice(ctx context.Context, fn func(d *wgpu.Device) error) error {
+	d, err := wgpu.Open(ctx, wgpu.Options{})
+	if err != nil {
+		return err
+	}
+	return errors.Join(fn(d), d.Close())
+}
+
+// tensors is README's "Tensors" snippet.
+func tensors(ctx context.Context) error {
+	return withDevice(ctx, func(d *wgpu.Device) error {
+		// readme:begin
+		e := tensor.New(d) // one Engine per goroutine; many share a Device
+		x := e.FromFloat32s([]float32{1, -2, 3, -4}, 2, 2)
+		w := e.RandNormal(42, 0, 1, 2, 3) // Philox: same seed, same numbers everywhere
+		y, err := tidy.Run(e, func() (*tensor.Tensor, error) {
+			return e.Softmax(e.Relu(e.MatMul(x, w)), -1), nil // recorded and batched
+		}) // the matmul's and the relu's results are disposed here; y is kept
+		v, err := y.Float32s(ctx)               // submits, waits, reads back
+		tidy.Dispose([]*tensor.Tensor{x, w, y}) // storage back to the pool at once
+		fmt.Println(e.LiveTensors())            // what is still live, with file:line: nothing
+		// readme:end
+		if err != nil {
+			return err
+		}
+		if len(v) != 6 || math.Abs(float64(v[0]+v[1]+v[2])-1) > 1e-6 {
+			return fmt.Errorf("softmax rows = %v, want 2 rows of 3 summing to 1", v)
+		}
+		if n := e.NumTensors(); n != 0 {
+			return fmt.Errorf("%d tensors live at the end, want 0", n)
+		}
+		return nil
+	})
+}
+
+// memory is README's "Memory" snippet.
+func memory(ctx context.Context) error {
+	return withDevice(ctx, func(d *wgpu.Device) error {
+		e := tensor.New(d)
+		step := func(frame int) error {
+			_, err := e.Sum(e.Square(e.Range(tensor.Float32, 0, 100, 1)), false).Float32s(ctx)
+			return err
+		}
+		f, err := os.CreateTemp("", "wgtensor-*.pprof")
+		if err != nil {
+			return err
+		}
+		defer os.Remove(f.Name())
+		defer f.Close()
+		// readme:begin
+		_, err = frame.Loop(ctx, e, step, frame.Options{Frames: 60, Scoped: true, LeakFrames: 30, StopOnLeak: true})
+		e.Summary(os.Stdout) // like torch.cuda.memory_summary()
+		e.WriteProfile(f)    // go tool pprof -top -sample_index=gpu_bytes f
+		// readme:end
+		if err != nil {
+			return err
+		}
+		if st, err := f.Stat(); err != nil || st.Size() == 0 {
+			return fmt.Errorf("the profile is empty (%v)", err)
+		}
+		return nil
+	})
+}
+
+// double is the kernel of README's "Using the runtime" snippet.
+const wgsl = `
+@group(0) @binding(0) var<storage, read_write> v: array<f32>;
+@compute @workgroup_size(16)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+	if (id.x < arrayLength(&v)) { v[id.x] = 2.0 * v[id.x]; }
+}`
+
+// usingTheRuntime is README's "Using the runtime" snippet.
+func usingTheRuntime(ctx context.Context) error {
+	data := make([]byte, 4096)
+	for i := 0; i < len(data); i += 4 {
+		binary.LittleEndian.PutUint32(data[i:], math.Float32bits(float32(i/4)))
+	}
+	dst := make([]byte, 4096)
+	// readme:begin
+	d, err := wgpu.Open(ctx, wgpu.Options{})         // best adapter; WGT_BACKEND/WGT_ADAPTER fill unset options
+	buf, err := d.NewBuffer(4096, wgpu.UsageStorage) // from the pool, counted
+	err = d.Write(buf, 0, data)
+	k, err := d.Kernel(wgpu.KernelSpec{Name: "double", Source: wgsl, Bindings: []wgpu.Access{wgpu.ReadWrite}})
+	err = d.Dispatch(k, [3]uint32{64, 1, 1}, nil, buf) // recorded into the open batch
+	out, err := d.ReadAsync(buf, 0, 4096).Await(ctx)   // submits, maps, copies out
+	_, err = d.ReadAsyncInto(buf, 0, dst).Await(ctx)   // the same, into memory you own
+	buf.Release()                                      // back to the pool
+	fmt.Println(d.Pool().Stats())                      // live, pooled, reserved, peaks, counters
+	d.Pool().Trim()                                    // pooled memory back to the driver
+	err = d.Close()                                    // ErrLeaked lists what was still live, with file:line
+	// readme:end
+	if err != nil {
+		return err
+	}
+	for i := 0; i < len(out); i += 4 {
+		want := 2 * float32(i/4)
+		if got := math.Float32frombits(binary.LittleEndian.Uint32(out[i:])); got != want {
+			return fmt.Errorf("element %d = %v, want %v", i/4, got, want)
+		}
+	}
+	if string(out) != string(dst) {
+		return errors.New("ReadAsyncInto read other bytes than ReadAsync")
+	}
+	return nil
+}
