@@ -175,9 +175,9 @@ func (c *Clock) Snapshot() tensor.Snapshot {
 	return s
 }
 
-// Leak is the watchdog's report: live tensors or bytes grew for Frames
-// frames in a row, and these sites created the tensors born in those
-// frames that are still alive.
+// Leak is the watchdog's report: live tensors or bytes grew in each of
+// Options.LeakFrames frames in a row, and these sites created the tensors
+// born in those frames that are still alive.
 type Leak struct {
 	FromFrame, ToFrame int
 	Tensors            [2]int    // live tensors at the start and the end
@@ -185,6 +185,8 @@ type Leak struct {
 	Sites              []tensor.SiteSummary
 }
 
+// Error says how memory grew and names the sites, so that a Leak returned
+// by Loop (Options.StopOnLeak) reads as the report itself.
 func (l *Leak) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "frame: memory grew in every frame from %d to %d: %d → %d tensors, %s → %s",
