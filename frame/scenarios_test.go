@@ -139,7 +139,7 @@ func TestScenarioModelLifecycle(t *testing.T) {
 			e := testgpu.EngineOn(t, d)
 			ctx := ctxT(t)
 			require.NoError(t, d.Sync(ctx)) // let buffers destroyed at open leave the registry
-			driverBase, haveDriver := d.DriverBufferCount()
+			driverBase, haveDriver := d.Stats().DriverBuffers, d.Stats().HasDriverBuffers
 			base := e.Memory()
 			for i := range 100 {
 				w1 := e.RandNormal(uint64(i), 0, 0.1, 64, 32)
@@ -161,7 +161,7 @@ func TestScenarioModelLifecycle(t *testing.T) {
 			assert.Zero(t, d.Pool().Stats().ReservedBytes, "Trim gives everything back")
 			if haveDriver {
 				require.NoError(t, d.Sync(ctx))
-				n, _ := d.DriverBufferCount()
+				n := d.Stats().DriverBuffers
 				assert.Equal(t, driverBase, n, "the driver holds as many buffers as before")
 			}
 		})

@@ -377,6 +377,14 @@ type DeviceStats struct {
 	KernelsCompiled  uint64 // pipelines built; a cached kernel is not counted again
 	PendingReadbacks int    // readbacks not yet settled
 	PendingUploads   int    // upload buffers not yet mapped again for reuse
+
+	// DriverBuffers is how many buffers wgpu-native's own registry holds,
+	// where HasDriverBuffers says the driver keeps a count: only the GL
+	// backend does, and its count covers every GL device of the process.
+	// It cross-checks the pool's figures (LiveBuffers plus PooledBuffers);
+	// Sync first, so that destroyed buffers have left the registry.
+	DriverBuffers    uint64
+	HasDriverBuffers bool
 }
 
 // Stats returns the device's counters; zero for a nil or zero Device.
@@ -389,23 +397,8 @@ func (d *Device) Stats() DeviceStats {
 	s := d.stats
 	s.PendingUploads = len(d.pending.uploads)
 	s.PendingReadbacks = len(d.pending.readbacks) + d.copyingReadbacks
+	if d.info.Backend == BackendGL { // d.mu is glMu, which the report needs
+		s.DriverBuffers, s.HasDriverBuffers = native.GLBufferCount()
+	}
 	return s
-}
-
-// DriverBufferCount returns how many buffers wgpu-native's own registry
-// holds, from its report, and whether the backend keeps one (only GL does).
-// The count covers every GL device of the process, since they share one
-// instance: it is a cross-check of the pool's figures, for tests and
-// diagnostics. Sync first, so that destroyed buffers have left the registry.
-// A nil or zero Device reports (0, false).
-func (d *Device) DriverBufferCount() (uint64, bool) {
-	if d.opened("driver buffer count") != nil {
-		return 0, false
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.info.Backend != BackendGL {
-		return 0, false
-	}
-	return native.GLBufferCount()
 }

@@ -67,7 +67,7 @@
 // poller goroutine settles its promise.
 //
 // No user code runs while the package holds a lock: settling a promise
-// never runs its Then callbacks; they start on a goroutine of their own, so
+// never runs its OnSettled callbacks; they start on a goroutine of their own, so
 // a callback may call any method of the Device, including Poll and Await.
 // Options.OnUncapturedError runs on a goroutine of its own too.
 //

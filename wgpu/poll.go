@@ -125,8 +125,8 @@ func (d *Device) Sync(ctx context.Context) error {
 
 // Poll submits the recorded work, asks wgpu-native to run the callbacks of
 // finished work (waiting for the GPU if wait is true), and settles the
-// promises they complete. Their Then callbacks start on goroutines of their
-// own (see Promise.Then); Poll does not wait for them.
+// promises they complete. Their OnSettled callbacks start on goroutines of
+// their own (see Promise.OnSettled); Poll does not wait for them.
 func (d *Device) Poll(wait bool) error {
 	_, err := d.poll(wait)
 	return err
