@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wgtensor/wgtensor/frame"
+	"github.com/wgtensor/wgtensor/internal/bytesize"
 	"github.com/wgtensor/wgtensor/internal/testgpu"
 	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/tidy"
@@ -210,8 +211,8 @@ func TestScenarioTrainingLoop(t *testing.T) {
 	working := base.Bytes + 4*64*64*3 // the weights, the inputs, and one batch's intermediates
 	assert.LessOrEqual(t, st.PeakReservedBytes, 4*working+64<<10,
 		"peak reserved %s within 4× the working set %s (+64 KiB of parameter and staging buffers)",
-		wgpu.FormatBytes(st.PeakReservedBytes), wgpu.FormatBytes(working))
-	t.Logf("working set %s, %s", wgpu.FormatBytes(working), st)
+		bytesize.Format(st.PeakReservedBytes), bytesize.Format(working))
+	t.Logf("working set %s, %s", bytesize.Format(working), st)
 }
 
 func TestSnapshotAndSummary(t *testing.T) {
