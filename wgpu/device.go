@@ -133,7 +133,7 @@ type Device struct {
 // own limits (or, where the backend refuses them, the most it grants).
 // WGT_BACKEND and WGT_ADAPTER, when set, fill in opts.Backend and
 // opts.Adapter where opts leaves them unset; they never override them.
-// ctx bounds the wait; the binding's requests are synchronous, so it is
+// ctx bounds the wait; the driver's requests are synchronous, so it is
 // checked between steps.
 func Open(ctx context.Context, opts Options) (*Device, error) {
 	opts, err := withEnvironment(opts)

@@ -20,8 +20,16 @@
 //   - Buffer maps and work-done requests go through the shim (shim.go), with
 //     an integer id as the callback's user data: the binding's own calls
 //     pass wgpu-native a pointer to Go memory that nothing keeps alive.
+//   - The binding drops the WebGPU error type of every failed call; classify
+//     reads the kind (out of memory, device lost) back from the message.
+//   - A submission that names a destroyed buffer aborts the process inside
+//     wgpu-native, and Submit cannot catch it: callers make sure none does.
 //   - The GL adapter refuses its own full limits; RequestDevice falls back.
+//   - A compute pass must be ended and released before the encoder
+//     finishes; Encoder does both.
 //   - Instance reports count only the GL hub (GLBufferCount).
+//   - wgpu-native logs to stderr unless told not to: logging is off unless
+//     WGT_WGPU_LOG names a level.
 //
 // # Concurrency
 //
