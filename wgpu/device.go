@@ -99,7 +99,7 @@ type Device struct {
 	stopPoller chan struct{} // closed by Close to stop the background poller
 	pollerDone chan struct{}
 
-	// mu protects the fields below and every binding call but Poll's. For
+	// mu protects the fields below and every call into native but Poll. For
 	// a GL device it is glMu, which all GL devices share, and it covers
 	// Poll's calls too (see glMu).
 	mu         *sync.Mutex
