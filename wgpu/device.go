@@ -366,7 +366,8 @@ func (d *Device) Close() error {
 	return nil
 }
 
-// DeviceStats counts the work a device has done.
+// DeviceStats counts the work a device has done, what it still waits for,
+// and, where the driver keeps one, the driver's own count of buffers.
 type DeviceStats struct {
 	Submits          uint64 // command buffers submitted
 	Dispatches       uint64 // compute dispatches recorded
@@ -387,7 +388,8 @@ type DeviceStats struct {
 	HasDriverBuffers bool
 }
 
-// Stats returns the device's counters; zero for a nil or zero Device.
+// Stats returns the device's counters, taken under one lock; zero for a
+// nil or zero Device. It is safe for concurrent use.
 func (d *Device) Stats() DeviceStats {
 	if d.opened("stats") != nil {
 		return DeviceStats{}
