@@ -6,12 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/cogentcore/webgpu/wgpu"
+	"github.com/wgtensor/wgtensor/wgpu/internal/native"
 )
 
 // Options choose an adapter and configure the device opened on it.
@@ -93,17 +92,14 @@ type Device struct {
 	opts   Options
 	lost   *Promise[LostInfo]
 
-	inst    *wgpu.Instance // the process's; see instance()
-	adapter *wgpu.Adapter
-	dev     *wgpu.Device
-	queue   *wgpu.Queue
+	dev *native.Device
 
 	pollMu     sync.Mutex    // serialises polls and Close; taken before mu
 	spinning   atomic.Bool   // a goroutine spins in Await
 	stopPoller chan struct{} // closed by Close to stop the background poller
 	pollerDone chan struct{}
 
-	// mu protects the fields below and every binding call but Poll's. For
+	// mu protects the fields below and every call into native but Poll. For
 	// a GL device it is glMu, which all GL devices share, and it covers
 	// Poll's calls too (see glMu).
 	mu         *sync.Mutex
@@ -111,16 +107,15 @@ type Device struct {
 	closed     bool
 	pool       poolState
 	rec        recorder
-	pending    map[settler]struct{} // readbacks and work-done requests not yet settled
+	pending    requests // readbacks, upload maps and work-done requests not yet settled
 	kernels    map[string]*Kernel
-	layouts    map[string]*wgpu.BindGroupLayout
+	layouts    map[string]*native.BindGroupLayout
 	scopes     []errorScope
 	uncaptured []error
 	polling    bool // an Await-driven poller goroutine is running
 	// unsubmittedWrites counts the bytes written since the last submission;
 	// they reach the GPU with the next one.
 	unsubmittedWrites uint64
-	uploadsPending    int // upload buffers in pending whose maps have not settled
 	// copyingReadbacks counts readbacks taken out of pending whose bytes
 	// are being copied out; Stats counts them as pending until they settle.
 	copyingReadbacks int
@@ -130,50 +125,15 @@ type Device struct {
 	budget Work      // Options.WorkBudget or the adapter's default; never changes
 	work   batchWork // the open batch's estimated work (cost.go)
 
-	doneMu sync.Mutex // protects done; taken by callbacks, after mu if both
-	done   []settler  // requests whose callbacks fired, to settle under mu
-}
-
-// settler is a request that settles when a wgpu-native callback fires:
-// a readback or a work-done request.
-type settler interface {
-	// complete runs under Device.mu once the callback has fired. It
-	// settles the request, or returns the work that settles it, which the
-	// poll runs after with Device.pollMu held and Device.mu not held.
-	complete(d *Device) (finish func())
-	// fail settles the request with err without waiting for its callback.
-	fail(err error)
-}
-
-var quietOnce sync.Once
-
-// quietBinding turns wgpu-native's stderr logging off: every error reaches
-// the caller through a returned error, so nothing needs to be only logged.
-// WGT_WGPU_LOG=warn (or error, info, debug, trace) turns it back on.
-func quietBinding() {
-	quietOnce.Do(func() {
-		level := wgpu.LogLevelOff
-		switch strings.ToLower(os.Getenv("WGT_WGPU_LOG")) {
-		case "error":
-			level = wgpu.LogLevelError
-		case "warn":
-			level = wgpu.LogLevelWarn
-		case "info":
-			level = wgpu.LogLevelInfo
-		case "debug":
-			level = wgpu.LogLevelDebug
-		case "trace":
-			level = wgpu.LogLevelTrace
-		}
-		wgpu.SetLogLevel(level)
-	})
+	firedMu sync.Mutex  // protects fired; taken by callbacks, after mu if both
+	fired   requestList // requests whose callbacks fired, to settle under mu
 }
 
 // Open chooses an adapter and opens a device on it, requesting the adapter's
 // own limits (or, where the backend refuses them, the most it grants).
 // WGT_BACKEND and WGT_ADAPTER, when set, fill in opts.Backend and
 // opts.Adapter where opts leaves them unset; they never override them.
-// ctx bounds the wait; the binding's requests are synchronous, so it is
+// ctx bounds the wait; the driver's requests are synchronous, so it is
 // checked between steps.
 func Open(ctx context.Context, opts Options) (*Device, error) {
 	opts, err := withEnvironment(opts)
@@ -193,13 +153,6 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.mu.Lock()
-	err = d.checkShim()
-	d.mu.Unlock()
-	if err != nil {
-		d.Close()
-		return nil, err
-	}
 	if opts.PollInterval > 0 {
 		d.stopPoller = make(chan struct{})
 		d.pollerDone = make(chan struct{})
@@ -213,10 +166,9 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 func openLocked(ctx context.Context, opts Options) (*Device, error) {
 	glMu.Lock()
 	defer glMu.Unlock()
-	inst := instance()
 	// Every backend's adapters, so that indexes agree with Adapters';
 	// choose keeps those of opts.Backend.
-	adapters := inst.EnumerateAdapters(&wgpu.InstanceEnumerateAdapterOptons{Backends: BackendAny.instanceFlags()})
+	adapters := native.Adapters()
 	infos := make([]AdapterInfo, len(adapters))
 	for i, a := range adapters {
 		infos[i] = infoOf(i, a)
@@ -235,23 +187,20 @@ func openLocked(ctx context.Context, opts Options) (*Device, error) {
 		adapter.Release()
 		return nil, err
 	}
-	dev, err := requestDevice(adapter, info)
+	dev, err := adapter.RequestDevice("wgtensor")
 	if err != nil {
 		adapter.Release()
-		return nil, err
+		return nil, fromBinding("open "+info.String(), err)
 	}
 	d := &Device{
 		info:    info,
-		limits:  limitsOf(dev.GetLimits().Limits),
+		limits:  Limits(dev.Limits()),
 		opts:    opts,
 		lost:    newPromise[LostInfo](nil),
-		inst:    inst,
-		adapter: adapter,
 		dev:     dev,
-		queue:   dev.GetQueue(),
-		pending: make(map[settler]struct{}),
+		pending: newRequests(),
 		kernels: make(map[string]*Kernel),
-		layouts: make(map[string]*wgpu.BindGroupLayout),
+		layouts: make(map[string]*native.BindGroupLayout),
 		mu:      new(sync.Mutex),
 	}
 	if info.Backend == BackendGL {
@@ -277,49 +226,6 @@ func withEnvironment(opts Options) (Options, error) {
 		opts.Adapter = v
 	}
 	return opts, nil
-}
-
-// requestDevice asks for the adapter's full limits, then for the default
-// limits raised to the adapter's buffer and workgroup sizes, then for the
-// defaults: the GL backend refuses the first (BINDING.md).
-func requestDevice(a *wgpu.Adapter, info AdapterInfo) (*wgpu.Device, error) {
-	full := a.GetLimits().Limits
-	compute := wgpu.DefaultLimits()
-	compute.MaxBufferSize = full.MaxBufferSize
-	compute.MaxStorageBufferBindingSize = full.MaxStorageBufferBindingSize
-	compute.MaxComputeWorkgroupStorageSize = full.MaxComputeWorkgroupStorageSize
-	compute.MaxComputeInvocationsPerWorkgroup = full.MaxComputeInvocationsPerWorkgroup
-	compute.MaxComputeWorkgroupSizeX = full.MaxComputeWorkgroupSizeX
-	compute.MaxComputeWorkgroupSizeY = full.MaxComputeWorkgroupSizeY
-	compute.MaxComputeWorkgroupsPerDimension = full.MaxComputeWorkgroupsPerDimension
-	compute.MaxStorageBuffersPerShaderStage = full.MaxStorageBuffersPerShaderStage
-	var lastErr error
-	for _, lim := range []*wgpu.Limits{&full, &compute, nil} {
-		desc := &wgpu.DeviceDescriptor{Label: "wgtensor"}
-		if lim != nil {
-			desc.RequiredLimits = &wgpu.RequiredLimits{Limits: *lim}
-		}
-		dev, err := a.RequestDevice(desc)
-		if err == nil {
-			return dev, nil
-		}
-		lastErr = err
-	}
-	return nil, newError("open "+info.String(), ErrValidation, lastErr.Error())
-}
-
-// checkShim verifies, on a scratch buffer, that the shim's mirrors of the
-// binding's handle types (shim.go) still match the binding.
-func (d *Device) checkShim() error {
-	b, err := d.dev.CreateBuffer(&wgpu.BufferDescriptor{Size: 4, Usage: wgpu.BufferUsageMapRead | wgpu.BufferUsageCopyDst})
-	if err != nil {
-		return fromBinding("open: create scratch buffer", err)
-	}
-	defer func() { b.Destroy(); b.Release() }()
-	if !rawLayoutOK(d.dev, b, d.queue) {
-		return newError("open", ErrValidation, "the binding's handle layout is not the one wgpu/shim.go mirrors")
-	}
-	return nil
 }
 
 // Info describes the adapter the device runs on; the zero AdapterInfo for
@@ -405,44 +311,6 @@ func (d *Device) noteErr(err error) {
 	}
 }
 
-func (d *Device) rejectPendingLocked(err error) {
-	for s := range d.pending {
-		s.fail(err)
-		d.unpend(s)
-		switch s := s.(type) {
-		case *readback:
-			// No new work is accepted from here on, so the staging buffer
-			// cannot be handed to another readback while its map is pending.
-			s.reclaim(d)
-		case *uploadMap:
-			if !d.closed { // Close destroys every buffer itself
-				d.pool.drop(s.staging)
-			}
-		}
-	}
-}
-
-// pend records s as waiting for its callback. Callers hold d.mu.
-func (d *Device) pend(s settler) {
-	d.pending[s] = struct{}{}
-	if _, ok := s.(*uploadMap); ok {
-		d.uploadsPending++
-	}
-}
-
-// unpend removes s from the requests waiting for their callbacks and
-// reports whether it was there. Callers hold d.mu.
-func (d *Device) unpend(s settler) bool {
-	if _, ok := d.pending[s]; !ok {
-		return false
-	}
-	delete(d.pending, s)
-	if _, ok := s.(*uploadMap); ok {
-		d.uploadsPending--
-	}
-	return true
-}
-
 // Close rejects every pending promise with ErrClosed, drops recorded work
 // that was not submitted, waits for submitted work, destroys every buffer
 // the device owns (pooled and live) and releases the device. If buffers
@@ -478,22 +346,18 @@ func (d *Device) Close() error {
 	leaked := d.pool.liveReport(false)
 	// Submit the queue's pending writes: a device released with unsubmitted
 	// writes corrupts the next device's first submit in wgpu-native.
-	d.queue.Submit()
-	d.dev.Poll(true, nil) // let submitted work finish
+	d.dev.Submit()
+	d.dev.Poll(true) // let submitted work finish
 	d.pool.destroyAll()
-	d.dev.Poll(true, nil) // run the callbacks of maps the destroys aborted
-	d.doneMu.Lock()
-	d.done = nil
-	d.doneMu.Unlock()
+	d.dev.Poll(true) // run the callbacks of maps the destroys aborted
+	d.takeFired()
 	for _, k := range d.kernels {
 		k.pipeline.Release()
 	}
 	for _, l := range d.layouts {
 		l.Release()
 	}
-	d.queue.Release()
 	d.dev.Release()
-	d.adapter.Release()
 	d.lost.settle(LostInfo{Reason: LostDestroyed, Message: "device closed"}, nil)
 	d.mu.Unlock()
 	if leaked != "" {
@@ -502,7 +366,8 @@ func (d *Device) Close() error {
 	return nil
 }
 
-// DeviceStats counts the work a device has done.
+// DeviceStats counts the work a device has done, what it still waits for,
+// and, where the driver keeps one, the driver's own count of buffers.
 type DeviceStats struct {
 	Submits          uint64 // command buffers submitted
 	Dispatches       uint64 // compute dispatches recorded
@@ -513,9 +378,18 @@ type DeviceStats struct {
 	KernelsCompiled  uint64 // pipelines built; a cached kernel is not counted again
 	PendingReadbacks int    // readbacks not yet settled
 	PendingUploads   int    // upload buffers not yet mapped again for reuse
+
+	// DriverBuffers is how many buffers wgpu-native's own registry holds,
+	// where HasDriverBuffers says the driver keeps a count: only the GL
+	// backend does, and its count covers every GL device of the process.
+	// It cross-checks the pool's figures (LiveBuffers plus PooledBuffers);
+	// Sync first, so that destroyed buffers have left the registry.
+	DriverBuffers    uint64
+	HasDriverBuffers bool
 }
 
-// Stats returns the device's counters; zero for a nil or zero Device.
+// Stats returns the device's counters, taken under one lock; zero for a
+// nil or zero Device. It is safe for concurrent use.
 func (d *Device) Stats() DeviceStats {
 	if d.opened("stats") != nil {
 		return DeviceStats{}
@@ -523,31 +397,10 @@ func (d *Device) Stats() DeviceStats {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	s := d.stats
-	s.PendingUploads = d.uploadsPending
-	s.PendingReadbacks = d.copyingReadbacks
-	for p := range d.pending {
-		if _, ok := p.(*readback); ok {
-			s.PendingReadbacks++
-		}
+	s.PendingUploads = len(d.pending.uploads)
+	s.PendingReadbacks = len(d.pending.readbacks) + d.copyingReadbacks
+	if d.info.Backend == BackendGL { // d.mu is glMu, which the report needs
+		s.DriverBuffers, s.HasDriverBuffers = native.GLBufferCount()
 	}
 	return s
-}
-
-// DriverBufferCount returns how many buffers wgpu-native's own registry
-// holds, from its report, and whether the backend keeps one (only GL does).
-// The count covers every GL device of the process, since they share one
-// instance: it is a cross-check of the pool's figures, for tests and
-// diagnostics. Sync first, so that destroyed buffers have left the registry.
-// A nil or zero Device reports (0, false).
-func (d *Device) DriverBufferCount() (uint64, bool) {
-	if d.opened("driver buffer count") != nil {
-		return 0, false
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	r := d.inst.GenerateReport()
-	if r.Gl == nil {
-		return 0, false
-	}
-	return r.Gl.Buffers.NumAllocated, true
 }

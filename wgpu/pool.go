@@ -7,7 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cogentcore/webgpu/wgpu"
+	"github.com/wgtensor/wgtensor/internal/bytesize"
+	"github.com/wgtensor/wgtensor/wgpu/internal/native"
 )
 
 // Usage says what a buffer is for; the pool keeps one free list per usage
@@ -43,16 +44,17 @@ func (u Usage) String() string {
 	return fmt.Sprintf("Usage(%d)", int(u))
 }
 
-func (u Usage) flags() wgpu.BufferUsage {
+// native is the usage's kind of buffer in package native.
+func (u Usage) native() native.Usage {
 	switch u {
 	case UsageReadback:
-		return wgpu.BufferUsageMapRead | wgpu.BufferUsageCopyDst
+		return native.UsageReadback
 	case UsageUniform:
-		return wgpu.BufferUsageUniform | wgpu.BufferUsageCopyDst
+		return native.UsageUniform
 	case UsageUpload:
-		return wgpu.BufferUsageMapWrite | wgpu.BufferUsageCopySrc
+		return native.UsageUpload
 	}
-	return wgpu.BufferUsageStorage | wgpu.BufferUsageCopySrc | wgpu.BufferUsageCopyDst
+	return native.UsageStorage
 }
 
 // Buffer is a handle to a GPU buffer handed out by a device's pool.
@@ -67,7 +69,7 @@ func (u Usage) flags() wgpu.BufferUsage {
 type Buffer struct {
 	d        *Device
 	alloc    *allocation // the memory, which outlives the handle in the pool
-	raw      *wgpu.Buffer
+	raw      *native.Buffer
 	id       uint64
 	size     uint64 // bytes asked for
 	capacity uint64 // bytes allocated: the size class
@@ -83,7 +85,7 @@ type Buffer struct {
 // allocation is one buffer created through the driver: what the pool keeps
 // and hands out again, each time behind a new Buffer handle.
 type allocation struct {
-	raw      *wgpu.Buffer
+	raw      *native.Buffer
 	capacity uint64
 	usage    Usage
 
@@ -169,21 +171,8 @@ type PoolStats struct {
 
 func (s PoolStats) String() string {
 	return fmt.Sprintf("live %d buffers %s, pooled %d buffers %s, reserved %s (peak live %s, peak reserved %s); allocs %d, reuses %d, frees %d, trims %d, oom retries %d",
-		s.LiveBuffers, FormatBytes(s.LiveBytes), s.PooledBuffers, FormatBytes(s.PooledBytes), FormatBytes(s.ReservedBytes),
-		FormatBytes(s.PeakLiveBytes), FormatBytes(s.PeakReservedBytes), s.Allocs, s.Reuses, s.Frees, s.Trims, s.OOMRetries)
-}
-
-// FormatBytes formats n in B, KiB, MiB or GiB.
-func FormatBytes(n uint64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.2f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
+		s.LiveBuffers, bytesize.Format(s.LiveBytes), s.PooledBuffers, bytesize.Format(s.PooledBytes), bytesize.Format(s.ReservedBytes),
+		bytesize.Format(s.PeakLiveBytes), bytesize.Format(s.PeakReservedBytes), s.Allocs, s.Reuses, s.Frees, s.Trims, s.OOMRetries)
 }
 
 type poolKey struct {
@@ -392,7 +381,7 @@ func capacityFor(size, maxSize uint64) (uint64, bool) {
 
 // allocLocked creates a buffer through the driver, enforcing the memory
 // limit: trim, then fail. A driver out-of-memory also trims and retries once.
-func (d *Device) allocLocked(op string, capacity uint64, usage Usage) (*wgpu.Buffer, error) {
+func (d *Device) allocLocked(op string, capacity uint64, usage Usage) (*native.Buffer, error) {
 	p := &d.pool
 	limit := p.stats.MemoryLimit
 	if limit > 0 && passes(p.stats.ReservedBytes, capacity, limit) {
@@ -404,18 +393,17 @@ func (d *Device) allocLocked(op string, capacity uint64, usage Usage) (*wgpu.Buf
 		}
 		if passes(p.stats.LiveBytes, capacity, limit) {
 			return nil, newError(op, ErrOutOfMemory, fmt.Sprintf("%s would pass the memory limit of %s; %s",
-				FormatBytes(capacity), FormatBytes(limit), p.liveReport(true)))
+				bytesize.Format(capacity), bytesize.Format(limit), p.liveReport(true)))
 		}
 	}
 	// A new upload buffer starts mapped, as pooled ones are.
-	desc := &wgpu.BufferDescriptor{Size: capacity, Usage: usage.flags(), MappedAtCreation: usage == UsageUpload}
-	raw, err := d.dev.CreateBuffer(desc)
-	if err != nil && errorsIsOOM(err) && p.stats.PooledBytes > 0 {
+	raw, err := d.dev.CreateBuffer(capacity, usage.native())
+	if native.IsKind(err, native.OutOfMemory) && p.stats.PooledBytes > 0 {
 		p.stats.OOMRetries++
 		if terr := d.trimLocked(); terr != nil {
 			return nil, terr
 		}
-		raw, err = d.dev.CreateBuffer(desc)
+		raw, err = d.dev.CreateBuffer(capacity, usage.native())
 	}
 	if err != nil {
 		e := fromBinding(op, err)
@@ -430,8 +418,6 @@ func (d *Device) allocLocked(op string, capacity uint64, usage Usage) (*wgpu.Buf
 
 // passes reports whether used+n bytes pass limit, without wrapping.
 func passes(used, n, limit uint64) bool { return used > limit || n > limit-used }
-
-func errorsIsOOM(err error) bool { return fromBinding("", err).Kind == ErrOutOfMemory }
 
 // put ends a live handle and returns its memory to the free list. The
 // handle stays released for ever; the memory may serve a new handle.
@@ -547,7 +533,7 @@ func (p *poolState) liveReport(withInternal bool) string {
 		return list[i].site < list[j].site
 	})
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "live %d buffers, %s:", n, FormatBytes(total))
+	fmt.Fprintf(&sb, "live %d buffers, %s:", n, bytesize.Format(total))
 	for i, g := range list {
 		if i == 5 {
 			fmt.Fprintf(&sb, " and %d more sites", len(list)-i)
@@ -556,7 +542,7 @@ func (p *poolState) liveReport(withInternal bool) string {
 		if i > 0 {
 			sb.WriteByte(',')
 		}
-		fmt.Fprintf(&sb, " %d × %s at %s", g.n, FormatBytes(g.bytes/uint64(g.n)), g.site)
+		fmt.Fprintf(&sb, " %d × %s at %s", g.n, bytesize.Format(g.bytes/uint64(g.n)), g.site)
 	}
 	return sb.String()
 }

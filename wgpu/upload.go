@@ -1,5 +1,7 @@
 package wgpu
 
+import "github.com/wgtensor/wgtensor/wgpu/internal/native"
+
 // Large writes go through upload buffers of the runtime's own rather than
 // Queue.WriteBuffer, for which wgpu-native allocates a staging buffer per
 // call: on a CPU adapter every page of that fresh memory faults in, and a
@@ -15,26 +17,21 @@ package wgpu
 const stagedWriteMin = 1 << 20
 
 // uploadMap is the map request that readies a used upload buffer again.
-// status is set by the map callback under Device.doneMu.
+// status is set by the map callback under Device.firedMu.
 type uploadMap struct {
 	staging *Buffer
-	status  uint32
+	status  native.MapStatus
 }
 
 // complete returns the upload buffer to the pool, mapped, or destroys it if
 // the map failed. Called under Device.mu.
-func (u *uploadMap) complete(d *Device) func() {
-	if u.status == mapSuccess {
+func (u *uploadMap) complete(d *Device) {
+	if u.status == native.MapSuccess {
 		d.pool.put(u.staging)
 	} else {
 		d.pool.drop(u.staging)
 	}
-	return nil
 }
-
-// fail gives up on the map: the device is closing or lost, so the upload
-// buffer is destroyed (its callback, if it fires, finds nothing pending).
-func (u *uploadMap) fail(error) {}
 
 // writeStagedLocked writes data into b at offset through an upload buffer.
 // The caller has validated the write.
@@ -47,7 +44,7 @@ func (d *Device) writeStagedLocked(op string, b *Buffer, offset uint64, data []b
 	if err != nil {
 		return err
 	}
-	mapped := st.raw.GetMappedRange(0, uint(st.capacity))
+	mapped := st.raw.Mapped(st.capacity)
 	copyParallel(mapped, data)
 	clear(mapped[len(data):size]) // the pad to a whole word
 	if err := st.raw.Unmap(); err != nil {
@@ -59,8 +56,7 @@ func (d *Device) writeStagedLocked(op string, b *Buffer, offset uint64, data []b
 		return err
 	}
 	r := &d.rec
-	r.endPass()
-	if err := r.enc.CopyBufferToBuffer(st.raw, 0, b.raw, offset, size); err != nil {
+	if err := r.enc.Copy(st.raw, 0, b.raw, offset, size); err != nil {
 		// Validated above, so this is the driver's failure; the batch's
 		// Finish reports it to everything in the batch.
 		d.pool.drop(st)
@@ -82,7 +78,7 @@ func (d *Device) writeStagedLocked(op string, b *Buffer, offset uint64, data []b
 // a pooled one, one whose map has settled since the last poll, or a new one.
 func (d *Device) uploadBufferLocked(size uint64) (*Buffer, error) {
 	capacity, _ := capacityFor(size, d.limits.MaxBufferSize)
-	if len(d.pool.free[poolKey{capacity, UsageUpload}]) == 0 && d.uploadsPending > 0 {
+	if len(d.pool.free[poolKey{capacity, UsageUpload}]) == 0 && len(d.pending.uploads) > 0 {
 		d.settleUploadsLocked()
 	}
 	return d.newBufferLocked(size, UsageUpload, 0, true)
@@ -92,21 +88,13 @@ func (d *Device) uploadBufferLocked(size uint64) (*Buffer, error) {
 // upload buffers whose maps have settled to the pool. Other requests the
 // poll completes are left for the next poll to settle.
 func (d *Device) settleUploadsLocked() {
-	d.dev.Poll(false, nil)
-	d.doneMu.Lock()
-	var settled []*uploadMap
-	rest := d.done[:0]
-	for _, s := range d.done {
-		if u, ok := s.(*uploadMap); ok {
-			settled = append(settled, u)
-		} else {
-			rest = append(rest, s)
-		}
-	}
-	d.done = rest
-	d.doneMu.Unlock()
+	d.dev.Poll(false)
+	d.firedMu.Lock()
+	settled := d.fired.uploads
+	d.fired.uploads = nil
+	d.firedMu.Unlock()
 	for _, u := range settled {
-		if d.unpend(u) {
+		if d.pending.uploads.remove(u) {
 			u.complete(d)
 		}
 	}
@@ -117,9 +105,12 @@ func (d *Device) settleUploadsLocked() {
 func (d *Device) remapUploadsLocked(uploads []*Buffer) {
 	for _, st := range uploads {
 		u := &uploadMap{staging: st}
-		d.pend(u)
-		if err := mapWrite(d.dev, st.raw, st.capacity, d.whenMapped(u, &u.status)); err != nil {
-			d.unpend(u)
+		d.pending.uploads.add(u)
+		err := d.dev.MapWrite(st.raw, st.capacity, func(status native.MapStatus) {
+			d.fire(func(f *requestList) { u.status = status; f.uploads = append(f.uploads, u) })
+		})
+		if err != nil {
+			d.pending.uploads.remove(u)
 			d.pool.drop(st)
 		}
 	}
