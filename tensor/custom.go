@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/wgtensor/wgtensor/shaders"
 	"github.com/wgtensor/wgtensor/wgpu"
@@ -62,13 +64,20 @@ import (
 //		...
 //	}
 //
+// RunKernel refuses a shader whose only @workgroup_size attribute, in
+// literals, disagrees with Workgroup: with 64 declared and the default
+// 256, three elements in four would go unwritten.
+//
 // Invocation i belongs to workgroup i / Workgroup, and a workgroup's
 // invocations always run in one dispatch, so workgroup memory and
 // barriers work as usual (the invocations past end of the last workgroup
 // must reach the barriers too: test i >= end after them).
 //
 // CPU adapters stop a loop silently after 65,535 trips (see package
-// shaders): a kernel that loops more must cut its loop in pieces.
+// shaders): a kernel that loops more must cut its loop in pieces. The
+// workgroup memory a shader declares is not checked against the device's
+// MaxComputeWorkgroupStorageSize (the wgpu-native under the binding
+// creates such a pipeline without a word): stay within it.
 type Kernel struct {
 	// Name names the kernel in errors, pipeline labels and reports.
 	Name string
@@ -236,6 +245,9 @@ func (o *op) checkLaunch(k Kernel, l Launch) error {
 	case len(l.Outputs) == 0:
 		return fail(ErrArgument, "no outputs: a kernel writes at least one")
 	}
+	if dims, ok := declaredWorkgroup(k.Source); ok && (dims != [3]int{wg, 1, 1}) {
+		return fail(ErrArgument, "the shader declares @workgroup_size%v and Workgroup is %d: a Kernel's workgroup is one-dimensional, and the two must agree", dims, wg)
+	}
 	for i, out := range l.Outputs {
 		if !out.DType.valid() {
 			return fail(ErrDType, "output %d has dtype %v", i, out.DType)
@@ -260,6 +272,31 @@ func (o *op) checkLaunch(k Kernel, l Launch) error {
 		}
 	}
 	return nil
+}
+
+// declaredWorkgroup returns the workgroup size src declares, if it
+// declares one of literal dimensions (missing ones are 1) in its only
+// @workgroup_size attribute: a source with several, or with constants or
+// overrides in it, is not checked.
+func declaredWorkgroup(src string) (dims [3]int, ok bool) {
+	const attr = "@workgroup_size("
+	if strings.Count(src, attr) != 1 {
+		return dims, false
+	}
+	args, _, found := strings.Cut(src[strings.Index(src, attr)+len(attr):], ")")
+	parts := strings.Split(strings.TrimSuffix(strings.TrimSpace(args), ","), ",")
+	if !found || len(parts) > 3 {
+		return dims, false
+	}
+	dims = [3]int{1, 1, 1}
+	for i, a := range parts {
+		n, err := strconv.Atoi(strings.TrimRight(strings.TrimSpace(a), "iu"))
+		if err != nil {
+			return dims, false
+		}
+		dims[i] = n
+	}
+	return dims, true
 }
 
 // paramsBlock encodes l's params after a zero header, in a block of whole

@@ -83,6 +83,32 @@ func TestRunKernelMatchesReference(t *testing.T) {
 	}
 }
 
+// The workgroup check reads literals only: suffixed or spelled out in
+// three dimensions, they agree with Workgroup; a constant is not checked.
+func TestRunKernelWorkgroupSpellings(t *testing.T) {
+	e := testgpu.Engine(t)
+	x := e.FromInt32s([]int32{1, 2, 3})
+	defer x.Dispose()
+	for _, spelling := range []string{
+		"@compute @workgroup_size(64u)",
+		"@compute @workgroup_size(64, 1, 1)",
+		"@compute @workgroup_size(64i, 1)",
+		"const WG = 64u;\n@compute @workgroup_size(WG)",
+	} {
+		k := axpby
+		k.Name = "axpby_spelled"
+		k.Source = strings.Replace(axpbyWGSL, "@compute @workgroup_size(64)", spelling, 1)
+		res := runAxpbyWith(e, k, x)
+		assert.Equal(t, []int32{2, 4, 6}, i32s(t, res[0]), spelling)
+		disposeAll(res...)
+	}
+}
+
+func runAxpbyWith(e *tensor.Engine, k tensor.Kernel, x *tensor.Tensor) []*tensor.Tensor {
+	out := tensor.Out{Shape: x.Shape(), DType: tensor.Int32}
+	return e.RunKernel(k, tensor.Launch{Inputs: []*tensor.Tensor{x, x}, Outputs: []tensor.Out{out, out}, Threads: x.Size(), Params: []any{int32(1), int32(1)}})
+}
+
 // indexWGSL writes each invocation's number, xor a param, to its element:
 // a Workgroup of 1 makes one workgroup per element, so that 70,000
 // elements need a two-dimensional grid.
@@ -346,6 +372,10 @@ func TestRunKernelErrors(t *testing.T) {
 		{"no source", kernel(func(k *tensor.Kernel) { k.Source = "" }), ok, tensor.ErrArgument, "Source"},
 		{"negative workgroup", kernel(func(k *tensor.Kernel) { k.Workgroup = -64 }), ok, tensor.ErrArgument, "workgroup"},
 		{"workgroup past the limit", kernel(func(k *tensor.Kernel) { k.Workgroup = 1 << 16 }), ok, wgpu.ErrLimit, "workgroup"},
+		{"workgroup other than the shader's", kernel(func(k *tensor.Kernel) { k.Workgroup = 0 }), ok, tensor.ErrArgument, "@workgroup_size[64 1 1] and Workgroup is 256"},
+		{"two-dimensional workgroup", kernel(func(k *tensor.Kernel) {
+			k.Source = strings.Replace(axpbyWGSL, "@workgroup_size(64)", "@workgroup_size(8, 8)", 1)
+		}), ok, tensor.ErrArgument, "@workgroup_size[8 8 1]"},
 		{"NaN work", kernel(func(k *tensor.Kernel) { k.Work = math.NaN() }), ok, tensor.ErrArgument, "work"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
