@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -468,4 +469,38 @@ func TestRunKernelBadWGSL(t *testing.T) {
 	res := e.RunKernel(k, l)
 	defer disposeAll(res...)
 	assert.Equal(t, []int32{2, 4, 6}, i32s(t, res[0]))
+}
+
+// An input disposed while the launch runs, after the launch checked it,
+// is read with its values: the launch holds its storage until the
+// dispatch is recorded.
+func TestRunKernelHoldsInputsDisposedMidLaunch(t *testing.T) {
+	e := testgpu.Engine(t)
+	x := e.FromInt32s([]int32{1, 2, 3})
+	y := e.Add(x, x) // pending: the launch dispatches it first
+	var once sync.Once
+	tensor.OnChecked(e, func() { once.Do(func() { x.Dispose(); y.Dispose() }) })
+	res := runAxpby(e, x, y, 1, 1)
+	defer disposeAll(res...)
+	assert.True(t, x.IsDisposed())
+	assert.Equal(t, []int32{3, 6, 9}, i32s(t, res[0]))
+	assert.Equal(t, []int32{-1, -2, -3}, i32s(t, res[1]))
+}
+
+// An output that does not fit the memory limit fails the launch, and the
+// outputs allocated before it are given back.
+func TestRunKernelOutOfMemoryLeavesNothing(t *testing.T) {
+	d := testgpu.Open(t)
+	e := testgpu.EngineOn(t, d)
+	x := e.FromInt32s([]int32{1, 2, 3})
+	defer x.Dispose()
+	require.NoError(t, disposeAll(runAxpby(e, x, x, 1, 1)...), "compiled before the limit")
+	d.Pool().SetMemoryLimit(d.Pool().Stats().ReservedBytes + 64<<10)
+	defer d.Pool().SetMemoryLimit(0)
+	l := tensor.Launch{
+		Inputs:  []*tensor.Tensor{x, x},
+		Outputs: []tensor.Out{{Shape: tensor.Shape{1024}, DType: tensor.Int32}, {Shape: tensor.Shape{1 << 20}, DType: tensor.Int32}},
+		Threads: 3, Params: []any{int32(1), int32(1)},
+	}
+	checkKernelFails(t, e, axpby, l, wgpu.ErrOutOfMemory, "allocating [1048576] int32")
 }
