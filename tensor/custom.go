@@ -85,8 +85,8 @@ type Kernel struct {
 	// Name with a hash of Source and Entry, so that a changed source
 	// compiles anew. Set, it stands for the source: a Kernel with another
 	// Source or Entry under a Key already compiled on the device runs the
-	// pipeline compiled first, without compiling (or even hashing) its
-	// own, as wgpu.Device.KernelFor does. Launches with other numbers of
+	// pipeline compiled first, without compiling its own, as
+	// wgpu.Device.KernelFor does. Launches with other numbers of
 	// inputs, outputs or params compile pipelines of their own.
 	Key string
 	// Source is the WGSL.
@@ -299,10 +299,14 @@ func declaredWorkgroup(src string) (dims [3]int, ok bool) {
 	return dims, true
 }
 
-// paramsBlock encodes l's params after a zero header, in a block of whole
-// 16-byte words. The params were checked by checkLaunch.
+// paramsSize is the size of the uniform block of n params: the header
+// and the params in whole 16-byte words.
+func paramsSize(n int) int { return (HeaderSize + 4*n + 15) &^ 15 }
+
+// paramsBlock encodes params after a zero header (see paramsSize). The
+// params were checked by checkLaunch.
 func paramsBlock(params []any) []byte {
-	b := make([]byte, (HeaderSize+4*len(params)+15)&^15)
+	b := make([]byte, paramsSize(len(params)))
 	for i, p := range params {
 		var w uint32
 		switch v := p.(type) {
@@ -322,7 +326,7 @@ func paramsBlock(params []any) []byte {
 // compiling it on the first launch of its key on the device.
 func (o *op) compileCustom(k Kernel, l Launch) (*wgpu.Kernel, error) {
 	nin, nout := len(l.Inputs), len(l.Outputs)
-	size := uint64(len(paramsBlock(l.Params)))
+	size := uint64(paramsSize(len(l.Params)))
 	key := fmt.Sprintf("custom/%s/%dr%dw%dB", k.cacheKey(), nin, nout, size)
 	kern, err := o.e.dev.KernelFor(key, func() wgpu.KernelSpec {
 		bindings := make([]wgpu.Access, 0, nin+nout)

@@ -284,6 +284,10 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 	assert.Equal(t, c0+3, compiled())
 	assert.Equal(t, []int32{3, 6, 9}, run(noKey, int32(3), int32(99), int32(99), int32(99), int32(99)))
 	assert.Equal(t, c0+4, compiled())
+
+	// Entry names the entry point.
+	entry := tensor.Kernel{Name: "entry", Entry: "twice", Source: strings.Replace(src("2 * x[i]"), "fn main(", "fn twice(", 1)}
+	assert.Equal(t, []int32{2, 4, 6}, run(entry, int32(0)))
 }
 
 // RunKernel's results are ordinary tensors: tidy disposes them, Memory
