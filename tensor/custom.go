@@ -161,7 +161,8 @@ type Launch struct {
 // dtype; a param of another type; WGSL that does not compile, or whose
 // bindings disagree with the launch; more bindings or params than the
 // device allows) returns tensors that each carry an *OpError naming the
-// kernel and the input shapes, and holds nothing: one tensor if l asks
+// kernel and the input shapes (an input carrying an error passes that
+// error on, as with every op), and holds nothing: one tensor if l asks
 // for no output. A compile error wraps wgpu.ErrCompile and holds the
 // compiler's message. Like every op, RunKernel belongs to the Engine's
 // goroutine.
