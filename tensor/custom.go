@@ -112,9 +112,9 @@ type Kernel struct {
 // workgroup of 256, with no estimate).
 const DefaultInvocationWork = 16
 
-// HeaderSize is the size in bytes of the header that starts a Kernel's
-// uniform block; Launch.Params start at this offset.
-const HeaderSize = 16
+// KernelHeaderSize is the size in bytes of the header that starts a
+// Kernel's uniform block; Launch.Params start at this offset.
+const KernelHeaderSize = 16
 
 // Out describes an output a Kernel writes: the engine allocates a tensor
 // of Shape and DType for it.
@@ -141,7 +141,7 @@ type Launch struct {
 	// runs none.
 	Threads int
 	// Params are the caller's parameters, each a float32, an int32 or a
-	// uint32, encoded little-endian at byte HeaderSize+4i of the uniform
+	// uint32, encoded little-endian at byte KernelHeaderSize+4i of the uniform
 	// block: the shader declares them as f32, i32 or u32 members after the
 	// header, in order (a vecN member covers N of them where WGSL's
 	// alignment puts it at their offset: vec2 at a multiple of 8 bytes,
@@ -302,7 +302,7 @@ func declaredWorkgroup(src string) (dims [3]int, ok bool) {
 
 // paramsSize is the size of the uniform block of n params: the header
 // and the params in whole 16-byte words.
-func paramsSize(n int) int { return (HeaderSize + 4*n + 15) &^ 15 }
+func paramsSize(n int) int { return (KernelHeaderSize + 4*n + 15) &^ 15 }
 
 // paramsBlock encodes params after a zero header (see paramsSize). The
 // params were checked by checkLaunch.
@@ -318,7 +318,7 @@ func paramsBlock(params []any) []byte {
 		case uint32:
 			w = v
 		}
-		binary.LittleEndian.PutUint32(b[HeaderSize+4*i:], w)
+		binary.LittleEndian.PutUint32(b[KernelHeaderSize+4*i:], w)
 	}
 	return b
 }
