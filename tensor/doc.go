@@ -24,6 +24,17 @@
 // outputs are allocated when an op is called, and a result disposed before
 // the dispatch is not computed at all.
 //
+// # Custom kernels
+//
+// Engine.RunKernel runs the caller's WGSL on tensors, for ops the library
+// lacks: inputs are bound read-only, outputs are allocated by the engine
+// with the shapes and dtypes the caller states, and params follow a
+// launch header in a uniform block (see Kernel for the binding
+// convention). The engine chooses the grid and cuts large launches by the
+// work budget, as for its own ops; pipelines are cached per device by the
+// Kernel's key. The results are ordinary tensors, and bad launches,
+// WGSL that does not compile included, return tensors carrying the error.
+//
 // # Transfers
 //
 // FromFloat32s and its kin upload the caller's slice without converting

@@ -219,7 +219,7 @@ func (p *programRun) run() {
 func (p *programRun) step() {
 	p.ops++
 	r := p.r
-	switch r.intn(12) {
+	switch r.intn(13) {
 	case 0:
 		p.create()
 	case 1, 2:
@@ -245,6 +245,8 @@ func (p *programRun) step() {
 		p.scope()
 	case 11:
 		p.split()
+	case 12:
+		p.custom() // custom_fuzz_test.go
 	}
 }
 
