@@ -191,8 +191,19 @@ func (d *Device) Dispatch(k *Kernel, groups [3]uint32, params []byte, bufs ...*B
 	return d.dispatch(k, groups, groupsWork(groups), params, bufs)
 }
 
-// dispatch is Dispatch with the dispatch's estimated work.
+// dispatch is Dispatch with the dispatch's estimated work; a running
+// Timer times it (timing.go).
 func (d *Device) dispatch(k *Kernel, groups [3]uint32, work Work, params []byte, bufs []*Buffer) error {
+	if d != nil {
+		if t := d.timer.Load(); t != nil {
+			return d.timedDispatch(t, k, groups, work, params, bufs)
+		}
+	}
+	return d.dispatchNow(k, groups, work, params, bufs)
+}
+
+// dispatchNow records a dispatch into the open batch.
+func (d *Device) dispatchNow(k *Kernel, groups [3]uint32, work Work, params []byte, bufs []*Buffer) error {
 	op := fmt.Sprintf("dispatch %q over %v workgroups", k.Name(), groups)
 	if err := d.opened(op); err != nil {
 		return err
