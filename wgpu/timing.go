@@ -28,7 +28,7 @@ func (s TimingSource) String() string {
 	if s == GPUTimestamps {
 		return "gpu timestamps"
 	}
-	return "wall time"
+	return "wall time of lone submissions"
 }
 
 // DispatchTiming is one dispatch that ran while a Timer was running.
