@@ -53,6 +53,15 @@
 //     go through the queue; writes of 1 MiB or more through pooled upload
 //     buffers kept mapped, copied in order with the batch.
 //
+// # Timing
+//
+// StartTiming starts a Timer that times every dispatch recorded on the
+// device until Timer.Stop, whichever goroutine records it, and follows the
+// bytes handed out meanwhile without touching the pool's own peaks. Each
+// timed dispatch is submitted alone and waited for (its wall time, marked
+// WallTime), so timed work runs slower. One Timer runs on a device at a
+// time. tensor.Engine.Profile builds kernel profiles on it.
+//
 // # Concurrency
 //
 // A Device, its Pool, its Kernels and Promises are safe for concurrent use
