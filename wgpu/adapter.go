@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/cogentcore/webgpu/wgpu"
+	"github.com/wgtensor/wgtensor/wgpu/internal/native"
 )
 
 // Backend is a native graphics API that WebGPU runs on.
@@ -49,29 +49,15 @@ func ParseBackend(s string) (Backend, error) {
 	return BackendAny, newError("parse backend "+strconv.Quote(s), ErrInvalidArgument, "want any, vulkan, gl, metal or dx12")
 }
 
-func (b Backend) instanceFlags() wgpu.InstanceBackend {
+func backendOf(b native.Backend) Backend {
 	switch b {
-	case BackendVulkan:
-		return wgpu.InstanceBackendVulkan
-	case BackendGL:
-		return wgpu.InstanceBackendGL
-	case BackendMetal:
-		return wgpu.InstanceBackendMetal
-	case BackendDX12:
-		return wgpu.InstanceBackendDX12
-	}
-	return wgpu.InstanceBackendVulkan | wgpu.InstanceBackendGL | wgpu.InstanceBackendMetal | wgpu.InstanceBackendDX12
-}
-
-func backendOf(t wgpu.BackendType) Backend {
-	switch t {
-	case wgpu.BackendTypeVulkan:
+	case native.BackendVulkan:
 		return BackendVulkan
-	case wgpu.BackendTypeOpenGL, wgpu.BackendTypeOpenGLES:
+	case native.BackendGL:
 		return BackendGL
-	case wgpu.BackendTypeMetal:
+	case native.BackendMetal:
 		return BackendMetal
-	case wgpu.BackendTypeD3D12:
+	case native.BackendDX12:
 		return BackendDX12
 	}
 	return BackendAny
@@ -100,13 +86,13 @@ func (t AdapterType) String() string {
 	return "unknown"
 }
 
-func adapterTypeOf(t wgpu.AdapterType) AdapterType {
+func adapterTypeOf(t native.AdapterType) AdapterType {
 	switch t {
-	case wgpu.AdapterTypeCPU:
+	case native.AdapterCPU:
 		return AdapterCPU
-	case wgpu.AdapterTypeIntegratedGPU:
+	case native.AdapterIntegrated:
 		return AdapterIntegrated
-	case wgpu.AdapterTypeDiscreteGPU:
+	case native.AdapterDiscrete:
 		return AdapterDiscrete
 	}
 	return AdapterUnknown
@@ -139,23 +125,6 @@ type Limits struct {
 	MinUniformBufferOffsetAlignment   uint32
 }
 
-func limitsOf(l wgpu.Limits) Limits {
-	return Limits{
-		MaxBufferSize:                     l.MaxBufferSize,
-		MaxStorageBufferBindingSize:       l.MaxStorageBufferBindingSize,
-		MaxUniformBufferBindingSize:       l.MaxUniformBufferBindingSize,
-		MaxStorageBuffersPerShaderStage:   l.MaxStorageBuffersPerShaderStage,
-		MaxComputeWorkgroupStorageSize:    l.MaxComputeWorkgroupStorageSize,
-		MaxComputeInvocationsPerWorkgroup: l.MaxComputeInvocationsPerWorkgroup,
-		MaxComputeWorkgroupSizeX:          l.MaxComputeWorkgroupSizeX,
-		MaxComputeWorkgroupSizeY:          l.MaxComputeWorkgroupSizeY,
-		MaxComputeWorkgroupSizeZ:          l.MaxComputeWorkgroupSizeZ,
-		MaxComputeWorkgroupsPerDimension:  l.MaxComputeWorkgroupsPerDimension,
-		MinStorageBufferOffsetAlignment:   l.MinStorageBufferOffsetAlignment,
-		MinUniformBufferOffsetAlignment:   l.MinUniformBufferOffsetAlignment,
-	}
-}
-
 // AdapterInfo describes one adapter: what Adapters lists and what a Device
 // reports about the adapter it runs on.
 type AdapterInfo struct {
@@ -185,24 +154,17 @@ func (a AdapterInfo) Matches(selector string) bool {
 	return strings.Contains(strings.ToLower(a.Name+" "+a.Driver), strings.ToLower(selector))
 }
 
-func infoOf(index int, a *wgpu.Adapter) AdapterInfo {
-	info := a.GetInfo()
-	name := info.Name
-	if name == "" || strings.HasPrefix(name, "0x") {
-		name = info.DriverDescription
-	}
-	if name == "" {
-		name = info.VendorName
-	}
+func infoOf(index int, a *native.Adapter) AdapterInfo {
+	info := a.Info()
 	return AdapterInfo{
 		Index:    index,
-		Name:     name,
-		Backend:  backendOf(info.BackendType),
-		Type:     adapterTypeOf(info.AdapterType),
-		Driver:   info.DriverDescription,
-		VendorID: info.VendorId,
-		DeviceID: info.DeviceId,
-		Limits:   limitsOf(a.GetLimits().Limits),
+		Name:     info.Name,
+		Backend:  backendOf(info.Backend),
+		Type:     adapterTypeOf(info.Type),
+		Driver:   info.Driver,
+		VendorID: info.VendorID,
+		DeviceID: info.DeviceID,
+		Limits:   Limits(info.Limits),
 	}
 }
 
@@ -214,28 +176,12 @@ func infoOf(index int, a *wgpu.Adapter) AdapterInfo {
 // which enumerate the GL adapters whatever the backend asked for, take it.
 var glMu sync.Mutex
 
-var shared struct {
-	once sync.Once
-	inst *wgpu.Instance
-}
-
-// instance returns the process's one WebGPU instance. It is never released:
-// on the GL backend every instance shares one EGL display, and releasing
-// any instance terminates it under the devices of the others.
-func instance() *wgpu.Instance {
-	shared.once.Do(func() {
-		quietBinding()
-		shared.inst = wgpu.CreateInstance(nil) // never a descriptor: BINDING.md
-	})
-	return shared.inst
-}
-
 // Adapters lists every adapter wgpu-native finds on every backend.
 // It is safe for concurrent use.
 func Adapters() []AdapterInfo {
 	glMu.Lock()
 	defer glMu.Unlock()
-	found := instance().EnumerateAdapters(&wgpu.InstanceEnumerateAdapterOptons{Backends: BackendAny.instanceFlags()})
+	found := native.Adapters()
 	infos := make([]AdapterInfo, len(found))
 	for i, a := range found {
 		infos[i] = infoOf(i, a)

@@ -6,12 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/cogentcore/webgpu/wgpu"
+	"github.com/wgtensor/wgtensor/wgpu/internal/native"
 )
 
 // Options choose an adapter and configure the device opened on it.
@@ -93,10 +92,7 @@ type Device struct {
 	opts   Options
 	lost   *Promise[LostInfo]
 
-	inst    *wgpu.Instance // the process's; see instance()
-	adapter *wgpu.Adapter
-	dev     *wgpu.Device
-	queue   *wgpu.Queue
+	dev *native.Device
 
 	pollMu     sync.Mutex    // serialises polls and Close; taken before mu
 	spinning   atomic.Bool   // a goroutine spins in Await
@@ -113,7 +109,7 @@ type Device struct {
 	rec        recorder
 	pending    map[settler]struct{} // readbacks and work-done requests not yet settled
 	kernels    map[string]*Kernel
-	layouts    map[string]*wgpu.BindGroupLayout
+	layouts    map[string]*native.BindGroupLayout
 	scopes     []errorScope
 	uncaptured []error
 	polling    bool // an Await-driven poller goroutine is running
@@ -147,30 +143,6 @@ type settler interface {
 	fail(err error)
 }
 
-var quietOnce sync.Once
-
-// quietBinding turns wgpu-native's stderr logging off: every error reaches
-// the caller through a returned error, so nothing needs to be only logged.
-// WGT_WGPU_LOG=warn (or error, info, debug, trace) turns it back on.
-func quietBinding() {
-	quietOnce.Do(func() {
-		level := wgpu.LogLevelOff
-		switch strings.ToLower(os.Getenv("WGT_WGPU_LOG")) {
-		case "error":
-			level = wgpu.LogLevelError
-		case "warn":
-			level = wgpu.LogLevelWarn
-		case "info":
-			level = wgpu.LogLevelInfo
-		case "debug":
-			level = wgpu.LogLevelDebug
-		case "trace":
-			level = wgpu.LogLevelTrace
-		}
-		wgpu.SetLogLevel(level)
-	})
-}
-
 // Open chooses an adapter and opens a device on it, requesting the adapter's
 // own limits (or, where the backend refuses them, the most it grants).
 // WGT_BACKEND and WGT_ADAPTER, when set, fill in opts.Backend and
@@ -195,13 +167,6 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.mu.Lock()
-	err = d.checkShim()
-	d.mu.Unlock()
-	if err != nil {
-		d.Close()
-		return nil, err
-	}
 	if opts.PollInterval > 0 {
 		d.stopPoller = make(chan struct{})
 		d.pollerDone = make(chan struct{})
@@ -215,10 +180,9 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 func openLocked(ctx context.Context, opts Options) (*Device, error) {
 	glMu.Lock()
 	defer glMu.Unlock()
-	inst := instance()
 	// Every backend's adapters, so that indexes agree with Adapters';
 	// choose keeps those of opts.Backend.
-	adapters := inst.EnumerateAdapters(&wgpu.InstanceEnumerateAdapterOptons{Backends: BackendAny.instanceFlags()})
+	adapters := native.Adapters()
 	infos := make([]AdapterInfo, len(adapters))
 	for i, a := range adapters {
 		infos[i] = infoOf(i, a)
@@ -237,23 +201,20 @@ func openLocked(ctx context.Context, opts Options) (*Device, error) {
 		adapter.Release()
 		return nil, err
 	}
-	dev, err := requestDevice(adapter, info)
+	dev, err := adapter.RequestDevice("wgtensor")
 	if err != nil {
 		adapter.Release()
-		return nil, err
+		return nil, fromBinding("open "+info.String(), err)
 	}
 	d := &Device{
 		info:    info,
-		limits:  limitsOf(dev.GetLimits().Limits),
+		limits:  Limits(dev.Limits()),
 		opts:    opts,
 		lost:    newPromise[LostInfo](nil),
-		inst:    inst,
-		adapter: adapter,
 		dev:     dev,
-		queue:   dev.GetQueue(),
 		pending: make(map[settler]struct{}),
 		kernels: make(map[string]*Kernel),
-		layouts: make(map[string]*wgpu.BindGroupLayout),
+		layouts: make(map[string]*native.BindGroupLayout),
 		mu:      new(sync.Mutex),
 	}
 	if info.Backend == BackendGL {
@@ -279,49 +240,6 @@ func withEnvironment(opts Options) (Options, error) {
 		opts.Adapter = v
 	}
 	return opts, nil
-}
-
-// requestDevice asks for the adapter's full limits, then for the default
-// limits raised to the adapter's buffer and workgroup sizes, then for the
-// defaults: the GL backend refuses the first (BINDING.md).
-func requestDevice(a *wgpu.Adapter, info AdapterInfo) (*wgpu.Device, error) {
-	full := a.GetLimits().Limits
-	compute := wgpu.DefaultLimits()
-	compute.MaxBufferSize = full.MaxBufferSize
-	compute.MaxStorageBufferBindingSize = full.MaxStorageBufferBindingSize
-	compute.MaxComputeWorkgroupStorageSize = full.MaxComputeWorkgroupStorageSize
-	compute.MaxComputeInvocationsPerWorkgroup = full.MaxComputeInvocationsPerWorkgroup
-	compute.MaxComputeWorkgroupSizeX = full.MaxComputeWorkgroupSizeX
-	compute.MaxComputeWorkgroupSizeY = full.MaxComputeWorkgroupSizeY
-	compute.MaxComputeWorkgroupsPerDimension = full.MaxComputeWorkgroupsPerDimension
-	compute.MaxStorageBuffersPerShaderStage = full.MaxStorageBuffersPerShaderStage
-	var lastErr error
-	for _, lim := range []*wgpu.Limits{&full, &compute, nil} {
-		desc := &wgpu.DeviceDescriptor{Label: "wgtensor"}
-		if lim != nil {
-			desc.RequiredLimits = &wgpu.RequiredLimits{Limits: *lim}
-		}
-		dev, err := a.RequestDevice(desc)
-		if err == nil {
-			return dev, nil
-		}
-		lastErr = err
-	}
-	return nil, newError("open "+info.String(), ErrValidation, lastErr.Error())
-}
-
-// checkShim verifies, on a scratch buffer, that the shim's mirrors of the
-// binding's handle types (shim.go) still match the binding.
-func (d *Device) checkShim() error {
-	b, err := d.dev.CreateBuffer(&wgpu.BufferDescriptor{Size: 4, Usage: wgpu.BufferUsageMapRead | wgpu.BufferUsageCopyDst})
-	if err != nil {
-		return fromBinding("open: create scratch buffer", err)
-	}
-	defer func() { b.Destroy(); b.Release() }()
-	if !rawLayoutOK(d.dev, b, d.queue) {
-		return newError("open", ErrValidation, "the binding's handle layout is not the one wgpu/shim.go mirrors")
-	}
-	return nil
 }
 
 // Info describes the adapter the device runs on; the zero AdapterInfo for
@@ -480,10 +398,10 @@ func (d *Device) Close() error {
 	leaked := d.pool.liveReport(false)
 	// Submit the queue's pending writes: a device released with unsubmitted
 	// writes corrupts the next device's first submit in wgpu-native.
-	d.queue.Submit()
-	d.dev.Poll(true, nil) // let submitted work finish
+	d.dev.Submit()
+	d.dev.Poll(true) // let submitted work finish
 	d.pool.destroyAll()
-	d.dev.Poll(true, nil) // run the callbacks of maps the destroys aborted
+	d.dev.Poll(true) // run the callbacks of maps the destroys aborted
 	d.doneMu.Lock()
 	d.done = nil
 	d.doneMu.Unlock()
@@ -493,9 +411,7 @@ func (d *Device) Close() error {
 	for _, l := range d.layouts {
 		l.Release()
 	}
-	d.queue.Release()
 	d.dev.Release()
-	d.adapter.Release()
 	d.lost.settle(LostInfo{Reason: LostDestroyed, Message: "device closed"}, nil)
 	d.mu.Unlock()
 	if leaked != "" {
@@ -547,9 +463,8 @@ func (d *Device) DriverBufferCount() (uint64, bool) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	r := d.inst.GenerateReport()
-	if r.Gl == nil {
+	if d.info.Backend != BackendGL {
 		return 0, false
 	}
-	return r.Gl.Buffers.NumAllocated, true
+	return native.GLBufferCount()
 }

@@ -3,9 +3,9 @@
 // batches compute dispatches into few queue submissions, and reads results
 // back through promises.
 //
-// It is the only package that imports the WebGPU binding
-// (github.com/cogentcore/webgpu); everything above it speaks in Devices,
-// Buffers, Kernels and Promises.
+// It is the only package that reaches the WebGPU binding, through an
+// internal package; everything above it speaks in Devices, Buffers, Kernels
+// and Promises.
 //
 // # Overview
 //

@@ -3,6 +3,8 @@ package wgpu
 import (
 	"errors"
 	"strings"
+
+	"github.com/wgtensor/wgtensor/wgpu/internal/native"
 )
 
 // Sentinel errors. Every error the package returns wraps one of them in an
@@ -77,31 +79,24 @@ func newError(op string, kind error, detail string) *Error {
 	return &Error{Op: op, Kind: kind, Detail: detail}
 }
 
-// bindingError carries a message from wgpu-native through the shim.
-type bindingError struct{ msg string }
-
-func (e bindingError) Error() string { return e.msg }
-
-// fromBinding converts an error returned by the binding: the one place where
-// the binding's errors, which have lost their WebGPU error type, are
-// classified. Device loss and out-of-memory are recognised by their text.
+// fromBinding converts an error from package native, the one door to the
+// binding, into an *Error of op: the one place where the driver's errors
+// get their sentinels.
 func fromBinding(op string, err error) *Error {
-	msg := err.Error()
-	// The binding prefixes "wgpu.(*Device).CreateBuffer(): ".
-	if i := strings.Index(msg, "(): "); i >= 0 && strings.HasPrefix(msg, "wgpu.(") {
-		msg = msg[i+len("(): "):]
+	var e *native.Error
+	if !errors.As(err, &e) {
+		return newError(op, ErrValidation, err.Error())
 	}
-	msg = strings.TrimSpace(msg)
-	lower := strings.ToLower(msg)
 	kind := ErrValidation
-	switch {
-	case strings.Contains(lower, "device is lost"), strings.Contains(lower, "device lost"):
+	switch e.Kind {
+	case native.DeviceLost:
 		kind = ErrDeviceLost
-	case strings.Contains(lower, "out of memory"), strings.Contains(lower, "outofmemory"),
-		strings.Contains(lower, "not enough memory"):
+	case native.OutOfMemory:
 		kind = ErrOutOfMemory
+	case native.Compile:
+		kind = ErrCompile
 	}
-	return newError(op, kind, msg)
+	return newError(op, kind, e.Msg)
 }
 
 // isLoss reports whether err reports device loss.

@@ -1,6 +1,6 @@
 package wgpu
 
-import "github.com/cogentcore/webgpu/wgpu"
+import "github.com/wgtensor/wgtensor/wgpu/internal/native"
 
 // Hooks for the external tests (package wgpu_test), which cannot reach
 // unexported state and cannot be internal tests: testgpu imports wgpu.
@@ -53,8 +53,7 @@ func PoisonBatch(d *Device, buf *Buffer) error {
 fn main() { y[0][0].x = 1.0; }`}
 	k := d.kernels[spec.Key]
 	if k == nil {
-		layout, err := d.dev.CreateBindGroupLayout(&wgpu.BindGroupLayoutDescriptor{Entries: []wgpu.BindGroupLayoutEntry{
-			{Binding: 0, Visibility: wgpu.ShaderStageCompute, Buffer: wgpu.BufferBindingLayout{Type: wgpu.BufferBindingTypeStorage}}}})
+		layout, err := d.dev.CreateBindGroupLayout("poison", []native.LayoutEntry{{Type: native.Storage}})
 		if err != nil {
 			return err
 		}
@@ -73,7 +72,7 @@ fn main() { y[0][0].x = 1.0; }`}
 func DestroyParamChunks(d *Device) (release func()) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	var raws []*wgpu.Buffer
+	var raws []*native.Buffer
 	for _, c := range d.rec.params {
 		c.buf.raw.Destroy()
 		c.buf.alloc.destroyed = true

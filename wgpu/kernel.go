@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cogentcore/webgpu/wgpu"
+	"github.com/wgtensor/wgtensor/wgpu/internal/native"
 )
 
 // Access says how a kernel uses a storage binding.
@@ -57,8 +57,8 @@ func (s KernelSpec) key() string {
 // use.
 type Kernel struct {
 	spec     KernelSpec
-	pipeline *wgpu.ComputePipeline
-	layout   *wgpu.BindGroupLayout
+	pipeline *native.Pipeline
+	layout   *native.BindGroupLayout
 }
 
 // Name returns the kernel's name; "" for a nil Kernel.
@@ -103,33 +103,16 @@ func (d *Device) Kernel(spec KernelSpec) (*Kernel, error) {
 
 // compileLocked builds spec's pipeline over layout and caches the kernel
 // under spec's key. A failure caches nothing.
-func (d *Device) compileLocked(op string, spec KernelSpec, layout *wgpu.BindGroupLayout) (*Kernel, error) {
+func (d *Device) compileLocked(op string, spec KernelSpec, layout *native.BindGroupLayout) (*Kernel, error) {
 	if spec.Entry == "" {
 		spec.Entry = "main"
 	}
 	spec.Bindings = slices.Clone(spec.Bindings) // the caller's slice may change
-	module, err := d.dev.CreateShaderModule(&wgpu.ShaderModuleDescriptor{
-		Label:          spec.Name,
-		WGSLDescriptor: &wgpu.ShaderModuleWGSLDescriptor{Code: spec.Source},
-	})
-	if err != nil {
-		return nil, compileError(op, err)
-	}
-	defer module.Release()
-	pl, err := d.dev.CreatePipelineLayout(&wgpu.PipelineLayoutDescriptor{Label: spec.Name, BindGroupLayouts: []*wgpu.BindGroupLayout{layout}})
+	pipeline, err := d.dev.CreatePipeline(spec.Name, spec.Source, spec.Entry, layout)
 	if err != nil {
 		e := fromBinding(op, err)
 		d.noteErr(e)
 		return nil, e
-	}
-	defer pl.Release()
-	pipeline, err := d.dev.CreateComputePipeline(&wgpu.ComputePipelineDescriptor{
-		Label:   spec.Name,
-		Layout:  pl,
-		Compute: wgpu.ProgrammableStageDescriptor{Module: module, EntryPoint: spec.Entry},
-	})
-	if err != nil {
-		return nil, compileError(op, err)
 	}
 	k := &Kernel{spec: spec, pipeline: pipeline, layout: layout}
 	d.kernels[spec.key()] = k
@@ -190,18 +173,10 @@ func (d *Device) KernelFor(key string, build func() KernelSpec) (*Kernel, error)
 	return d.Kernel(spec)
 }
 
-func compileError(op string, err error) error {
-	e := fromBinding(op, err)
-	if e.Kind == ErrValidation {
-		e.Kind = ErrCompile
-	}
-	return e
-}
-
 // layoutLocked returns the cached bind group layout for a validated spec's
 // bindings and parameter block. The cache's key names everything that
 // shapes the layout, so a layout is shared only by specs it fits.
-func (d *Device) layoutLocked(spec KernelSpec) (*wgpu.BindGroupLayout, error) {
+func (d *Device) layoutLocked(spec KernelSpec) (*native.BindGroupLayout, error) {
 	var sig strings.Builder
 	for _, a := range spec.Bindings {
 		sig.WriteByte("rw"[a])
@@ -212,23 +187,21 @@ func (d *Device) layoutLocked(spec KernelSpec) (*wgpu.BindGroupLayout, error) {
 	if l, ok := d.layouts[sig.String()]; ok {
 		return l, nil
 	}
-	entries := make([]wgpu.BindGroupLayoutEntry, 0, len(spec.Bindings)+1)
-	for i, a := range spec.Bindings {
-		t := wgpu.BufferBindingTypeReadOnlyStorage
+	entries := make([]native.LayoutEntry, 0, len(spec.Bindings)+1)
+	for _, a := range spec.Bindings {
+		t := native.ReadOnlyStorage
 		if a == ReadWrite {
-			t = wgpu.BufferBindingTypeStorage
+			t = native.Storage
 		}
-		entries = append(entries, wgpu.BindGroupLayoutEntry{Binding: uint32(i), Visibility: wgpu.ShaderStageCompute,
-			Buffer: wgpu.BufferBindingLayout{Type: t, MinBindingSize: minStorageBinding}})
+		entries = append(entries, native.LayoutEntry{Type: t, MinSize: minStorageBinding})
 	}
 	if spec.Params {
 		// The minimum binding sizes make pipeline creation check that the
 		// shader needs no more than Dispatch binds: a shader that needed
 		// more would fail the whole batch at submission instead.
-		entries = append(entries, wgpu.BindGroupLayoutEntry{Binding: uint32(len(spec.Bindings)), Visibility: wgpu.ShaderStageCompute,
-			Buffer: wgpu.BufferBindingLayout{Type: wgpu.BufferBindingTypeUniform, MinBindingSize: spec.ParamsSize}})
+		entries = append(entries, native.LayoutEntry{Type: native.Uniform, MinSize: spec.ParamsSize})
 	}
-	l, err := d.dev.CreateBindGroupLayout(&wgpu.BindGroupLayoutDescriptor{Label: "wgtensor " + sig.String(), Entries: entries})
+	l, err := d.dev.CreateBindGroupLayout("wgtensor "+sig.String(), entries)
 	if err != nil {
 		e := fromBinding("create bind group layout "+sig.String(), err)
 		d.noteErr(e)

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cogentcore/webgpu/wgpu"
+	"github.com/wgtensor/wgtensor/wgpu/internal/native"
 )
 
 // Usage says what a buffer is for; the pool keeps one free list per usage
@@ -43,16 +43,17 @@ func (u Usage) String() string {
 	return fmt.Sprintf("Usage(%d)", int(u))
 }
 
-func (u Usage) flags() wgpu.BufferUsage {
+// native is the usage's kind of buffer in package native.
+func (u Usage) native() native.Usage {
 	switch u {
 	case UsageReadback:
-		return wgpu.BufferUsageMapRead | wgpu.BufferUsageCopyDst
+		return native.UsageReadback
 	case UsageUniform:
-		return wgpu.BufferUsageUniform | wgpu.BufferUsageCopyDst
+		return native.UsageUniform
 	case UsageUpload:
-		return wgpu.BufferUsageMapWrite | wgpu.BufferUsageCopySrc
+		return native.UsageUpload
 	}
-	return wgpu.BufferUsageStorage | wgpu.BufferUsageCopySrc | wgpu.BufferUsageCopyDst
+	return native.UsageStorage
 }
 
 // Buffer is a handle to a GPU buffer handed out by a device's pool.
@@ -67,7 +68,7 @@ func (u Usage) flags() wgpu.BufferUsage {
 type Buffer struct {
 	d        *Device
 	alloc    *allocation // the memory, which outlives the handle in the pool
-	raw      *wgpu.Buffer
+	raw      *native.Buffer
 	id       uint64
 	size     uint64 // bytes asked for
 	capacity uint64 // bytes allocated: the size class
@@ -83,7 +84,7 @@ type Buffer struct {
 // allocation is one buffer created through the driver: what the pool keeps
 // and hands out again, each time behind a new Buffer handle.
 type allocation struct {
-	raw      *wgpu.Buffer
+	raw      *native.Buffer
 	capacity uint64
 	usage    Usage
 
@@ -394,7 +395,7 @@ func capacityFor(size, maxSize uint64) (uint64, bool) {
 
 // allocLocked creates a buffer through the driver, enforcing the memory
 // limit: trim, then fail. A driver out-of-memory also trims and retries once.
-func (d *Device) allocLocked(op string, capacity uint64, usage Usage) (*wgpu.Buffer, error) {
+func (d *Device) allocLocked(op string, capacity uint64, usage Usage) (*native.Buffer, error) {
 	p := &d.pool
 	limit := p.stats.MemoryLimit
 	if limit > 0 && passes(p.stats.ReservedBytes, capacity, limit) {
@@ -410,14 +411,13 @@ func (d *Device) allocLocked(op string, capacity uint64, usage Usage) (*wgpu.Buf
 		}
 	}
 	// A new upload buffer starts mapped, as pooled ones are.
-	desc := &wgpu.BufferDescriptor{Size: capacity, Usage: usage.flags(), MappedAtCreation: usage == UsageUpload}
-	raw, err := d.dev.CreateBuffer(desc)
-	if err != nil && errorsIsOOM(err) && p.stats.PooledBytes > 0 {
+	raw, err := d.dev.CreateBuffer(capacity, usage.native())
+	if native.IsKind(err, native.OutOfMemory) && p.stats.PooledBytes > 0 {
 		p.stats.OOMRetries++
 		if terr := d.trimLocked(); terr != nil {
 			return nil, terr
 		}
-		raw, err = d.dev.CreateBuffer(desc)
+		raw, err = d.dev.CreateBuffer(capacity, usage.native())
 	}
 	if err != nil {
 		e := fromBinding(op, err)
@@ -432,8 +432,6 @@ func (d *Device) allocLocked(op string, capacity uint64, usage Usage) (*wgpu.Buf
 
 // passes reports whether used+n bytes pass limit, without wrapping.
 func passes(used, n, limit uint64) bool { return used > limit || n > limit-used }
-
-func errorsIsOOM(err error) bool { return fromBinding("", err).Kind == ErrOutOfMemory }
 
 // put ends a live handle and returns its memory to the free list. The
 // handle stays released for ever; the memory may serve a new handle.

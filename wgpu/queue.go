@@ -4,17 +4,16 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/cogentcore/webgpu/wgpu"
+	"github.com/wgtensor/wgtensor/wgpu/internal/native"
 )
 
 // recorder holds the open batch: commands recorded into one encoder and not
 // yet submitted. It is protected by Device.mu.
 type recorder struct {
-	enc        *wgpu.CommandEncoder
-	pass       *wgpu.ComputePassEncoder
+	enc        *native.Encoder
 	seq        uint64 // the open batch's number; buffers it names carry it
 	commands   int    // dispatches and copies in the open batch
-	bindGroups []*wgpu.BindGroup
+	bindGroups []*native.BindGroup
 	params     []*paramChunk
 	readbacks  []*readback // copies recorded; their maps are requested after submit
 	uploads    []*Buffer   // upload buffers copied from; mapped again after submit
@@ -65,19 +64,11 @@ func (r *recorder) name(bufs ...*Buffer) {
 	}
 }
 
-func (r *recorder) endPass() {
-	if r.pass != nil {
-		r.pass.End()
-		r.pass.Release()
-		r.pass = nil
-	}
-}
-
 func (d *Device) encoderLocked() error {
 	if d.rec.enc != nil {
 		return nil
 	}
-	enc, err := d.dev.CreateCommandEncoder(&wgpu.CommandEncoderDescriptor{Label: "wgtensor batch"})
+	enc, err := d.dev.NewEncoder("wgtensor batch")
 	if err != nil {
 		e := fromBinding("create command encoder", err)
 		d.noteErr(e)
@@ -89,9 +80,8 @@ func (d *Device) encoderLocked() error {
 
 // discard drops the open batch without submitting it (Close).
 func (r *recorder) discard(d *Device) {
-	r.endPass()
 	if r.enc != nil {
-		r.enc.Release()
+		r.enc.Discard()
 		r.enc = nil
 	}
 	r.closeBatch(d)
@@ -119,31 +109,29 @@ func (d *Device) flushLocked() error {
 	if r.enc == nil {
 		if d.unsubmittedWrites > 0 {
 			// Queue writes reach the GPU only with a submission.
-			d.queue.Submit()
+			d.dev.Submit()
 			d.stats.Submits++
 			d.unsubmittedWrites = 0
 		}
 		return nil
 	}
-	r.endPass()
 	var err error
 	for _, c := range r.params {
-		if werr := d.queue.WriteBuffer(c.buf.raw, 0, c.data); werr != nil && err == nil {
+		if werr := d.dev.WriteBuffer(c.buf.raw, 0, c.data); werr != nil && err == nil {
 			err = fromBinding("write kernel parameters", werr)
 		}
 	}
-	cmd, ferr := r.enc.Finish(nil)
-	r.enc.Release()
+	cmd, ferr := r.enc.Finish()
 	r.enc = nil
 	if ferr != nil && err == nil {
 		err = fromBinding(fmt.Sprintf("finish batch of %d commands", r.commands), ferr)
 	}
-	if err == nil {
-		d.queue.Submit(cmd)
+	switch {
+	case err == nil:
+		d.dev.Submit(cmd)
 		d.stats.Submits++
 		d.unsubmittedWrites = 0
-	}
-	if cmd != nil {
+	case cmd != nil:
 		cmd.Release()
 	}
 	b := r.closeBatch(d)
@@ -230,18 +218,18 @@ func (d *Device) dispatchNow(k *Kernel, groups [3]uint32, work Work, params []by
 // can submit the open batch, so the slot comes first and the batch's
 // encoder is taken only after it.
 func (d *Device) recordDispatchLocked(op string, k *Kernel, groups [3]uint32, work Work, params []byte, bufs []*Buffer) error {
-	entries := make([]wgpu.BindGroupEntry, 0, len(bufs)+1)
-	for i, b := range bufs {
-		entries = append(entries, wgpu.BindGroupEntry{Binding: uint32(i), Buffer: b.raw, Size: b.BindingSize()})
+	entries := make([]native.BufferBinding, 0, len(bufs)+1)
+	for _, b := range bufs {
+		entries = append(entries, native.BufferBinding{Buffer: b.raw, Size: b.BindingSize()})
 	}
 	if k.spec.Params {
 		chunk, off, err := d.paramSlotLocked(params)
 		if err != nil {
 			return err
 		}
-		entries = append(entries, wgpu.BindGroupEntry{Binding: uint32(len(bufs)), Buffer: chunk.buf.raw, Offset: off, Size: uniformBindingSize(params)})
+		entries = append(entries, native.BufferBinding{Buffer: chunk.buf.raw, Offset: off, Size: uniformBindingSize(params)})
 	}
-	bg, err := d.dev.CreateBindGroup(&wgpu.BindGroupDescriptor{Label: k.spec.Name, Layout: k.layout, Entries: entries})
+	bg, err := d.dev.CreateBindGroup(k.spec.Name, k.layout, entries)
 	if err != nil {
 		e := fromBinding(op, err)
 		d.noteErr(e)
@@ -253,12 +241,7 @@ func (d *Device) recordDispatchLocked(op string, k *Kernel, groups [3]uint32, wo
 	}
 	r := &d.rec
 	r.bindGroups = append(r.bindGroups, bg)
-	if r.pass == nil {
-		r.pass = r.enc.BeginComputePass(nil)
-	}
-	r.pass.SetPipeline(k.pipeline)
-	r.pass.SetBindGroup(0, bg, nil)
-	r.pass.DispatchWorkgroups(groups[0], groups[1], groups[2])
+	r.enc.Dispatch(k.pipeline, bg, groups)
 	r.name(bufs...)
 	for i, b := range bufs {
 		if k.spec.Bindings[i] == ReadWrite {
@@ -455,7 +438,7 @@ func (d *Device) Write(b *Buffer, offset uint64, data []byte) error {
 		// The pad lands past Size but inside Capacity: harmless.
 		data = padded
 	}
-	if err := d.queue.WriteBuffer(b.raw, offset, data); err != nil {
+	if err := d.dev.WriteBuffer(b.raw, offset, data); err != nil {
 		e := fromBinding(op, err)
 		d.noteErr(e)
 		return e

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/wgtensor/wgtensor/wgpu/internal/native"
 )
 
 // readback copies part of a buffer into a staging buffer and maps it.
@@ -16,7 +18,7 @@ type readback struct {
 	staging *Buffer
 	skip    uint64 // bytes of the staging copy before the first byte asked for
 	size    uint64 // bytes asked for
-	status  uint32
+	status  native.MapStatus
 
 	dstMu sync.Mutex // protects dst, and is held while bytes are copied into it
 	dst   []byte     // where the bytes go; nil: a new slice
@@ -107,8 +109,7 @@ func (d *Device) readAsync(b *Buffer, offset, size uint64, dst []byte) *Promise[
 		return RejectedWith[[]byte](err)
 	}
 	r := &d.rec
-	r.endPass()
-	if err := r.enc.CopyBufferToBuffer(b.raw, lo, staging.raw, 0, hi-lo); err != nil {
+	if err := r.enc.Copy(b.raw, lo, staging.raw, 0, hi-lo); err != nil {
 		// The encoder is now invalid; Finish will report it for the batch.
 		d.pool.put(staging)
 		return RejectedWith[[]byte](fromBinding(op, err))
@@ -132,7 +133,7 @@ func (d *Device) readAsync(b *Buffer, offset, size uint64, dst []byte) *Promise[
 // requestMap asks for the staging buffer to be mapped, after the batch that
 // copies into it was submitted. Called under Device.mu.
 func (rb *readback) requestMap(d *Device) {
-	err := mapRead(d.dev, rb.staging.raw, rb.staging.capacity, d.whenMapped(rb, &rb.status))
+	err := d.dev.MapRead(rb.staging.raw, rb.staging.capacity, d.whenMapped(rb, &rb.status))
 	if err != nil {
 		// Settle now; a late callback finds rb no longer pending.
 		d.unpend(rb)
@@ -165,8 +166,8 @@ func (rb *readback) copyOut(mapped []byte) []byte {
 // whenMapped returns the callback of s's map request: it records the map's
 // status in *status and hands s to the next poll to settle. It runs inside
 // wgpu-native, on whichever goroutine polls, so it takes only d.doneMu.
-func (d *Device) whenMapped(s settler, status *uint32) func(uint32) {
-	return func(st uint32) {
+func (d *Device) whenMapped(s settler, status *native.MapStatus) func(native.MapStatus) {
+	return func(st native.MapStatus) {
 		d.doneMu.Lock()
 		*status = st
 		d.done = append(d.done, s)
@@ -178,8 +179,8 @@ func (d *Device) whenMapped(s settler, status *uint32) func(uint32) {
 // a successful map's bytes are copied out by the function it returns.
 func (rb *readback) complete(d *Device) (finish func()) {
 	st := rb.staging
-	if rb.status == mapSuccess && !st.alloc.destroyed {
-		mapped := st.raw.GetMappedRange(0, uint(st.capacity))[rb.skip : rb.skip+rb.size]
+	if rb.status == native.MapSuccess && !st.alloc.destroyed {
+		mapped := st.raw.Mapped(st.capacity)[rb.skip : rb.skip+rb.size]
 		// The copy, milliseconds for a large read, runs outside d.mu, so
 		// that others go on recording work meanwhile. The staging buffer
 		// stays mapped and out of the pool until it is done, and Close, the
@@ -205,10 +206,10 @@ func (rb *readback) complete(d *Device) (finish func()) {
 	switch {
 	case st.alloc.destroyed:
 		err = newError(op, ErrAborted, "the staging buffer was destroyed while its map was pending")
-	case rb.status == mapDeviceLost:
+	case rb.status == native.MapDeviceLost:
 		err = newError(op, ErrDeviceLost, "")
 	default:
-		err = newError(op, ErrOperation, mapStatusString(rb.status))
+		err = newError(op, ErrOperation, rb.status.String())
 	}
 	rb.reclaim(d)
 	rb.p.settle(nil, err)
@@ -218,16 +219,16 @@ func (rb *readback) complete(d *Device) (finish func()) {
 // fail settles rb with err; its caller reclaims the staging buffer.
 func (rb *readback) fail(err error) { rb.p.settle(nil, err) }
 
-// mapStatusOf is the status a map callback gave s, or mapSuccess for
+// mapStatusOf is the status a map callback gave s, or MapSuccess for
 // requests that are not maps.
-func mapStatusOf(s settler) uint32 {
+func mapStatusOf(s settler) native.MapStatus {
 	switch s := s.(type) {
 	case *readback:
 		return s.status
 	case *uploadMap:
 		return s.status
 	}
-	return mapSuccess
+	return native.MapSuccess
 }
 
 // workDone is a WorkDone request.
@@ -253,7 +254,7 @@ func (d *Device) WorkDone() *Promise[struct{}] {
 	}
 	w := &workDone{p: newPromise[struct{}](d.await)}
 	d.pend(w)
-	onWorkDone(d.queue, func(uint32) {
+	d.dev.OnWorkDone(func() {
 		d.doneMu.Lock()
 		d.done = append(d.done, w)
 		d.doneMu.Unlock()
@@ -295,10 +296,10 @@ func (d *Device) pollLocked(wait bool) (progressed bool, err error) {
 	}
 	ferr := d.flushLocked()
 	if d.mu == &glMu {
-		d.dev.Poll(wait, nil) // see glMu
+		d.dev.Poll(wait) // see glMu
 	} else {
 		d.mu.Unlock() // others record work meanwhile
-		d.dev.Poll(wait, nil)
+		d.dev.Poll(wait)
 		d.mu.Lock()
 	}
 	d.doneMu.Lock()
@@ -307,7 +308,7 @@ func (d *Device) pollLocked(wait bool) (progressed bool, err error) {
 	d.doneMu.Unlock()
 	var finishes []func()
 	for _, s := range done {
-		if mapStatusOf(s) == mapDeviceLost && d.state == nil {
+		if mapStatusOf(s) == native.MapDeviceLost && d.state == nil {
 			d.loseLocked(LostUnknown, "a map reported device loss")
 		}
 		if d.unpend(s) {
@@ -316,7 +317,7 @@ func (d *Device) pollLocked(wait bool) (progressed bool, err error) {
 			}
 		} else if rb, ok := s.(*readback); ok && !rb.reclaimed && !d.closed {
 			// Settled earlier (by loss); reclaim its staging buffer now.
-			if rb.status == mapSuccess {
+			if rb.status == native.MapSuccess {
 				_ = rb.staging.raw.Unmap()
 			}
 			rb.reclaim(d)

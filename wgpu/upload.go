@@ -1,5 +1,7 @@
 package wgpu
 
+import "github.com/wgtensor/wgtensor/wgpu/internal/native"
+
 // Large writes go through upload buffers of the runtime's own rather than
 // Queue.WriteBuffer, for which wgpu-native allocates a staging buffer per
 // call: on a CPU adapter every page of that fresh memory faults in, and a
@@ -18,13 +20,13 @@ const stagedWriteMin = 1 << 20
 // status is set by the map callback under Device.doneMu.
 type uploadMap struct {
 	staging *Buffer
-	status  uint32
+	status  native.MapStatus
 }
 
 // complete returns the upload buffer to the pool, mapped, or destroys it if
 // the map failed. Called under Device.mu.
 func (u *uploadMap) complete(d *Device) func() {
-	if u.status == mapSuccess {
+	if u.status == native.MapSuccess {
 		d.pool.put(u.staging)
 	} else {
 		d.pool.drop(u.staging)
@@ -47,7 +49,7 @@ func (d *Device) writeStagedLocked(op string, b *Buffer, offset uint64, data []b
 	if err != nil {
 		return err
 	}
-	mapped := st.raw.GetMappedRange(0, uint(st.capacity))
+	mapped := st.raw.Mapped(st.capacity)
 	copyParallel(mapped, data)
 	clear(mapped[len(data):size]) // the pad to a whole word
 	if err := st.raw.Unmap(); err != nil {
@@ -59,8 +61,7 @@ func (d *Device) writeStagedLocked(op string, b *Buffer, offset uint64, data []b
 		return err
 	}
 	r := &d.rec
-	r.endPass()
-	if err := r.enc.CopyBufferToBuffer(st.raw, 0, b.raw, offset, size); err != nil {
+	if err := r.enc.Copy(st.raw, 0, b.raw, offset, size); err != nil {
 		// Validated above, so this is the driver's failure; the batch's
 		// Finish reports it to everything in the batch.
 		d.pool.drop(st)
@@ -92,7 +93,7 @@ func (d *Device) uploadBufferLocked(size uint64) (*Buffer, error) {
 // upload buffers whose maps have settled to the pool. Other requests the
 // poll completes are left for the next poll to settle.
 func (d *Device) settleUploadsLocked() {
-	d.dev.Poll(false, nil)
+	d.dev.Poll(false)
 	d.doneMu.Lock()
 	var settled []*uploadMap
 	rest := d.done[:0]
@@ -118,7 +119,7 @@ func (d *Device) remapUploadsLocked(uploads []*Buffer) {
 	for _, st := range uploads {
 		u := &uploadMap{staging: st}
 		d.pend(u)
-		if err := mapWrite(d.dev, st.raw, st.capacity, d.whenMapped(u, &u.status)); err != nil {
+		if err := d.dev.MapWrite(st.raw, st.capacity, d.whenMapped(u, &u.status)); err != nil {
 			d.unpend(u)
 			d.pool.drop(st)
 		}

@@ -1,4 +1,4 @@
-package wgpu
+package native
 
 // #include "shim.h"
 import "C"
@@ -47,7 +47,8 @@ func rawLayoutOK(d *wgpu.Device, b *wgpu.Buffer, q *wgpu.Queue) bool {
 
 // callbacks maps the ids handed to wgpu-native to the functions that settle
 // their requests. Callbacks run on whichever goroutine is inside wgpu-native
-// when they fire (usually the poller), so they must not take Device.mu.
+// when they fire (usually the poller), so they must not take the runtime's
+// device lock.
 var callbacks struct {
 	mu   sync.Mutex
 	next uintptr
@@ -87,23 +88,15 @@ func wgtWorkDone(status C.uint32_t, id C.uintptr_t) {
 	}
 }
 
-// mapRead asks wgpu-native to map the first size bytes of b for reading;
+// mapBuffer asks wgpu-native to map the first size bytes of b in mode;
 // done runs with the map status when a poll settles it. A validation error
 // is returned at once, and done may still run (with a failure status).
-func mapRead(d *wgpu.Device, b *wgpu.Buffer, size uint64, done func(status uint32)) error {
-	return mapBuffer(d, b, wgpu.MapModeRead, size, done)
-}
-
-// mapWrite is mapRead for writing.
-func mapWrite(d *wgpu.Device, b *wgpu.Buffer, size uint64, done func(status uint32)) error {
-	return mapBuffer(d, b, wgpu.MapModeWrite, size, done)
-}
-
-func mapBuffer(d *wgpu.Device, b *wgpu.Buffer, mode wgpu.MapMode, size uint64, done func(status uint32)) error {
-	id := registerCallback(done)
+func mapBuffer(d *wgpu.Device, b *wgpu.Buffer, mode wgpu.MapMode, size uint64, done func(MapStatus)) error {
+	id := registerCallback(func(status uint32) { done(MapStatus(status)) })
 	var msg [1024]C.char
 	if C.wgt_map(cDevice(d), cBuffer(b), C.uint32_t(mode), C.size_t(size), C.uintptr_t(id), &msg[0], C.size_t(len(msg))) != 0 {
-		return bindingError{C.GoString(&msg[0])}
+		m := C.GoString(&msg[0])
+		return &Error{Kind: kindOf(m), Msg: m}
 	}
 	return nil
 }
@@ -112,13 +105,3 @@ func mapBuffer(d *wgpu.Device, b *wgpu.Buffer, mode wgpu.MapMode, size uint64, d
 func onWorkDone(q *wgpu.Queue, done func(status uint32)) {
 	C.wgt_work_done(cQueue(q), C.uintptr_t(registerCallback(done)))
 }
-
-// Map statuses, from webgpu.h.
-const (
-	mapSuccess                 = uint32(wgpu.BufferMapAsyncStatusSuccess)
-	mapDeviceLost              = uint32(wgpu.BufferMapAsyncStatusDeviceLost)
-	mapDestroyedBeforeCallback = uint32(wgpu.BufferMapAsyncStatusDestroyedBeforeCallback)
-	mapUnmappedBeforeCallback  = uint32(wgpu.BufferMapAsyncStatusUnmappedBeforeCallback)
-)
-
-func mapStatusString(s uint32) string { return wgpu.BufferMapAsyncStatus(s).String() }

@@ -1,4 +1,4 @@
-// Declarations of the few wgpu-native entry points that wgtensor calls
+// Declarations of the few wgpu-native entry points that the runtime calls
 // directly, bypassing github.com/cogentcore/webgpu where that binding keeps
 // callback user data in Go memory nothing keeps alive (see shim.go).
 #include <stddef.h>

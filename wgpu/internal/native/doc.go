@@ -1,0 +1,34 @@
+// Package native is the runtime's one door to wgpu-native: every call into
+// the WebGPU binding (github.com/cogentcore/webgpu v0.23.0) and the cgo shim
+// that routes around its defects live here, so that moving to another
+// binding changes this package alone.
+//
+// Its API is shaped around what the runtime does, not around WebGPU's: list
+// adapters and open a device on one; create buffers of the runtime's four
+// usages, bind group layouts, compute pipelines and bind groups; encode a
+// batch of compute passes and copies and submit it; write and map buffers;
+// poll; and release. Errors come back as *Error, classified by Kind, with
+// the binding's decorations stripped.
+//
+// # Defects routed around (see BINDING.md)
+//
+//   - The instance is created without a descriptor, which the binding
+//     fills in half (wgpu-native then aborts); backends are chosen when
+//     adapters are enumerated.
+//   - The device-lost callback is never set: the binding passes it a Go
+//     pointer cgo refuses. Loss is read from the errors calls return.
+//   - Buffer maps and work-done requests go through the shim (shim.go), with
+//     an integer id as the callback's user data: the binding's own calls
+//     pass wgpu-native a pointer to Go memory that nothing keeps alive.
+//   - The GL adapter refuses its own full limits; RequestDevice falls back.
+//   - Instance reports count only the GL hub (GLBufferCount).
+//
+// # Concurrency
+//
+// Nothing here takes a lock of its own except the shim's callback registry.
+// wgpu-native's calls are safe from several threads, but the runtime
+// serialises every call but Poll on its device lock, and on the GL backend
+// Poll too (one EGL context serves every GL device of the process).
+// Callbacks (map and work-done) run on the goroutine that polls, inside
+// wgpu-native, and must not block on a lock the poller's caller holds.
+package native
