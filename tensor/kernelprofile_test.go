@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -53,7 +54,7 @@ func TestProfileFusedProgram(t *testing.T) {
 	require.Equal(t, uint64(2*4096), k.Read)
 	require.Equal(t, uint64(4096), k.Written)
 	require.Positive(t, k.Time)
-	require.Equal(t, wgpu.WallTime, p.Source)
+	require.Equal(t, expectedSource(e), p.Source)
 	// m, s and y are 4 KiB each; a and b (8 KiB) were live before. At most
 	// a, b and two of the three are live at once.
 	require.Equal(t, uint64(3*4096), p.NewBytes)
@@ -104,7 +105,7 @@ func TestProfileTableAndTrace(t *testing.T) {
 
 	var table bytes.Buffer
 	require.NoError(t, p.WriteTable(&table))
-	for _, want := range []string{"kernel profile:", "wall time of lone submissions", "matmul", "mul+add+relu (fused, 3 ops)", "calls"} {
+	for _, want := range []string{"kernel profile:", expectedSource(e).String(), "matmul", "mul+add+relu (fused, 3 ops)", "calls"} {
 		require.Contains(t, table.String(), want)
 	}
 	require.Len(t, strings.Split(strings.TrimSpace(table.String()), "\n"), 2+len(p.Kernels))
@@ -226,6 +227,14 @@ func TestProfileErrors(t *testing.T) {
 	var nilProfile *tensor.KernelProfile
 	require.ErrorIs(t, nilProfile.WriteTable(&bytes.Buffer{}), tensor.ErrArgument)
 	require.ErrorIs(t, nilProfile.WriteTrace(&bytes.Buffer{}), tensor.ErrArgument)
+}
+
+// expectedSource is how a profile on e's device times its kernels.
+func expectedSource(e *tensor.Engine) wgpu.TimingSource {
+	if e.Device().HasTimestamps() && os.Getenv("WGT_TIMESTAMPS") != "0" {
+		return wgpu.GPUTimestamps
+	}
+	return wgpu.WallTime
 }
 
 func profileRamp(n int) []float32 {

@@ -121,6 +121,7 @@ func (d *Device) flushLocked() error {
 			err = fromBinding("write kernel parameters", werr)
 		}
 	}
+	d.resolveStampsLocked()
 	cmd, ferr := r.enc.Finish()
 	r.enc = nil
 	if ferr != nil && err == nil {
@@ -135,6 +136,7 @@ func (d *Device) flushLocked() error {
 		cmd.Release()
 	}
 	b := r.closeBatch(d)
+	d.settleStampsLocked(err)
 	if err != nil {
 		d.noteErr(err)
 		d.failBatchLocked(err, b)
@@ -241,7 +243,7 @@ func (d *Device) recordDispatchLocked(op string, k *Kernel, groups [3]uint32, wo
 	}
 	r := &d.rec
 	r.bindGroups = append(r.bindGroups, bg)
-	r.enc.Dispatch(k.pipeline, bg, groups)
+	d.encodeDispatchLocked(k, bg, groups, bufs)
 	r.name(bufs...)
 	for i, b := range bufs {
 		if k.spec.Bindings[i] == ReadWrite {

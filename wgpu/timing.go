@@ -3,6 +3,8 @@ package wgpu
 import (
 	"context"
 	"fmt"
+	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -62,19 +64,27 @@ type TimingReport struct {
 }
 
 // Timer times every dispatch recorded on its device, from StartTiming to
-// Stop, whichever goroutine records it. While it runs, each dispatch is
-// submitted on its own and waited for (the wall-time source), so work runs
-// slower than without a timer and no dispatch overlaps another. It does
-// not touch the pool's own figures (Pool.Stats peaks stay as they are).
+// Stop, whichever goroutine records it. It does not touch the pool's own
+// figures (Pool.Stats peaks stay as they are).
+//
+// Where the device has timestamp queries (the adapter's timestamp-query
+// feature), each dispatch runs in a compute pass of its own whose start
+// and end the GPU stamps (GPUTimestamps); batches are submitted as usual.
+// Elsewhere, or with WGT_TIMESTAMPS=0 in the environment, each dispatch is
+// submitted on its own and waited for (WallTime), so timed work runs
+// slower and no dispatch overlaps another.
 //
 // A Timer is safe for concurrent use; dispatches recorded from several
-// goroutines while it runs are timed one at a time.
+// goroutines while it runs are recorded one at a time.
 type Timer struct {
 	d     *Device
 	began time.Time
 
-	mu      sync.Mutex // serialises timed dispatches; protects the fields below
+	mu sync.Mutex // serialises timed dispatches and Stop
+
+	// Protected by d.mu.
 	records []DispatchTiming
+	stamps  *stamps // nil: wall time
 	stopped bool
 }
 
@@ -123,10 +133,28 @@ func (d *Device) StartTiming() (*Timer, error) {
 		w.handedOut(b)
 	}
 	w.added = 0
-	d.pool.watch = w
 	t := &Timer{d: d, began: time.Now()}
+	if d.dev.Timestamps() && os.Getenv("WGT_TIMESTAMPS") != "0" {
+		t.stamps = d.newStampsLocked() // nil if they cannot be had
+	}
+	d.pool.watch = w
 	d.timer.Store(t)
 	return t, nil
+}
+
+// HasTimestamps reports whether d can time dispatches with the GPU's
+// timestamp queries: whether its adapter offers the timestamp-query
+// feature. A Timer uses them unless WGT_TIMESTAMPS=0.
+func (d *Device) HasTimestamps() bool {
+	return d.opened("has timestamps") == nil && d.dev.Timestamps()
+}
+
+// Source says how t measures dispatches.
+func (t *Timer) Source() TimingSource {
+	if t == nil || t.stamps == nil {
+		return WallTime
+	}
+	return GPUTimestamps
 }
 
 // Stop ends the timer, waits until the GPU has finished the work recorded
@@ -140,31 +168,57 @@ func (t *Timer) Stop(ctx context.Context) (TimingReport, error) {
 	}
 	t.mu.Lock() // waits for a timed dispatch in progress
 	defer t.mu.Unlock()
-	if t.stopped {
+	d := t.d
+	d.mu.Lock()
+	stopped := t.stopped
+	t.stopped = true
+	d.mu.Unlock()
+	if stopped {
 		return TimingReport{}, newError(op, ErrInvalidArgument, "the timer was stopped already")
 	}
-	t.stopped = true
-	d := t.d
+	var err error
+	if t.stamps != nil {
+		err = t.harvest(ctx)
+	}
 	d.mu.Lock()
 	w := d.pool.watch
 	d.pool.watch = nil
 	d.timer.Store(nil)
-	d.mu.Unlock()
-	rep := TimingReport{Dispatches: t.records, Source: WallTime, NewBytes: w.added, PeakBytes: w.peak, Elapsed: time.Since(t.began)}
+	rep := TimingReport{Dispatches: t.keptRecordsLocked(), Source: t.Source(), NewBytes: w.added, PeakBytes: w.peak, Elapsed: time.Since(t.began)}
 	t.records = nil
-	if _, err := d.WorkDone().Await(ctx); err != nil {
-		return rep, err
+	d.mu.Unlock()
+	if t.stamps != nil {
+		t.stamps.release()
 	}
-	return rep, nil
+	if err == nil {
+		_, err = d.WorkDone().Await(ctx)
+	}
+	return rep, err
 }
 
-// timedDispatch records a dispatch while t runs: it waits for the GPU to
-// finish what came before, records the dispatch, submits it and waits for
-// it, and notes the time that took.
+// keptRecordsLocked returns the records of the dispatches that ran: those
+// of a batch that failed are dropped.
+func (t *Timer) keptRecordsLocked() []DispatchTiming {
+	return slices.DeleteFunc(t.records, func(r DispatchTiming) bool { return r.Duration < 0 })
+}
+
+// timedDispatch records a dispatch while t runs. With timestamps it is
+// recorded as usual (recordDispatchLocked stamps it); otherwise it waits
+// for the GPU to finish what came before, records the dispatch, submits
+// it and waits for it, and notes the time that took.
 func (d *Device) timedDispatch(t *Timer, k *Kernel, groups [3]uint32, work Work, params []byte, bufs []*Buffer) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.stopped { // stopped while this dispatch waited for t.mu
+	if t.stamps != nil {
+		if err := t.makeRoom(); err != nil {
+			return err
+		}
+		return d.dispatchNow(k, groups, work, params, bufs)
+	}
+	d.mu.Lock()
+	stopped := t.stopped
+	d.mu.Unlock()
+	if stopped { // stopped while this dispatch waited for t.mu
 		return d.dispatchNow(k, groups, work, params, bufs)
 	}
 	op := fmt.Sprintf("timed dispatch %q", k.Name())
@@ -181,9 +235,17 @@ func (d *Device) timedDispatch(t *Timer, k *Kernel, groups [3]uint32, work Work,
 	if _, err := d.WorkDone().Await(context.Background()); err != nil {
 		return wrapTimed(op, err)
 	}
-	end := time.Now()
-	rec := DispatchTiming{Kernel: k.spec.Name, Key: k.spec.key(), Groups: groups,
-		Start: start.Sub(t.began), Duration: end.Sub(start), Source: WallTime}
+	rec := dispatchRecord(k, groups, bufs)
+	rec.Start, rec.Duration, rec.Source = start.Sub(t.began), time.Since(start), WallTime
+	d.mu.Lock()
+	t.records = append(t.records, rec)
+	d.mu.Unlock()
+	return nil
+}
+
+// dispatchRecord describes a dispatch, its times left to fill in.
+func dispatchRecord(k *Kernel, groups [3]uint32, bufs []*Buffer) DispatchTiming {
+	rec := DispatchTiming{Kernel: k.spec.Name, Key: k.spec.key(), Groups: groups}
 	for i, b := range bufs {
 		if k.spec.Bindings[i] == ReadWrite {
 			rec.Written += b.size
@@ -191,8 +253,7 @@ func (d *Device) timedDispatch(t *Timer, k *Kernel, groups [3]uint32, work Work,
 			rec.Read += b.size
 		}
 	}
-	t.records = append(t.records, rec)
-	return nil
+	return rec
 }
 
 // wrapTimed names op in err unless err is already one of ours.
