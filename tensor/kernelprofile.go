@@ -67,9 +67,10 @@ const elementwiseKeyPrefix = "elementwise/"
 // runs, so the profile holds fn's work and only it. Fusion stays as it is:
 // fused programs are profiled as the kernels they are, named by their ops.
 //
-// The device times each dispatch (wgpu.Timer): every dispatch is submitted
-// on its own and waited for, so fn runs slower than it would unprofiled
-// and Source says how the times were taken. Dispatches that other engines
+// The device times each dispatch (wgpu.Timer): with the GPU's timestamp
+// queries where the adapter offers them, else by submitting every
+// dispatch on its own and waiting for it, which makes fn run slower than
+// it would unprofiled; Source says which. Dispatches that other engines
 // on the same device record meanwhile are in the profile too. One profile
 // (or wgpu.Timer) runs on a device at a time: Profile called while another
 // runs, including from inside fn, returns an error wrapping

@@ -57,10 +57,13 @@
 //
 // StartTiming starts a Timer that times every dispatch recorded on the
 // device until Timer.Stop, whichever goroutine records it, and follows the
-// bytes handed out meanwhile without touching the pool's own peaks. Each
-// timed dispatch is submitted alone and waited for (its wall time, marked
-// WallTime), so timed work runs slower. One Timer runs on a device at a
-// time. tensor.Engine.Profile builds kernel profiles on it.
+// bytes handed out meanwhile without touching the pool's own peaks. Where
+// the adapter offers timestamp queries (lavapipe does; llvmpipe through GL
+// does not), each timed dispatch gets a compute pass of its own whose start
+// and end the GPU stamps (GPUTimestamps); elsewhere, or with
+// WGT_TIMESTAMPS=0, each is submitted alone and waited for (WallTime), so
+// timed work runs slower. One Timer runs on a device at a time.
+// tensor.Engine.Profile builds kernel profiles on it.
 //
 // # Concurrency
 //

@@ -22,7 +22,9 @@ const (
 	WallTime TimingSource = iota
 	// GPUTimestamps: timestamp queries written by the GPU at the start
 	// and end of the dispatch's compute pass (the adapter's
-	// timestamp-query feature).
+	// timestamp-query feature). wgpu-native exposes no timestamp period,
+	// so ticks are taken as nanoseconds, which lavapipe's and NVIDIA's
+	// Vulkan drivers count; other drivers' durations may be scaled.
 	GPUTimestamps
 )
 
@@ -40,7 +42,8 @@ type DispatchTiming struct {
 	Groups  [3]uint32 // the workgroups dispatched
 	Read    uint64    // bytes of the buffers bound read-only (their sizes)
 	Written uint64    // bytes of the buffers bound read-write (their sizes)
-	// Start is when the dispatch began, since the Timer started.
+	// Start is when the dispatch began: with WallTime since the Timer
+	// started, with GPUTimestamps since the first dispatch timed began.
 	Start time.Duration
 	// Duration is how long it ran, measured as Source says.
 	Duration time.Duration

@@ -221,9 +221,10 @@ func TestTimerFailedBatch(t *testing.T) {
 	require.NotEmpty(t, d.UncapturedErrors())
 }
 
-// BenchmarkTimerOff is BenchmarkDispatch's batched case with no timer
-// running, beside the same with one: what a dispatch pays for timing
-// being possible (one atomic load) and for timing itself.
+// BenchmarkTimer is BenchmarkDispatch's batched case with no timer
+// running ("off", to compare with BenchmarkDispatch/batched-64: what a
+// dispatch pays for timing being possible, one atomic load) and with one
+// ("on": what timing costs).
 func BenchmarkTimer(b *testing.B) {
 	for _, on := range []bool{false, true} {
 		name := "off"
@@ -258,4 +259,55 @@ func BenchmarkTimer(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestTimerConcurrentDispatches: dispatches from several goroutines while
+// a timer runs are each reported once; a Stop while a goroutine still
+// dispatches reports what was recorded before it, every one complete.
+func TestTimerConcurrentDispatches(t *testing.T) {
+	timingSources(t, func(t *testing.T, source wgpu.TimingSource) {
+		d := testgpu.Open(t)
+		k := scaleKernel(t, d)
+		x := upload(t, d, ramp(64, 1))
+		defer x.Release()
+		var ys [3]*wgpu.Buffer
+		for i := range ys {
+			y, err := d.NewBuffer(256, wgpu.UsageStorage)
+			require.NoError(t, err)
+			defer y.Release()
+			ys[i] = y
+		}
+		const n = 20
+		dispatch := func(y *wgpu.Buffer, count int) error {
+			for range count {
+				if err := d.Dispatch(k, groupsFor(64), scaleParams(2, 64), x, y); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		tm, err := d.StartTiming()
+		require.NoError(t, err)
+		errs := make(chan error, 2)
+		for _, y := range ys[:2] {
+			go func() { errs <- dispatch(y, n) }()
+		}
+		require.NoError(t, <-errs)
+		require.NoError(t, <-errs)
+		rep, err := tm.Stop(ctxT(t))
+		require.NoError(t, err)
+		require.Len(t, rep.Dispatches, 2*n)
+
+		tm, err = d.StartTiming()
+		require.NoError(t, err)
+		go func() { errs <- dispatch(ys[2], n) }()
+		rep, err = tm.Stop(ctxT(t))
+		require.NoError(t, err)
+		require.NoError(t, <-errs)
+		require.LessOrEqual(t, len(rep.Dispatches), n)
+		for _, r := range rep.Dispatches {
+			require.Equal(t, source, r.Source)
+			require.Positive(t, r.Duration)
+		}
+	})
 }

@@ -22,6 +22,12 @@
 //     pass wgpu-native a pointer to Go memory that nothing keeps alive.
 //   - The GL adapter refuses its own full limits; RequestDevice falls back.
 //   - Instance reports count only the GL hub (GLBufferCount).
+//   - The binding's ComputePassDescriptor has no timestampWrites: a timed
+//     pass is begun in the shim (timestamp.go). Devices are requested with
+//     the timestamp-query feature where the adapter offers it.
+//   - The binding's error scopes use WebGPU's validation filter (0); the
+//     shim's once used 1, the out-of-memory filter, which let validation
+//     errors through to wgpu-native's uncaptured handler, which aborts.
 //
 // # Concurrency
 //
