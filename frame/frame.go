@@ -25,8 +25,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wgtensor/wgtensor/internal/bytesize"
 	"github.com/wgtensor/wgtensor/tensor"
-	"github.com/wgtensor/wgtensor/wgpu"
 )
 
 // Sample is the state of memory at the end of a frame.
@@ -188,13 +188,13 @@ type Leak struct {
 func (l *Leak) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "frame: memory grew in every frame from %d to %d: %d → %d tensors, %s → %s",
-		l.FromFrame, l.ToFrame, l.Tensors[0], l.Tensors[1], wgpu.FormatBytes(l.Bytes[0]), wgpu.FormatBytes(l.Bytes[1]))
+		l.FromFrame, l.ToFrame, l.Tensors[0], l.Tensors[1], bytesize.Format(l.Bytes[0]), bytesize.Format(l.Bytes[1]))
 	for i, s := range l.Sites {
 		if i == 5 {
 			fmt.Fprintf(&b, "; and %d more sites", len(l.Sites)-5)
 			break
 		}
-		fmt.Fprintf(&b, "; %d tensors (%s) still alive from %s", s.Tensors, wgpu.FormatBytes(s.Bytes), s.Site)
+		fmt.Fprintf(&b, "; %d tensors (%s) still alive from %s", s.Tensors, bytesize.Format(s.Bytes), s.Site)
 	}
 	return b.String()
 }

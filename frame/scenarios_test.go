@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wgtensor/wgtensor/frame"
+	"github.com/wgtensor/wgtensor/internal/bytesize"
 	"github.com/wgtensor/wgtensor/internal/testgpu"
 	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/tidy"
@@ -139,7 +140,7 @@ func TestScenarioModelLifecycle(t *testing.T) {
 			e := testgpu.EngineOn(t, d)
 			ctx := ctxT(t)
 			require.NoError(t, d.Sync(ctx)) // let buffers destroyed at open leave the registry
-			driverBase, haveDriver := d.DriverBufferCount()
+			driverBase, haveDriver := d.Stats().DriverBuffers, d.Stats().HasDriverBuffers
 			base := e.Memory()
 			for i := range 100 {
 				w1 := e.RandNormal(uint64(i), 0, 0.1, 64, 32)
@@ -161,7 +162,7 @@ func TestScenarioModelLifecycle(t *testing.T) {
 			assert.Zero(t, d.Pool().Stats().ReservedBytes, "Trim gives everything back")
 			if haveDriver {
 				require.NoError(t, d.Sync(ctx))
-				n, _ := d.DriverBufferCount()
+				n := d.Stats().DriverBuffers
 				assert.Equal(t, driverBase, n, "the driver holds as many buffers as before")
 			}
 		})
@@ -210,8 +211,8 @@ func TestScenarioTrainingLoop(t *testing.T) {
 	working := base.Bytes + 4*64*64*3 // the weights, the inputs, and one batch's intermediates
 	assert.LessOrEqual(t, st.PeakReservedBytes, 4*working+64<<10,
 		"peak reserved %s within 4× the working set %s (+64 KiB of parameter and staging buffers)",
-		wgpu.FormatBytes(st.PeakReservedBytes), wgpu.FormatBytes(working))
-	t.Logf("working set %s, %s", wgpu.FormatBytes(working), st)
+		bytesize.Format(st.PeakReservedBytes), bytesize.Format(working))
+	t.Logf("working set %s, %s", bytesize.Format(working), st)
 }
 
 func TestSnapshotAndSummary(t *testing.T) {

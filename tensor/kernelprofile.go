@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/wgtensor/wgtensor/internal/bytesize"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
@@ -190,7 +191,7 @@ func (p *KernelProfile) WriteTable(w io.Writer) error {
 	total := p.Time()
 	head := fmt.Sprintf("kernel profile: %d dispatches of %d kernels took %v (%s); the function took %v; new %s, peak %s\n",
 		len(p.Dispatches), len(p.Kernels), total.Round(time.Microsecond), p.Source, p.Elapsed.Round(time.Microsecond),
-		wgpu.FormatBytes(p.NewBytes), wgpu.FormatBytes(p.PeakBytes))
+		bytesize.Format(p.NewBytes), bytesize.Format(p.PeakBytes))
 	if _, err := io.WriteString(w, head); err != nil {
 		return err
 	}
@@ -203,7 +204,7 @@ func (p *KernelProfile) WriteTable(w io.Writer) error {
 		}
 		fmt.Fprintf(tw, "%v\t%.1f%%\t%d\t%v\t%s\t%s\t\t%s\n",
 			s.Time.Round(time.Microsecond), share, s.Calls, (s.Time / time.Duration(s.Calls)).Round(time.Microsecond),
-			wgpu.FormatBytes(s.Read), wgpu.FormatBytes(s.Written), s.label())
+			bytesize.Format(s.Read), bytesize.Format(s.Written), s.label())
 	}
 	return tw.Flush()
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wgtensor/wgtensor/internal/bytesize"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
@@ -85,13 +86,13 @@ func (e *Engine) Summary(w io.Writer) error {
 	p := m.Pool
 	var b strings.Builder
 	fmt.Fprintf(&b, "wgtensor memory summary (%s)\n", e.dev.Info())
-	fmt.Fprintf(&b, "  tensors            %8d in %d buffers, %s\n", m.Tensors, m.Storages, wgpu.FormatBytes(m.Bytes))
+	fmt.Fprintf(&b, "  tensors            %8d in %d buffers, %s\n", m.Tensors, m.Storages, bytesize.Format(m.Bytes))
 	fmt.Fprintf(&b, "  pending readbacks  %8d\n", m.PendingReadbacks)
-	fmt.Fprintf(&b, "  pool live          %8d buffers, %s (peak %s)\n", p.LiveBuffers, wgpu.FormatBytes(p.LiveBytes), wgpu.FormatBytes(p.PeakLiveBytes))
-	fmt.Fprintf(&b, "  pool cached        %8d buffers, %s\n", p.PooledBuffers, wgpu.FormatBytes(p.PooledBytes))
-	fmt.Fprintf(&b, "  reserved           %8s (peak %s", wgpu.FormatBytes(p.ReservedBytes), wgpu.FormatBytes(p.PeakReservedBytes))
+	fmt.Fprintf(&b, "  pool live          %8d buffers, %s (peak %s)\n", p.LiveBuffers, bytesize.Format(p.LiveBytes), bytesize.Format(p.PeakLiveBytes))
+	fmt.Fprintf(&b, "  pool cached        %8d buffers, %s\n", p.PooledBuffers, bytesize.Format(p.PooledBytes))
+	fmt.Fprintf(&b, "  reserved           %8s (peak %s", bytesize.Format(p.ReservedBytes), bytesize.Format(p.PeakReservedBytes))
 	if p.MemoryLimit > 0 {
-		fmt.Fprintf(&b, ", limit %s", wgpu.FormatBytes(p.MemoryLimit))
+		fmt.Fprintf(&b, ", limit %s", bytesize.Format(p.MemoryLimit))
 	}
 	fmt.Fprintf(&b, ")\n  allocations %d, reuses %d, frees %d, trims %d, oom retries %d\n", p.Allocs, p.Reuses, p.Frees, p.Trims, p.OOMRetries)
 	sites := BySite(e.LiveTensors())
@@ -102,7 +103,7 @@ func (e *Engine) Summary(w io.Writer) error {
 				fmt.Fprintf(&b, "    ... and %d more sites\n", len(sites)-10)
 				break
 			}
-			fmt.Fprintf(&b, "    %10s  %6d tensors  %s\n", wgpu.FormatBytes(s.Bytes), s.Tensors, s.Site)
+			fmt.Fprintf(&b, "    %10s  %6d tensors  %s\n", bytesize.Format(s.Bytes), s.Tensors, s.Site)
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -14,7 +14,7 @@ import (
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
-// reenter calls back into d as a Then callback may: it reads the figures,
+// reenter calls back into d as an OnSettled callback may: it reads the figures,
 // polls, submits and reads back through the device. Every call must return,
 // with or without an error (the device may be closed or lost by now).
 func reenter(d *wgpu.Device, x *wgpu.Buffer) {
@@ -36,14 +36,14 @@ func waitCalled(t *testing.T, called <-chan error, path string) error {
 	case err := <-called:
 		return err
 	case <-time.After(time.Minute):
-		t.Fatalf("%s: the Then callback did not return: it ran under a lock it needs", path)
+		t.Fatalf("%s: the OnSettled callback did not return: it ran under a lock it needs", path)
 		return nil
 	}
 }
 
 // Callbacks run under no lock of the package, whichever path settles the
 // promise: each callback here calls back into the device.
-func TestThenCallbacksMayCallTheDevice(t *testing.T) {
+func TestOnSettledCallbacksMayCallTheDevice(t *testing.T) {
 	type settlePath struct {
 		name string
 		// run registers cb on a promise and makes the promise settle by
@@ -54,13 +54,13 @@ func TestThenCallbacksMayCallTheDevice(t *testing.T) {
 	paths := []settlePath{
 		{name: "fulfilled readback", run: func(t *testing.T, d *wgpu.Device, x *wgpu.Buffer, cb func([]byte, error)) {
 			p := d.ReadAsync(x, 0, 8)
-			p.Then(cb)
+			p.OnSettled(cb)
 			_, err := p.Await(ctxT(t))
 			require.NoError(t, err)
 		}},
 		{name: "rejected readback", wantErr: wgpu.ErrAborted, run: func(t *testing.T, d *wgpu.Device, x *wgpu.Buffer, cb func([]byte, error)) {
 			p := d.ReadAsync(x, 0, 8)
-			p.Then(cb)
+			p.OnSettled(cb)
 			require.Equal(t, 1, wgpu.DestroyPendingStaging(d))
 			_, err := p.Await(ctxT(t))
 			require.ErrorIs(t, err, wgpu.ErrAborted)
@@ -71,33 +71,33 @@ func TestThenCallbacksMayCallTheDevice(t *testing.T) {
 			defer y.Release()
 			require.NoError(t, d.Dispatch(scaleKernel(t, d), groupsFor(64), scaleParams(2, 64), x, y))
 			p := d.ReadAsync(y, 0, 8)
-			p.Then(cb)
+			p.OnSettled(cb)
 			release := wgpu.DestroyParamChunks(d)
 			defer release()
 			require.Error(t, d.Flush())
 		}},
 		{name: "cancelled await", run: func(t *testing.T, d *wgpu.Device, x *wgpu.Buffer, cb func([]byte, error)) {
 			p := d.ReadAsync(x, 0, 8)
-			p.Then(cb)
+			p.OnSettled(cb)
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
 			_, err := p.Await(ctx)
 			require.ErrorIs(t, err, context.Canceled)
 		}},
-		{name: "package-level Then", run: func(t *testing.T, d *wgpu.Device, x *wgpu.Buffer, cb func([]byte, error)) {
-			q := wgpu.Then(d.ReadAsync(x, 0, 8), func(b []byte) ([]byte, error) {
+		{name: "Chain", run: func(t *testing.T, d *wgpu.Device, x *wgpu.Buffer, cb func([]byte, error)) {
+			q := wgpu.Chain(d.ReadAsync(x, 0, 8), func(b []byte) ([]byte, error) {
 				reenter(d, x)
 				return b, nil
 			})
-			q.Then(cb)
+			q.OnSettled(cb)
 			_, err := q.Await(ctxT(t))
 			require.NoError(t, err)
 		}},
 		{name: "Resolved", run: func(t *testing.T, d *wgpu.Device, x *wgpu.Buffer, cb func([]byte, error)) {
-			wgpu.Resolved([]byte{1}).Then(cb)
+			wgpu.Resolved([]byte{1}).OnSettled(cb)
 		}},
 		{name: "RejectedWith", wantErr: wgpu.ErrInvalidArgument, run: func(t *testing.T, d *wgpu.Device, x *wgpu.Buffer, cb func([]byte, error)) {
-			wgpu.RejectedWith[[]byte](&wgpu.Error{Op: "test", Kind: wgpu.ErrInvalidArgument}).Then(cb)
+			wgpu.RejectedWith[[]byte](&wgpu.Error{Op: "test", Kind: wgpu.ErrInvalidArgument}).OnSettled(cb)
 		}},
 	}
 	for _, path := range paths {
@@ -122,7 +122,7 @@ func TestThenCallbacksMayCallTheDevice(t *testing.T) {
 
 // The paths that settle everything at once: device loss, Close, and the
 // work-done and lost promises.
-func TestThenCallbacksMayCallTheDeviceOnLossAndClose(t *testing.T) {
+func TestOnSettledCallbacksMayCallTheDeviceOnLossAndClose(t *testing.T) {
 	for _, end := range []struct {
 		name    string
 		wantErr error
@@ -140,9 +140,9 @@ func TestThenCallbacksMayCallTheDeviceOnLossAndClose(t *testing.T) {
 			require.NoError(t, d.Flush())
 			recorded := d.ReadAsync(x, 0, 8)
 			for _, p := range []*wgpu.Promise[[]byte]{submitted, recorded} {
-				p.Then(func(_ []byte, err error) { reenter(d, x); called <- err })
+				p.OnSettled(func(_ []byte, err error) { reenter(d, x); called <- err })
 			}
-			d.Lost().Then(func(_ wgpu.LostInfo, err error) { reenter(d, x); lost <- err })
+			d.Lost().OnSettled(func(_ wgpu.LostInfo, err error) { reenter(d, x); lost <- err })
 			end.end(d)
 			for range 2 {
 				assert.ErrorIs(t, waitCalled(t, called, end.name), end.wantErr)
@@ -159,7 +159,7 @@ func TestWorkDoneCallbackMayCallTheDevice(t *testing.T) {
 	defer x.Release()
 	called := make(chan error, 1)
 	w := d.WorkDone()
-	w.Then(func(_ struct{}, err error) { reenter(d, x); called <- err })
+	w.OnSettled(func(_ struct{}, err error) { reenter(d, x); called <- err })
 	_, err := w.Await(ctxT(t))
 	require.NoError(t, err)
 	assert.NoError(t, waitCalled(t, called, "work done"))
@@ -180,12 +180,12 @@ func TestPendingReadbacksCountedUntilSettled(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Add(n)
 	for _, p := range promises {
-		p.Then(func([]byte, error) {
+		p.OnSettled(func([]byte, error) {
 			defer wg.Done()
 			counted := d.Stats().PendingReadbacks // first: promises only settle, never unsettle
 			pending := 0
 			for _, q := range promises {
-				if q.State() == wgpu.Pending {
+				if q.State() == wgpu.PromisePending {
 					pending++
 				}
 			}

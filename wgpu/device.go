@@ -99,7 +99,7 @@ type Device struct {
 	stopPoller chan struct{} // closed by Close to stop the background poller
 	pollerDone chan struct{}
 
-	// mu protects the fields below and every binding call but Poll's. For
+	// mu protects the fields below and every call into native but Poll. For
 	// a GL device it is glMu, which all GL devices share, and it covers
 	// Poll's calls too (see glMu).
 	mu         *sync.Mutex
@@ -107,7 +107,7 @@ type Device struct {
 	closed     bool
 	pool       poolState
 	rec        recorder
-	pending    map[settler]struct{} // readbacks and work-done requests not yet settled
+	pending    requests // readbacks, upload maps and work-done requests not yet settled
 	kernels    map[string]*Kernel
 	layouts    map[string]*native.BindGroupLayout
 	scopes     []errorScope
@@ -116,7 +116,6 @@ type Device struct {
 	// unsubmittedWrites counts the bytes written since the last submission;
 	// they reach the GPU with the next one.
 	unsubmittedWrites uint64
-	uploadsPending    int // upload buffers in pending whose maps have not settled
 	// copyingReadbacks counts readbacks taken out of pending whose bytes
 	// are being copied out; Stats counts them as pending until they settle.
 	copyingReadbacks int
@@ -128,26 +127,15 @@ type Device struct {
 	budget Work      // Options.WorkBudget or the adapter's default; never changes
 	work   batchWork // the open batch's estimated work (cost.go)
 
-	doneMu sync.Mutex // protects done; taken by callbacks, after mu if both
-	done   []settler  // requests whose callbacks fired, to settle under mu
-}
-
-// settler is a request that settles when a wgpu-native callback fires:
-// a readback or a work-done request.
-type settler interface {
-	// complete runs under Device.mu once the callback has fired. It
-	// settles the request, or returns the work that settles it, which the
-	// poll runs after with Device.pollMu held and Device.mu not held.
-	complete(d *Device) (finish func())
-	// fail settles the request with err without waiting for its callback.
-	fail(err error)
+	firedMu sync.Mutex  // protects fired; taken by callbacks, after mu if both
+	fired   requestList // requests whose callbacks fired, to settle under mu
 }
 
 // Open chooses an adapter and opens a device on it, requesting the adapter's
 // own limits (or, where the backend refuses them, the most it grants).
 // WGT_BACKEND and WGT_ADAPTER, when set, fill in opts.Backend and
 // opts.Adapter where opts leaves them unset; they never override them.
-// ctx bounds the wait; the binding's requests are synchronous, so it is
+// ctx bounds the wait; the driver's requests are synchronous, so it is
 // checked between steps.
 func Open(ctx context.Context, opts Options) (*Device, error) {
 	opts, err := withEnvironment(opts)
@@ -212,7 +200,7 @@ func openLocked(ctx context.Context, opts Options) (*Device, error) {
 		opts:    opts,
 		lost:    newPromise[LostInfo](nil),
 		dev:     dev,
-		pending: make(map[settler]struct{}),
+		pending: newRequests(),
 		kernels: make(map[string]*Kernel),
 		layouts: make(map[string]*native.BindGroupLayout),
 		mu:      new(sync.Mutex),
@@ -325,44 +313,6 @@ func (d *Device) noteErr(err error) {
 	}
 }
 
-func (d *Device) rejectPendingLocked(err error) {
-	for s := range d.pending {
-		s.fail(err)
-		d.unpend(s)
-		switch s := s.(type) {
-		case *readback:
-			// No new work is accepted from here on, so the staging buffer
-			// cannot be handed to another readback while its map is pending.
-			s.reclaim(d)
-		case *uploadMap:
-			if !d.closed { // Close destroys every buffer itself
-				d.pool.drop(s.staging)
-			}
-		}
-	}
-}
-
-// pend records s as waiting for its callback. Callers hold d.mu.
-func (d *Device) pend(s settler) {
-	d.pending[s] = struct{}{}
-	if _, ok := s.(*uploadMap); ok {
-		d.uploadsPending++
-	}
-}
-
-// unpend removes s from the requests waiting for their callbacks and
-// reports whether it was there. Callers hold d.mu.
-func (d *Device) unpend(s settler) bool {
-	if _, ok := d.pending[s]; !ok {
-		return false
-	}
-	delete(d.pending, s)
-	if _, ok := s.(*uploadMap); ok {
-		d.uploadsPending--
-	}
-	return true
-}
-
 // Close rejects every pending promise with ErrClosed, drops recorded work
 // that was not submitted, waits for submitted work, destroys every buffer
 // the device owns (pooled and live) and releases the device. If buffers
@@ -402,9 +352,7 @@ func (d *Device) Close() error {
 	d.dev.Poll(true) // let submitted work finish
 	d.pool.destroyAll()
 	d.dev.Poll(true) // run the callbacks of maps the destroys aborted
-	d.doneMu.Lock()
-	d.done = nil
-	d.doneMu.Unlock()
+	d.takeFired()
 	for _, k := range d.kernels {
 		k.pipeline.Release()
 	}
@@ -420,7 +368,8 @@ func (d *Device) Close() error {
 	return nil
 }
 
-// DeviceStats counts the work a device has done.
+// DeviceStats counts the work a device has done, what it still waits for,
+// and, where the driver keeps one, the driver's own count of buffers.
 type DeviceStats struct {
 	Submits          uint64 // command buffers submitted
 	Dispatches       uint64 // compute dispatches recorded
@@ -431,9 +380,18 @@ type DeviceStats struct {
 	KernelsCompiled  uint64 // pipelines built; a cached kernel is not counted again
 	PendingReadbacks int    // readbacks not yet settled
 	PendingUploads   int    // upload buffers not yet mapped again for reuse
+
+	// DriverBuffers is how many buffers wgpu-native's own registry holds,
+	// where HasDriverBuffers says the driver keeps a count: only the GL
+	// backend does, and its count covers every GL device of the process.
+	// It cross-checks the pool's figures (LiveBuffers plus PooledBuffers);
+	// Sync first, so that destroyed buffers have left the registry.
+	DriverBuffers    uint64
+	HasDriverBuffers bool
 }
 
-// Stats returns the device's counters; zero for a nil or zero Device.
+// Stats returns the device's counters, taken under one lock; zero for a
+// nil or zero Device. It is safe for concurrent use.
 func (d *Device) Stats() DeviceStats {
 	if d.opened("stats") != nil {
 		return DeviceStats{}
@@ -441,30 +399,10 @@ func (d *Device) Stats() DeviceStats {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	s := d.stats
-	s.PendingUploads = d.uploadsPending
-	s.PendingReadbacks = d.copyingReadbacks
-	for p := range d.pending {
-		if _, ok := p.(*readback); ok {
-			s.PendingReadbacks++
-		}
+	s.PendingUploads = len(d.pending.uploads)
+	s.PendingReadbacks = len(d.pending.readbacks) + d.copyingReadbacks
+	if d.info.Backend == BackendGL { // d.mu is glMu, which the report needs
+		s.DriverBuffers, s.HasDriverBuffers = native.GLBufferCount()
 	}
 	return s
-}
-
-// DriverBufferCount returns how many buffers wgpu-native's own registry
-// holds, from its report, and whether the backend keeps one (only GL does).
-// The count covers every GL device of the process, since they share one
-// instance: it is a cross-check of the pool's figures, for tests and
-// diagnostics. Sync first, so that destroyed buffers have left the registry.
-// A nil or zero Device reports (0, false).
-func (d *Device) DriverBufferCount() (uint64, bool) {
-	if d.opened("driver buffer count") != nil {
-		return 0, false
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.info.Backend != BackendGL {
-		return 0, false
-	}
-	return native.GLBufferCount()
 }

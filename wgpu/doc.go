@@ -3,9 +3,8 @@
 // batches compute dispatches into few queue submissions, and reads results
 // back through promises.
 //
-// It is the only package that reaches the WebGPU binding, through an
-// internal package; everything above it speaks in Devices, Buffers, Kernels
-// and Promises.
+// Everything above it speaks in Devices, Buffers, Kernels and Promises;
+// nothing above it touches WebGPU itself.
 //
 // # Overview
 //
@@ -22,8 +21,8 @@
 // # Invariants
 //
 //   - Every buffer is counted: [PoolStats] adds up to what the device holds
-//     from the driver (on the GL backend a test checks it against the
-//     driver's own count).
+//     from the driver (on the GL backend, where the driver keeps a count,
+//     [DeviceStats].DriverBuffers cross-checks it).
 //   - A buffer named by recorded but unsubmitted work is never destroyed
 //     before that work is submitted (wgpu-native aborts the process on such
 //     a submission): Trim, the memory limit and Close flush first.
@@ -79,7 +78,7 @@
 // poller goroutine settles its promise.
 //
 // No user code runs while the package holds a lock: settling a promise
-// never runs its Then callbacks; they start on a goroutine of their own, so
+// never runs its OnSettled callbacks; they start on a goroutine of their own, so
 // a callback may call any method of the Device, including Poll and Await.
 // Options.OnUncapturedError runs on a goroutine of its own too.
 //

@@ -22,11 +22,9 @@ func DestroyPendingStaging(d *Device) int {
 	defer d.mu.Unlock()
 	_ = d.flushLocked()
 	n := 0
-	for s := range d.pending {
-		if rb, ok := s.(*readback); ok {
-			d.pool.destroy(rb.staging.alloc)
-			n++
-		}
+	for rb := range d.pending.readbacks {
+		d.pool.destroy(rb.staging.alloc)
+		n++
 	}
 	return n
 }

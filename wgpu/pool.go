@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/wgtensor/wgtensor/internal/bytesize"
 	"github.com/wgtensor/wgtensor/wgpu/internal/native"
 )
 
@@ -170,21 +171,8 @@ type PoolStats struct {
 
 func (s PoolStats) String() string {
 	return fmt.Sprintf("live %d buffers %s, pooled %d buffers %s, reserved %s (peak live %s, peak reserved %s); allocs %d, reuses %d, frees %d, trims %d, oom retries %d",
-		s.LiveBuffers, FormatBytes(s.LiveBytes), s.PooledBuffers, FormatBytes(s.PooledBytes), FormatBytes(s.ReservedBytes),
-		FormatBytes(s.PeakLiveBytes), FormatBytes(s.PeakReservedBytes), s.Allocs, s.Reuses, s.Frees, s.Trims, s.OOMRetries)
-}
-
-// FormatBytes formats n in B, KiB, MiB or GiB.
-func FormatBytes(n uint64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.2f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
+		s.LiveBuffers, bytesize.Format(s.LiveBytes), s.PooledBuffers, bytesize.Format(s.PooledBytes), bytesize.Format(s.ReservedBytes),
+		bytesize.Format(s.PeakLiveBytes), bytesize.Format(s.PeakReservedBytes), s.Allocs, s.Reuses, s.Frees, s.Trims, s.OOMRetries)
 }
 
 type poolKey struct {
@@ -407,7 +395,7 @@ func (d *Device) allocLocked(op string, capacity uint64, usage Usage) (*native.B
 		}
 		if passes(p.stats.LiveBytes, capacity, limit) {
 			return nil, newError(op, ErrOutOfMemory, fmt.Sprintf("%s would pass the memory limit of %s; %s",
-				FormatBytes(capacity), FormatBytes(limit), p.liveReport(true)))
+				bytesize.Format(capacity), bytesize.Format(limit), p.liveReport(true)))
 		}
 	}
 	// A new upload buffer starts mapped, as pooled ones are.
@@ -548,7 +536,7 @@ func (p *poolState) liveReport(withInternal bool) string {
 		return list[i].site < list[j].site
 	})
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "live %d buffers, %s:", n, FormatBytes(total))
+	fmt.Fprintf(&sb, "live %d buffers, %s:", n, bytesize.Format(total))
 	for i, g := range list {
 		if i == 5 {
 			fmt.Fprintf(&sb, " and %d more sites", len(list)-i)
@@ -557,7 +545,7 @@ func (p *poolState) liveReport(withInternal bool) string {
 		if i > 0 {
 			sb.WriteByte(',')
 		}
-		fmt.Fprintf(&sb, " %d × %s at %s", g.n, FormatBytes(g.bytes/uint64(g.n)), g.site)
+		fmt.Fprintf(&sb, " %d × %s at %s", g.n, bytesize.Format(g.bytes/uint64(g.n)), g.site)
 	}
 	return sb.String()
 }

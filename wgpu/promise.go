@@ -10,16 +10,16 @@ type PromiseState int
 
 // The promise states.
 const (
-	Pending PromiseState = iota
-	Fulfilled
-	Rejected
+	PromisePending   PromiseState = iota // not settled yet
+	PromiseFulfilled                     // settled with a value
+	PromiseRejected                      // settled with an error
 )
 
 func (s PromiseState) String() string {
 	switch s {
-	case Fulfilled:
+	case PromiseFulfilled:
 		return "fulfilled"
-	case Rejected:
+	case PromiseRejected:
 		return "rejected"
 	}
 	return "pending"
@@ -27,7 +27,9 @@ func (s PromiseState) String() string {
 
 // Promise is the result of asynchronous GPU work, such as a readback. Like a
 // WebGPU promise it settles only when the device is polled: by Await, by
-// Device.Poll, by frame.Next, or by the device's background poller.
+// Device.Poll, by frame.Next, or by the device's background poller. Await
+// blocks for the result; OnSettled runs a callback with it; Chain derives a
+// promise of another value from it.
 //
 // A Promise is safe for concurrent use by multiple goroutines: any number
 // may Await it, and all see the same result.
@@ -41,11 +43,11 @@ type Promise[T any] struct {
 	abandon func()
 	done    chan struct{}
 
-	mu    sync.Mutex // protects the fields below
-	state PromiseState
-	val   T
-	err   error
-	thens []func(T, error)
+	mu        sync.Mutex // protects the fields below
+	state     PromiseState
+	val       T
+	err       error
+	callbacks []func(T, error) // OnSettled's, until the promise settles
 }
 
 func newPromise[T any](wait func(context.Context, <-chan struct{})) *Promise[T] {
@@ -68,32 +70,32 @@ func RejectedWith[T any](err error) *Promise[T] {
 }
 
 // settle fulfils (err == nil) or rejects the promise, unless it has settled
-// already. It never runs a Then callback itself: they start on a goroutine
+// already. It never runs an OnSettled callback itself: they start on a goroutine
 // of their own, so settle may be called under any lock.
 func (p *Promise[T]) settle(v T, err error) {
 	p.mu.Lock()
-	if p.state != Pending {
+	if p.state != PromisePending {
 		p.mu.Unlock()
 		return
 	}
 	if err != nil {
-		p.state = Rejected
+		p.state = PromiseRejected
 		p.err = err
 	} else {
-		p.state = Fulfilled
+		p.state = PromiseFulfilled
 		p.val = v
 	}
-	thens := p.thens
-	p.thens = nil
+	callbacks := p.callbacks
+	p.callbacks = nil
 	close(p.done)
 	p.mu.Unlock()
-	if len(thens) > 0 {
-		go runThens(thens, v, err)
+	if len(callbacks) > 0 {
+		go runCallbacks(callbacks, v, err)
 	}
 }
 
-func runThens[T any](thens []func(T, error), v T, err error) {
-	for _, f := range thens {
+func runCallbacks[T any](callbacks []func(T, error), v T, err error) {
+	for _, f := range callbacks {
 		f(v, err)
 	}
 }
@@ -109,10 +111,10 @@ var errNotAPromise = newError("promise", ErrInvalidArgument, "nil or zero Promis
 var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // State reports whether the promise is pending, fulfilled or rejected.
-// A nil or zero Promise reports Rejected.
+// A nil or zero Promise reports PromiseRejected.
 func (p *Promise[T]) State() PromiseState {
 	if p.notAPromise() {
-		return Rejected
+		return PromiseRejected
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -128,7 +130,8 @@ func (p *Promise[T]) Done() <-chan struct{} {
 	return p.done
 }
 
-// Then registers f to run with the result once the promise settles.
+// OnSettled registers f to run with the result once the promise settles,
+// fulfilled or rejected. To derive a promise of another value, use Chain.
 //
 // f runs on a goroutine of its own, started when the promise settles (at
 // once if it has settled already): never on the goroutine that settles it
@@ -140,7 +143,7 @@ func (p *Promise[T]) Done() <-chan struct{} {
 //
 // On a nil or zero Promise, f runs as for a rejected one, with an error
 // wrapping ErrInvalidArgument. A nil f is ignored.
-func (p *Promise[T]) Then(f func(T, error)) {
+func (p *Promise[T]) OnSettled(f func(T, error)) {
 	if f == nil {
 		return
 	}
@@ -150,8 +153,8 @@ func (p *Promise[T]) Then(f func(T, error)) {
 		return
 	}
 	p.mu.Lock()
-	if p.state == Pending {
-		p.thens = append(p.thens, f)
+	if p.state == PromisePending {
+		p.callbacks = append(p.callbacks, f)
 		p.mu.Unlock()
 		return
 	}
@@ -218,23 +221,24 @@ func (p *Promise[T]) result() (T, error) {
 	return p.val, p.err
 }
 
-// Then returns a promise of f applied to p's value. A rejection of p passes
-// through without calling f. f runs as p's Then callbacks do: on a
-// goroutine of its own, under no lock. Awaiting the new promise drives p's
-// device, and an Await of it that gives up gives up p's claim on the
-// caller's memory as an Await of p would (see ReadAsyncInto).
-// For a nil or zero p, or a nil f, it is rejected with an error wrapping
-// ErrInvalidArgument.
-func Then[T, U any](p *Promise[T], f func(T) (U, error)) *Promise[U] {
+// Chain returns a promise of f applied to p's value, as JavaScript's
+// p.then(f) does: once p is fulfilled, it settles with f's result or f's
+// error. A rejection of p passes through without calling f. f runs as
+// OnSettled callbacks do: on a goroutine of its own, under no lock.
+// Awaiting the new promise drives p's device, and an Await of it that gives
+// up gives up p's claim on the caller's memory as an Await of p would (see
+// ReadAsyncInto). For a nil or zero p, or a nil f, it is rejected with an
+// error wrapping ErrInvalidArgument.
+func Chain[T, U any](p *Promise[T], f func(T) (U, error)) *Promise[U] {
 	if p.notAPromise() {
 		return RejectedWith[U](errNotAPromise)
 	}
 	if f == nil {
-		return RejectedWith[U](newError("then", ErrInvalidArgument, "nil function"))
+		return RejectedWith[U](newError("chain", ErrInvalidArgument, "nil function"))
 	}
 	q := newPromise[U](p.wait)
 	q.abandon = p.abandon
-	p.Then(func(v T, err error) {
+	p.OnSettled(func(v T, err error) {
 		var u U
 		if err == nil {
 			u, err = f(v)

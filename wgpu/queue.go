@@ -162,9 +162,9 @@ func (d *Device) failBatchLocked(err error, b batch) {
 		}
 	}
 	for _, rb := range b.readbacks {
-		d.unpend(rb)
+		d.pending.readbacks.remove(rb)
 		rb.reclaim(d)
-		rb.fail(err)
+		rb.p.settle(nil, err)
 	}
 	d.dropUploadsLocked(b.uploads)
 	d.reportLocked(err)

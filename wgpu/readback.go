@@ -1,18 +1,16 @@
 package wgpu
 
 import (
-	"context"
 	"fmt"
 	"runtime"
 	"sync"
-	"time"
 
 	"github.com/wgtensor/wgtensor/wgpu/internal/native"
 )
 
 // readback copies part of a buffer into a staging buffer and maps it.
 // Its fields are protected by Device.mu, except status, which the map
-// callback sets under Device.doneMu before handing it over, and dst.
+// callback sets under Device.firedMu before handing it over, and dst.
 type readback struct {
 	p       *Promise[[]byte]
 	staging *Buffer
@@ -119,7 +117,7 @@ func (d *Device) readAsync(b *Buffer, offset, size uint64, dst []byte) *Promise[
 	if dst != nil {
 		rb.p.abandon = rb.detach
 	}
-	d.pend(rb)
+	d.pending.readbacks.add(rb)
 	r.readbacks = append(r.readbacks, rb)
 	r.commands++
 	d.stats.Copies++
@@ -133,10 +131,12 @@ func (d *Device) readAsync(b *Buffer, offset, size uint64, dst []byte) *Promise[
 // requestMap asks for the staging buffer to be mapped, after the batch that
 // copies into it was submitted. Called under Device.mu.
 func (rb *readback) requestMap(d *Device) {
-	err := d.dev.MapRead(rb.staging.raw, rb.staging.capacity, d.whenMapped(rb, &rb.status))
+	err := d.dev.MapRead(rb.staging.raw, rb.staging.capacity, func(st native.MapStatus) {
+		d.fire(func(f *requestList) { rb.status = st; f.readbacks = append(f.readbacks, rb) })
+	})
 	if err != nil {
 		// Settle now; a late callback finds rb no longer pending.
-		d.unpend(rb)
+		d.pending.readbacks.remove(rb)
 		rb.reclaim(d)
 		rb.p.settle(nil, fromBinding(fmt.Sprintf("map %d B for readback", rb.size), err))
 	}
@@ -161,18 +161,6 @@ func (rb *readback) copyOut(mapped []byte) []byte {
 	}
 	copyParallel(data, mapped)
 	return data
-}
-
-// whenMapped returns the callback of s's map request: it records the map's
-// status in *status and hands s to the next poll to settle. It runs inside
-// wgpu-native, on whichever goroutine polls, so it takes only d.doneMu.
-func (d *Device) whenMapped(s settler, status *native.MapStatus) func(native.MapStatus) {
-	return func(st native.MapStatus) {
-		d.doneMu.Lock()
-		*status = st
-		d.done = append(d.done, s)
-		d.doneMu.Unlock()
-	}
 }
 
 // complete settles rb from its map status and reclaims the staging buffer;
@@ -214,215 +202,6 @@ func (rb *readback) complete(d *Device) (finish func()) {
 	rb.reclaim(d)
 	rb.p.settle(nil, err)
 	return nil
-}
-
-// fail settles rb with err; its caller reclaims the staging buffer.
-func (rb *readback) fail(err error) { rb.p.settle(nil, err) }
-
-// mapStatusOf is the status a map callback gave s, or MapSuccess for
-// requests that are not maps.
-func mapStatusOf(s settler) native.MapStatus {
-	switch s := s.(type) {
-	case *readback:
-		return s.status
-	case *uploadMap:
-		return s.status
-	}
-	return native.MapSuccess
-}
-
-// workDone is a WorkDone request.
-type workDone struct{ p *Promise[struct{}] }
-
-func (w *workDone) complete(*Device) func() { w.p.settle(struct{}{}, nil); return nil }
-func (w *workDone) fail(err error)          { w.p.settle(struct{}{}, err) }
-
-// WorkDone submits the recorded work and returns a promise that settles
-// when the GPU has finished everything submitted so far, like WebGPU's
-// queue.onSubmittedWorkDone().
-func (d *Device) WorkDone() *Promise[struct{}] {
-	if err := d.opened("work done"); err != nil {
-		return RejectedWith[struct{}](err)
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if err := d.usable("work done"); err != nil {
-		return RejectedWith[struct{}](err)
-	}
-	if err := d.flushLocked(); err != nil {
-		return RejectedWith[struct{}](err)
-	}
-	w := &workDone{p: newPromise[struct{}](d.await)}
-	d.pend(w)
-	d.dev.OnWorkDone(func() {
-		d.doneMu.Lock()
-		d.done = append(d.done, w)
-		d.doneMu.Unlock()
-	})
-	return w.p
-}
-
-// Sync submits the recorded work and waits until the GPU has finished it.
-func (d *Device) Sync(ctx context.Context) error {
-	_, err := d.WorkDone().Await(ctx)
-	return err
-}
-
-// Poll submits the recorded work, asks wgpu-native to run the callbacks of
-// finished work (waiting for the GPU if wait is true), and settles the
-// promises they complete. Their Then callbacks start on goroutines of their
-// own (see Promise.Then); Poll does not wait for them.
-func (d *Device) Poll(wait bool) error {
-	_, err := d.poll(wait)
-	return err
-}
-
-// poll is Poll; it also reports whether any request settled.
-func (d *Device) poll(wait bool) (progressed bool, err error) {
-	if err := d.opened("poll"); err != nil {
-		return false, err
-	}
-	d.pollMu.Lock()
-	defer d.pollMu.Unlock()
-	return d.pollLocked(wait)
-}
-
-// pollLocked is poll for a caller that holds d.pollMu.
-func (d *Device) pollLocked(wait bool) (progressed bool, err error) {
-	d.mu.Lock()
-	if err := d.usable("poll"); err != nil {
-		d.mu.Unlock()
-		return false, err
-	}
-	ferr := d.flushLocked()
-	if d.mu == &glMu {
-		d.dev.Poll(wait) // see glMu
-	} else {
-		d.mu.Unlock() // others record work meanwhile
-		d.dev.Poll(wait)
-		d.mu.Lock()
-	}
-	d.doneMu.Lock()
-	done := d.done
-	d.done = nil
-	d.doneMu.Unlock()
-	var finishes []func()
-	for _, s := range done {
-		if mapStatusOf(s) == native.MapDeviceLost && d.state == nil {
-			d.loseLocked(LostUnknown, "a map reported device loss")
-		}
-		if d.unpend(s) {
-			if finish := s.complete(d); finish != nil {
-				finishes = append(finishes, finish)
-			}
-		} else if rb, ok := s.(*readback); ok && !rb.reclaimed && !d.closed {
-			// Settled earlier (by loss); reclaim its staging buffer now.
-			if rb.status == native.MapSuccess {
-				_ = rb.staging.raw.Unmap()
-			}
-			rb.reclaim(d)
-		}
-	}
-	d.mu.Unlock()
-	for _, finish := range finishes {
-		finish()
-	}
-	return len(done) > 0, ferr
-}
-
-// await is what awaiting a device promise does: submit the recorded work,
-// spin, and if the promise is still pending make sure a goroutine polls
-// until nothing is.
-func (d *Device) await(ctx context.Context, done <-chan struct{}) {
-	d.mu.Lock()
-	if d.state != nil {
-		d.mu.Unlock()
-		return
-	}
-	_ = d.flushLocked() // a failure rejects what it concerns
-	d.mu.Unlock()
-	d.spin(ctx, done)
-	select {
-	case <-done:
-		return
-	default:
-	}
-	d.mu.Lock()
-	start := d.state == nil && !d.polling && len(d.pending) > 0
-	if start {
-		d.polling = true
-	}
-	d.mu.Unlock()
-	if start {
-		go d.pollUntilSettled()
-	}
-}
-
-// spin polls without blocking, yielding the processor between polls, until
-// done closes, ctx ends or Options.SpinWait has passed. A short readback
-// settles sooner than a thread blocked in a poll is woken, and no goroutine
-// has to hand the result over, so a spinning Await returns in about half
-// the time. One goroutine spins at a time; the others wait on the poller.
-func (d *Device) spin(ctx context.Context, done <-chan struct{}) {
-	if d.opts.SpinWait <= 0 || !d.spinning.CompareAndSwap(false, true) {
-		return
-	}
-	defer d.spinning.Store(false)
-	deadline := time.Now().Add(d.opts.SpinWait)
-	for {
-		select {
-		case <-done:
-			return
-		case <-ctx.Done():
-			return
-		default:
-		}
-		if time.Now().After(deadline) {
-			return
-		}
-		if d.pollMu.TryLock() { // else another goroutine polls already
-			_, err := d.pollLocked(false)
-			d.pollMu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-		yieldProcessor()
-	}
-}
-
-// pollUntilSettled polls, waiting for the GPU, until no request is pending.
-func (d *Device) pollUntilSettled() {
-	for {
-		progressed, err := d.poll(true)
-		d.mu.Lock()
-		if err != nil || d.state != nil || len(d.pending) == 0 {
-			d.polling = false
-			d.mu.Unlock()
-			return
-		}
-		d.mu.Unlock()
-		if !progressed {
-			time.Sleep(50 * time.Microsecond)
-		}
-	}
-}
-
-// backgroundPoll polls every interval until Close.
-func (d *Device) backgroundPoll(every time.Duration) {
-	defer close(d.pollerDone)
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-d.stopPoller:
-			return
-		case <-t.C:
-			if _, err := d.poll(false); err != nil {
-				return
-			}
-		}
-	}
 }
 
 // copyParallel is copy for large transfers: one core does not saturate the

@@ -184,12 +184,12 @@ func TestCancelledReadIntoLeavesDstAlone(t *testing.T) {
 // The same through a promise derived from it. (A test of its own: a second
 // GL device polled while the first one's poller runs aborts in wgpu-native
 // with EGL's BadAccess.)
-func TestCancelledThenLeavesDstAlone(t *testing.T) {
+func TestCancelledChainLeavesDstAlone(t *testing.T) {
 	d := testgpu.Open(t)
 	dst := bytes.Repeat([]byte{0xAB}, 16)
 	p, y := spinReadback(t, d, dst)
 	defer y.Release()
-	q := wgpu.Then(p, func(b []byte) (int, error) { return len(b), nil })
+	q := wgpu.Chain(p, func(b []byte) (int, error) { return len(b), nil })
 	_, err := q.Await(cancelled())
 	require.ErrorIs(t, err, context.Canceled)
 	require.NoError(t, testgpu.Settle(d, testgpu.Timeout))
@@ -224,7 +224,7 @@ func TestDestroyedStagingRejectsWithAbort(t *testing.T) {
 	_, err := p.Await(ctxT(t))
 	require.ErrorIs(t, err, wgpu.ErrAborted)
 	assert.Contains(t, err.Error(), "destroyed while its map was pending")
-	assert.Equal(t, wgpu.Rejected, p.State())
+	assert.Equal(t, wgpu.PromiseRejected, p.State())
 	// The device is unharmed.
 	assert.Equal(t, ramp(64, 1), readF32(t, d, x))
 	require.NoError(t, x.Release())
@@ -235,14 +235,14 @@ func TestPromisesSettleOnlyWhenPolled(t *testing.T) {
 	x := upload(t, d, ramp(64, 1))
 	p := d.ReadAsync(x, 0, 8)
 	thenRan := make(chan struct{})
-	p.Then(func([]byte, error) { close(thenRan) })
+	p.OnSettled(func([]byte, error) { close(thenRan) })
 	require.NoError(t, d.Flush())
 	time.Sleep(20 * time.Millisecond)
-	assert.Equal(t, wgpu.Pending, p.State(), "submitted and finished on the GPU, but nobody polled")
+	assert.Equal(t, wgpu.PromisePending, p.State(), "submitted and finished on the GPU, but nobody polled")
 	require.NoError(t, d.Poll(true))
-	assert.Equal(t, wgpu.Fulfilled, p.State())
+	assert.Equal(t, wgpu.PromiseFulfilled, p.State())
 	<-thenRan // the callback runs once the promise settled, on a goroutine of its own
-	doubled := wgpu.Then(p, func(b []byte) (float32, error) { return 2 * bytesF32(b)[1], nil })
+	doubled := wgpu.Chain(p, func(b []byte) (float32, error) { return 2 * bytesF32(b)[1], nil })
 	v, err := doubled.Await(ctxT(t))
 	require.NoError(t, err)
 	assert.Equal(t, float32(2), v)
@@ -327,7 +327,7 @@ func (c *doneAfter) Done() <-chan struct{} {
 }
 
 // The spin in Await checks the context between polls: a promise that no
-// poll can settle (its Then callback is held until Await returns) and a
+// poll can settle (its OnSettled callback is held until Await returns) and a
 // context that ends on its third check leave Await nothing else to return on.
 func TestSpinningAwaitHonoursCancellation(t *testing.T) {
 	opts := testgpu.DefaultOptions()
@@ -336,7 +336,7 @@ func TestSpinningAwaitHonoursCancellation(t *testing.T) {
 	x := upload(t, d, ramp(64, 1))
 	defer x.Release()
 	hold := make(chan struct{})
-	q := wgpu.Then(d.ReadAsync(x, 0, 16), func(b []byte) ([]byte, error) {
+	q := wgpu.Chain(d.ReadAsync(x, 0, 16), func(b []byte) ([]byte, error) {
 		<-hold
 		return b, nil
 	})
@@ -387,7 +387,7 @@ func TestCancellationStormSettlesAndReturnsMemory(t *testing.T) {
 	}
 	for _, p := range promises {
 		waitSettled(t, p)
-		require.Equal(t, wgpu.Fulfilled, p.State())
+		require.Equal(t, wgpu.PromiseFulfilled, p.State())
 	}
 	assert.Zero(t, d.Stats().PendingReadbacks)
 	require.NoError(t, d.Pool().Trim())

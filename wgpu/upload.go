@@ -17,7 +17,7 @@ import "github.com/wgtensor/wgtensor/wgpu/internal/native"
 const stagedWriteMin = 1 << 20
 
 // uploadMap is the map request that readies a used upload buffer again.
-// status is set by the map callback under Device.doneMu.
+// status is set by the map callback under Device.firedMu.
 type uploadMap struct {
 	staging *Buffer
 	status  native.MapStatus
@@ -25,18 +25,13 @@ type uploadMap struct {
 
 // complete returns the upload buffer to the pool, mapped, or destroys it if
 // the map failed. Called under Device.mu.
-func (u *uploadMap) complete(d *Device) func() {
+func (u *uploadMap) complete(d *Device) {
 	if u.status == native.MapSuccess {
 		d.pool.put(u.staging)
 	} else {
 		d.pool.drop(u.staging)
 	}
-	return nil
 }
-
-// fail gives up on the map: the device is closing or lost, so the upload
-// buffer is destroyed (its callback, if it fires, finds nothing pending).
-func (u *uploadMap) fail(error) {}
 
 // writeStagedLocked writes data into b at offset through an upload buffer.
 // The caller has validated the write.
@@ -83,7 +78,7 @@ func (d *Device) writeStagedLocked(op string, b *Buffer, offset uint64, data []b
 // a pooled one, one whose map has settled since the last poll, or a new one.
 func (d *Device) uploadBufferLocked(size uint64) (*Buffer, error) {
 	capacity, _ := capacityFor(size, d.limits.MaxBufferSize)
-	if len(d.pool.free[poolKey{capacity, UsageUpload}]) == 0 && d.uploadsPending > 0 {
+	if len(d.pool.free[poolKey{capacity, UsageUpload}]) == 0 && len(d.pending.uploads) > 0 {
 		d.settleUploadsLocked()
 	}
 	return d.newBufferLocked(size, UsageUpload, 0, true)
@@ -94,20 +89,12 @@ func (d *Device) uploadBufferLocked(size uint64) (*Buffer, error) {
 // poll completes are left for the next poll to settle.
 func (d *Device) settleUploadsLocked() {
 	d.dev.Poll(false)
-	d.doneMu.Lock()
-	var settled []*uploadMap
-	rest := d.done[:0]
-	for _, s := range d.done {
-		if u, ok := s.(*uploadMap); ok {
-			settled = append(settled, u)
-		} else {
-			rest = append(rest, s)
-		}
-	}
-	d.done = rest
-	d.doneMu.Unlock()
+	d.firedMu.Lock()
+	settled := d.fired.uploads
+	d.fired.uploads = nil
+	d.firedMu.Unlock()
 	for _, u := range settled {
-		if d.unpend(u) {
+		if d.pending.uploads.remove(u) {
 			u.complete(d)
 		}
 	}
@@ -118,9 +105,12 @@ func (d *Device) settleUploadsLocked() {
 func (d *Device) remapUploadsLocked(uploads []*Buffer) {
 	for _, st := range uploads {
 		u := &uploadMap{staging: st}
-		d.pend(u)
-		if err := d.dev.MapWrite(st.raw, st.capacity, d.whenMapped(u, &u.status)); err != nil {
-			d.unpend(u)
+		d.pending.uploads.add(u)
+		err := d.dev.MapWrite(st.raw, st.capacity, func(status native.MapStatus) {
+			d.fire(func(f *requestList) { u.status = status; f.uploads = append(f.uploads, u) })
+		})
+		if err != nil {
+			d.pending.uploads.remove(u)
 			d.pool.drop(st)
 		}
 	}

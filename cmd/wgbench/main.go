@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wgtensor/wgtensor/internal/bytesize"
 	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
@@ -77,8 +78,8 @@ func list(w io.Writer) error {
 		l := a.Limits
 		fmt.Fprintf(w, "[%d] %s\n    backend %s, type %s, driver %q, vendor 0x%x device 0x%x\n    max buffer %s, max storage binding %s, workgroup storage %s, %d invocations per workgroup, %d workgroups per dimension\n",
 			a.Index, a.Name, a.Backend, a.Type, a.Driver, a.VendorID, a.DeviceID,
-			wgpu.FormatBytes(l.MaxBufferSize), wgpu.FormatBytes(l.MaxStorageBufferBindingSize),
-			wgpu.FormatBytes(uint64(l.MaxComputeWorkgroupStorageSize)), l.MaxComputeInvocationsPerWorkgroup, l.MaxComputeWorkgroupsPerDimension)
+			bytesize.Format(l.MaxBufferSize), bytesize.Format(l.MaxStorageBufferBindingSize),
+			bytesize.Format(uint64(l.MaxComputeWorkgroupStorageSize)), l.MaxComputeInvocationsPerWorkgroup, l.MaxComputeWorkgroupsPerDimension)
 	}
 	return nil
 }

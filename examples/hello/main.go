@@ -50,8 +50,8 @@ func run() error {
 	}
 	defer d.Close()
 	info, lim := d.Info(), d.Limits()
-	fmt.Printf("opened: %s\n  max buffer %s, max storage binding %s, %d invocations per workgroup\n",
-		info, wgpu.FormatBytes(lim.MaxBufferSize), wgpu.FormatBytes(lim.MaxStorageBufferBindingSize), lim.MaxComputeInvocationsPerWorkgroup)
+	fmt.Printf("opened: %s\n  max buffer %d MiB, max storage binding %d MiB, %d invocations per workgroup\n",
+		info, lim.MaxBufferSize>>20, lim.MaxStorageBufferBindingSize>>20, lim.MaxComputeInvocationsPerWorkgroup)
 
 	const n = 1 << 20
 	k, err := d.Kernel(wgpu.KernelSpec{Name: "saxpy", Source: saxpy,

@@ -20,7 +20,13 @@
 //   - Buffer maps and work-done requests go through the shim (shim.go), with
 //     an integer id as the callback's user data: the binding's own calls
 //     pass wgpu-native a pointer to Go memory that nothing keeps alive.
+//   - The binding drops the WebGPU error type of every failed call; classify
+//     reads the kind (out of memory, device lost) back from the message.
+//   - A submission that names a destroyed buffer aborts the process inside
+//     wgpu-native, and Submit cannot catch it: callers make sure none does.
 //   - The GL adapter refuses its own full limits; RequestDevice falls back.
+//   - A compute pass must be ended and released before the encoder
+//     finishes; Encoder does both.
 //   - Instance reports count only the GL hub (GLBufferCount).
 //   - The binding's ComputePassDescriptor has no timestampWrites: a timed
 //     pass is begun in the shim (timestamp.go). Devices are requested with
@@ -28,6 +34,8 @@
 //   - The binding's error scopes use WebGPU's validation filter (0); the
 //     shim's once used 1, the out-of-memory filter, which let validation
 //     errors through to wgpu-native's uncaptured handler, which aborts.
+//   - wgpu-native logs to stderr unless told not to: logging is off unless
+//     WGT_WGPU_LOG names a level.
 //
 // # Concurrency
 //
