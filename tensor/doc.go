@@ -60,6 +60,15 @@
 // returns it. Engine.LiveTensors lists what is live and where it came from.
 // Intermediate tensors an op needs internally are disposed by the op.
 //
+// # Profiling
+//
+// Engine.Profile runs a function and reports each kernel it dispatched
+// (calls, time, bytes bound read-only and read-write) and the memory it
+// took, like tf.profile and torch.profiler; KernelProfile.WriteTable prints
+// it by time and WriteTrace writes a Chrome trace-event file for Perfetto.
+// Fusion stays on: a fused program is reported as one kernel named by its
+// ops ("mul+add+relu").
+//
 // # Limits
 //
 // Kernels index elements with 32-bit words, so shapes are bounded: a

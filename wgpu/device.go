@@ -122,6 +122,8 @@ type Device struct {
 	nextID           uint64
 	stats            DeviceStats
 
+	timer timerSlot // the running Timer, if any (timing.go)
+
 	budget Work      // Options.WorkBudget or the adapter's default; never changes
 	work   batchWork // the open batch's estimated work (cost.go)
 

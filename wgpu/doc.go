@@ -52,6 +52,18 @@
 //     go through the queue; writes of 1 MiB or more through pooled upload
 //     buffers kept mapped, copied in order with the batch.
 //
+// # Timing
+//
+// StartTiming starts a Timer that times every dispatch recorded on the
+// device until Timer.Stop, whichever goroutine records it, and follows the
+// bytes handed out meanwhile without touching the pool's own peaks. Where
+// the adapter offers timestamp queries (lavapipe does; llvmpipe through GL
+// does not), each timed dispatch gets a compute pass of its own whose start
+// and end the GPU stamps (GPUTimestamps); elsewhere, or with
+// WGT_TIMESTAMPS=0, each is submitted alone and waited for (WallTime), so
+// timed work runs slower. One Timer runs on a device at a time.
+// tensor.Engine.Profile builds kernel profiles on it.
+//
 // # Concurrency
 //
 // A Device, its Pool, its Kernels and Promises are safe for concurrent use

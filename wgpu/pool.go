@@ -185,6 +185,7 @@ type poolState struct {
 	free  map[poolKey][]*allocation
 	live  map[*Buffer]struct{}
 	stats PoolStats
+	watch *memWatch // a running Timer's memory figures (timing.go); nil when none
 }
 
 func (p *poolState) init(limit uint64) {
@@ -362,6 +363,7 @@ func (d *Device) newBufferLocked(size uint64, usage Usage, site uintptr, interna
 	p.stats.ReservedBytes = p.stats.LiveBytes + p.stats.PooledBytes
 	p.stats.PeakLiveBytes = max(p.stats.PeakLiveBytes, p.stats.LiveBytes)
 	p.stats.PeakReservedBytes = max(p.stats.PeakReservedBytes, p.stats.ReservedBytes)
+	p.watch.handedOut(b)
 	return b, nil
 }
 
@@ -424,6 +426,7 @@ func passes(used, n, limit uint64) bool { return used > limit || n > limit-used 
 func (p *poolState) put(b *Buffer) {
 	delete(p.live, b)
 	b.live = false
+	p.watch.released(b)
 	p.stats.LiveBuffers--
 	p.stats.LiveBytes -= b.capacity
 	if b.alloc.destroyed {

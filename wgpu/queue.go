@@ -121,6 +121,7 @@ func (d *Device) flushLocked() error {
 			err = fromBinding("write kernel parameters", werr)
 		}
 	}
+	d.resolveStampsLocked()
 	cmd, ferr := r.enc.Finish()
 	r.enc = nil
 	if ferr != nil && err == nil {
@@ -135,6 +136,7 @@ func (d *Device) flushLocked() error {
 		cmd.Release()
 	}
 	b := r.closeBatch(d)
+	d.settleStampsLocked(err)
 	if err != nil {
 		d.noteErr(err)
 		d.failBatchLocked(err, b)
@@ -179,8 +181,19 @@ func (d *Device) Dispatch(k *Kernel, groups [3]uint32, params []byte, bufs ...*B
 	return d.dispatch(k, groups, groupsWork(groups), params, bufs)
 }
 
-// dispatch is Dispatch with the dispatch's estimated work.
+// dispatch is Dispatch with the dispatch's estimated work; a running
+// Timer times it (timing.go).
 func (d *Device) dispatch(k *Kernel, groups [3]uint32, work Work, params []byte, bufs []*Buffer) error {
+	if d != nil {
+		if t := d.timer.Load(); t != nil {
+			return d.timedDispatch(t, k, groups, work, params, bufs)
+		}
+	}
+	return d.dispatchNow(k, groups, work, params, bufs)
+}
+
+// dispatchNow records a dispatch into the open batch.
+func (d *Device) dispatchNow(k *Kernel, groups [3]uint32, work Work, params []byte, bufs []*Buffer) error {
 	op := fmt.Sprintf("dispatch %q over %v workgroups", k.Name(), groups)
 	if err := d.opened(op); err != nil {
 		return err
@@ -230,7 +243,7 @@ func (d *Device) recordDispatchLocked(op string, k *Kernel, groups [3]uint32, wo
 	}
 	r := &d.rec
 	r.bindGroups = append(r.bindGroups, bg)
-	r.enc.Dispatch(k.pipeline, bg, groups)
+	d.encodeDispatchLocked(k, bg, groups, bufs)
 	r.name(bufs...)
 	for i, b := range bufs {
 		if k.spec.Bindings[i] == ReadWrite {

@@ -8,8 +8,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -81,9 +83,11 @@ func tensors(ctx context.Context) error {
 func memory(ctx context.Context) error {
 	return withDevice(ctx, func(d *wgpu.Device) error {
 		e := tensor.New(d)
-		step := func(frame int) error {
-			_, err := e.Sum(e.Square(e.Range(tensor.Float32, 0, 100, 1)), false).Float32s(ctx)
-			return err
+		step := func(frame int) error { // disposes what it creates, also when profiled outside Loop
+			return tidy.Do(e, func() error {
+				_, err := e.Sum(e.Square(e.Range(tensor.Float32, 0, 100, 1)), false).Float32s(ctx)
+				return err
+			})
 		}
 		f, err := os.CreateTemp("", "wgtensor-*.pprof")
 		if err != nil {
@@ -91,16 +95,26 @@ func memory(ctx context.Context) error {
 		}
 		defer os.Remove(f.Name())
 		defer f.Close()
+		trace := new(bytes.Buffer)
 		// readme:begin
-		_, err = frame.Loop(ctx, e, step, frame.Options{Frames: 60, Scoped: true, LeakFrames: 30, StopOnLeak: true})
-		e.Summary(os.Stdout) // like torch.cuda.memory_summary()
-		e.WriteProfile(f)    // go tool pprof -top -sample_index=gpu_bytes f
+		clock, err := frame.Loop(ctx, e, step, frame.Options{Frames: 60, Scoped: true, LeakFrames: 30, StopOnLeak: true})
+		e.Summary(os.Stdout)                                      // like torch.cuda.memory_summary()
+		e.WriteProfile(f)                                         // go tool pprof -top -sample_index=gpu_bytes f
+		p, err := e.Profile(ctx, func() error { return step(0) }) // the kernels of one step, like tf.profile or torch.profiler
+		p.WriteTable(os.Stdout)                                   // by time: calls, time per call, bytes read and written
+		p.WriteTrace(trace)                                       // Chrome trace events: open it in ui.perfetto.dev
 		// readme:end
 		if err != nil {
 			return err
 		}
+		if clock.Frame() != 60 {
+			return fmt.Errorf("the loop stopped after %d frames, want 60", clock.Frame())
+		}
 		if st, err := f.Stat(); err != nil || st.Size() == 0 {
-			return fmt.Errorf("the profile is empty (%v)", err)
+			return fmt.Errorf("the memory profile is empty (%v)", err)
+		}
+		if p.Total("sum").Calls != 1 || !json.Valid(trace.Bytes()) {
+			return fmt.Errorf("the kernel profile has %d sum calls, want 1, or its trace is not JSON", p.Total("sum").Calls)
 		}
 		return nil
 	})

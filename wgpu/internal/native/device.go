@@ -12,6 +12,8 @@ type Device struct {
 	raw     *wgpu.Device
 	queue   *wgpu.Queue
 	limits  Limits // as granted
+	// timestamps: opened with the timestamp-query feature (timestamp.go)
+	timestamps bool
 }
 
 // RequestDevice opens a device on a, asking for the adapter's full limits,
@@ -32,18 +34,24 @@ func (a *Adapter) RequestDevice(label string) (*Device, error) {
 	compute.MaxComputeWorkgroupsPerDimension = full.MaxComputeWorkgroupsPerDimension
 	compute.MaxStorageBuffersPerShaderStage = full.MaxStorageBuffersPerShaderStage
 	var lastErr error
+	features := a.timestampFeatures()
 	for _, lim := range []*wgpu.Limits{&full, &compute, nil} {
 		// Never DeviceLostCallback: the binding panics on it (BINDING.md).
-		desc := &wgpu.DeviceDescriptor{Label: label}
+		desc := &wgpu.DeviceDescriptor{Label: label, RequiredFeatures: features}
 		if lim != nil {
 			desc.RequiredLimits = &wgpu.RequiredLimits{Limits: *lim}
 		}
 		raw, err := a.raw.RequestDevice(desc)
+		if err != nil && features != nil {
+			desc.RequiredFeatures = nil // timing is worth less than the device
+			raw, err = a.raw.RequestDevice(desc)
+		}
 		if err != nil {
 			lastErr = err
 			continue
 		}
-		d := &Device{adapter: a.raw, raw: raw, queue: raw.GetQueue(), limits: limitsOf(raw.GetLimits().Limits)}
+		d := &Device{adapter: a.raw, raw: raw, queue: raw.GetQueue(), limits: limitsOf(raw.GetLimits().Limits),
+			timestamps: len(desc.RequiredFeatures) > 0}
 		if err := d.checkShim(); err != nil {
 			d.queue.Release()
 			d.raw.Release()
@@ -131,7 +139,8 @@ func (u Usage) flags() wgpu.BufferUsage {
 	case UsageUpload:
 		return wgpu.BufferUsageMapWrite | wgpu.BufferUsageCopySrc
 	}
-	return wgpu.BufferUsageStorage | wgpu.BufferUsageCopySrc | wgpu.BufferUsageCopyDst
+	// QueryResolve lets a storage buffer receive timestamps (timestamp.go).
+	return wgpu.BufferUsageStorage | wgpu.BufferUsageCopySrc | wgpu.BufferUsageCopyDst | wgpu.BufferUsageQueryResolve
 }
 
 // CreateBuffer creates a buffer of size bytes for usage. An upload buffer

@@ -28,6 +28,12 @@
 //   - A compute pass must be ended and released before the encoder
 //     finishes; Encoder does both.
 //   - Instance reports count only the GL hub (GLBufferCount).
+//   - The binding's ComputePassDescriptor has no timestampWrites: a timed
+//     pass is begun in the shim (timestamp.go). Devices are requested with
+//     the timestamp-query feature where the adapter offers it.
+//   - The binding's error scopes use WebGPU's validation filter (0); the
+//     shim's once used 1, the out-of-memory filter, which let validation
+//     errors through to wgpu-native's uncaptured handler, which aborts.
 //   - wgpu-native logs to stderr unless told not to: logging is off unless
 //     WGT_WGPU_LOG names a level.
 //

@@ -1,0 +1,187 @@
+// Command profile trains a small MLP for a few steps and profiles one
+// training step with Engine.Profile: it prints the table of kernels by
+// time and writes a Chrome trace-event file that ui.perfetto.dev opens.
+// It exits non-zero if the profile lacks the kernels a training step
+// must run (the matmuls, the fused elementwise programs, the reductions).
+//
+//	go run ./examples/profile [-trace profile.json] [-steps 3]
+//
+// WGT_BACKEND (vulkan, gl, metal, dx12) and WGT_ADAPTER (a name substring)
+// choose the adapter.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/wgtensor/wgtensor/tensor"
+	"github.com/wgtensor/wgtensor/tidy"
+	"github.com/wgtensor/wgtensor/wgpu"
+)
+
+const (
+	batch, inputs, hidden, outputs = 64, 32, 64, 8
+	learningRate                   = 0.05
+)
+
+func main() {
+	tracePath := flag.String("trace", filepath.Join(os.TempDir(), "wgtensor-profile.json"), "where to write the Chrome trace-event file")
+	steps := flag.Int("steps", 3, "training steps before the profiled one")
+	flag.Parse()
+	if err := run(*tracePath, *steps); err != nil {
+		fmt.Fprintln(os.Stderr, "profile:", err)
+		os.Exit(1)
+	}
+}
+
+// mlp is a two-layer perceptron: relu(x·w1 + b1)·w2 + b2.
+type mlp struct{ W1, B1, W2, B2 *tensor.Tensor }
+
+func (m mlp) dispose() { tidy.Dispose(m) }
+
+func run(tracePath string, steps int) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	d, err := wgpu.Open(ctx, wgpu.Options{})
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	e := tensor.New(d)
+	fmt.Println("device:", d.Info())
+
+	x := e.RandNormal(1, 0, 1, batch, inputs)
+	target := e.RandUniform(2, -1, 1, batch, outputs)
+	defer x.Dispose()
+	defer target.Dispose()
+	m := mlp{
+		W1: e.RandNormal(3, 0, 0.2, inputs, hidden), B1: e.Zeros(tensor.Float32, hidden),
+		W2: e.RandNormal(4, 0, 0.2, hidden, outputs), B2: e.Zeros(tensor.Float32, outputs),
+	}
+	defer func() { m.dispose() }()
+
+	// Unprofiled steps first: they compile the kernels, which the profile
+	// would not count anyway (it times dispatches).
+	for i := range steps {
+		next, loss, err := trainStep(ctx, e, m, x, target)
+		if err != nil {
+			return err
+		}
+		m.dispose()
+		m = next
+		fmt.Printf("step %d: loss %.4f\n", i, loss)
+	}
+
+	var loss float32
+	p, err := e.Profile(ctx, func() error {
+		next, l, err := trainStep(ctx, e, m, x, target)
+		if err != nil {
+			return err
+		}
+		m.dispose()
+		m, loss = next, l
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("profiled step: loss %.4f\n\n", loss)
+	if err := p.WriteTable(os.Stdout); err != nil {
+		return err
+	}
+	if err := writeTrace(p, tracePath); err != nil {
+		return err
+	}
+	return check(p)
+}
+
+// trainStep runs one step of gradient descent on the mean squared error
+// and returns the updated parameters and the loss before the update.
+func trainStep(ctx context.Context, e *tensor.Engine, m mlp, x, target *tensor.Tensor) (mlp, float32, error) {
+	var loss float32
+	next, err := tidy.Run(e, func() (mlp, error) {
+		pre := e.Add(e.MatMul(x, m.W1), m.B1)
+		h := e.Relu(pre)
+		y := e.Add(e.MatMul(h, m.W2), m.B2)
+		diff := e.Sub(y, target)
+		l, err := e.Mean(e.Square(diff), false).Float32s(ctx)
+		if err != nil {
+			return mlp{}, err
+		}
+		loss = l[0]
+
+		dy := e.Mul(diff, e.Scalar(2/float32(batch*outputs)))
+		dh := e.Mul(e.MatMulT(dy, m.W2, false, true), e.Cast(e.Greater(pre, e.Scalar(0)), tensor.Float32))
+		lr := e.Scalar(learningRate)
+		step := func(p, grad *tensor.Tensor) *tensor.Tensor { return e.Sub(p, e.Mul(grad, lr)) }
+		return mlp{
+			W1: step(m.W1, e.MatMulT(x, dh, true, false)), B1: step(m.B1, e.Sum(dh, false, 0)),
+			W2: step(m.W2, e.MatMulT(h, dy, true, false)), B2: step(m.B2, e.Sum(dy, false, 0)),
+		}, nil
+	})
+	if err == nil {
+		for _, t := range []*tensor.Tensor{next.W1, next.B1, next.W2, next.B2} {
+			err = t.Err()
+			if err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		next.dispose()
+		return mlp{}, 0, err
+	}
+	return next, loss, nil
+}
+
+func writeTrace(p *tensor.KernelProfile, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := p.WriteTrace(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("\ntrace: %s, %d bytes, %d events (open it in ui.perfetto.dev)\n", path, st.Size(), len(p.Dispatches))
+	return nil
+}
+
+// check fails unless the profile holds what a training step runs: five
+// matmuls (two forward, three backward), the two bias-gradient sums, and
+// at least one fused elementwise program.
+func check(p *tensor.KernelProfile) error {
+	if n := p.Total("matmul").Calls; n != 5 {
+		return fmt.Errorf("the profile has %d matmul dispatches, want 5", n)
+	}
+	if n := p.Total("sum").Calls; n < 2 {
+		return fmt.Errorf("the profile has %d sum dispatches, want at least 2", n)
+	}
+	fused := 0
+	for _, k := range p.Kernels {
+		if k.Fused() {
+			fused += k.Calls
+		}
+		if k.Calls <= 0 || k.Time <= 0 {
+			return fmt.Errorf("kernel %s: %d calls in %v", k.Name, k.Calls, k.Time)
+		}
+	}
+	if fused == 0 {
+		return fmt.Errorf("the profile has no fused elementwise program")
+	}
+	if p.NewBytes == 0 || p.PeakBytes < p.NewBytes/2 {
+		return fmt.Errorf("the profile's memory is implausible: new %d B, peak %d B", p.NewBytes, p.PeakBytes)
+	}
+	return nil
+}
