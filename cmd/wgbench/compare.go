@@ -27,7 +27,7 @@ type compareOptions struct {
 func compareCmd(args []string, stdout io.Writer) error {
 	fs := newFlagSet("compare", compareUsage)
 	var o compareOptions
-	fs.Float64Var(&o.threshold, "threshold", 25, "fail when a workload got significantly worse by more than this many percent: its time up by that much, or its rate down by that factor")
+	fs.Float64Var(&o.threshold, "threshold", 50, "fail when a workload got significantly worse by more than this many percent: its time up by that much, or its rate down by that factor")
 	fs.Float64Var(&o.alpha, "alpha", benchmath.DefaultThresholds.CompareAlpha, "significance level of the Mann-Whitney U test, as benchstat's -alpha")
 	pos, err := parseArgs(fs, args, stdout)
 	if err != nil || fs.helped {

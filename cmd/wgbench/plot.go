@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"golang.org/x/image/font"
@@ -199,7 +200,7 @@ func drawPanel(c canvas, ss []series, workload string, x0, y0 int) {
 			c.line(left+1, y, right, y, grid)
 		}
 		c.line(left-4, y, left, y, axis)
-		c.text(left-6, y+4, formatNumber(v), "end", false)
+		c.text(left-6, y+4, strconv.FormatFloat(v, 'f', tickDecimals(step), 64), "end", false)
 	}
 	c.line(left, y0+plotTop-4, left, bottom, axis)
 	c.line(left, bottom, right, bottom, axis)
@@ -237,6 +238,11 @@ func tickStep(top float64) float64 {
 		}
 	}
 	return 10 * pow
+}
+
+// tickDecimals returns how many decimals tick labels step apart need.
+func tickDecimals(step float64) int {
+	return max(0, -int(math.Floor(math.Log10(step)+1e-9)))
 }
 
 // svgCanvas draws SVG elements.
