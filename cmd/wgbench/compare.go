@@ -36,7 +36,7 @@ func compareCmd(args []string, stdout io.Writer) error {
 	if len(pos) != 2 {
 		return usagef(fs.usage, "compare takes two result files, not %d arguments", len(pos))
 	}
-	if o.threshold < 0 || !(o.alpha > 0 && o.alpha < 1) {
+	if !(o.threshold >= 0) || !(o.alpha > 0 && o.alpha < 1) { // NaN fails both
 		return usagef(fs.usage, "-threshold %g -alpha %g: want a threshold ≥ 0 and 0 < alpha < 1", o.threshold, o.alpha)
 	}
 	oldRep, err := readReport(pos[0])

@@ -102,7 +102,8 @@ func TestCompareListsRowsOnOneSideOnly(t *testing.T) {
 
 func TestCompareUsage(t *testing.T) {
 	o, _ := writeReports(t, sampleReport(2, 70, true), sampleReport(2, 70, true))
-	for _, args := range [][]string{{"compare", o}, {"compare", o, o, o}, {"compare", "-threshold", "-1", o, o}, {"compare", "-alpha", "2", o, o}} {
+	for _, args := range [][]string{{"compare", o}, {"compare", o, o, o}, {"compare", "-threshold", "-1", o, o}, {"compare", "-alpha", "2", o, o},
+		{"compare", "-threshold", "NaN", o, o}} {
 		_, err := runArgs(args...)
 		var ue usageError
 		assert.True(t, errors.As(err, &ue), "%q: %v", args, err)

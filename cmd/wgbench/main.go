@@ -210,6 +210,9 @@ func list(w io.Writer) error {
 // checkWritable fails unless a file can be created at path's directory, so
 // that a run does not end by failing to save what it measured.
 func checkWritable(path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("cannot write -json %s: a directory", path)
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), ".wgbench-*")
 	if err != nil {
 		return fmt.Errorf("cannot write -json %s: %w", path, err)

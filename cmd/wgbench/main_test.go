@@ -95,6 +95,7 @@ func TestRunRejectsAMistakeBeforeRunning(t *testing.T) {
 		{[]string{"-backend", "pdp11"}, true, "pdp11"},
 		{[]string{"-bogus"}, true, "flag provided but not defined: -bogus"},
 		{[]string{"-json", filepath.Join(t.TempDir(), "no", "such", "dir", "r.json")}, false, "cannot write -json"},
+		{[]string{"-json", t.TempDir()}, false, "cannot write -json"},
 	} {
 		out, err := runArgs(append([]string{"run"}, c.args...)...)
 		require.Error(t, err, "%q", c.args)
