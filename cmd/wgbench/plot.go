@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -79,47 +80,9 @@ type canvas interface {
 // whether higher or lower is better in its title, a y axis with ticks, and
 // each bar's value above it.
 func plot(out string, paths ...string) error {
-	var ss []series
-	var workloads []string
-	seenW := map[string]bool{}
-	reps := make([]Report, len(paths))
-	for i, p := range paths {
-		rep, err := readReport(p)
-		if err != nil {
-			return err
-		}
-		if len(rep.Results) == 0 {
-			return fmt.Errorf("%s holds no results", p)
-		}
-		reps[i] = rep
-	}
-	adapterColor := map[string]color.RGBA{}
-	for i, rep := range reps {
-		adapters, ws, at := columns(rep)
-		for _, w := range ws {
-			if !seenW[w] {
-				seenW[w] = true
-				workloads = append(workloads, w)
-			}
-		}
-		for _, a := range adapters {
-			c, ok := adapterColor[a]
-			if !ok {
-				c = palette[len(adapterColor)%len(palette)]
-				adapterColor[a] = c
-			}
-			label := a
-			if len(reps) > 1 {
-				label = fmt.Sprintf("%s (%s)", a, filepath.Base(paths[i]))
-				if i == 0 {
-					c = lighter(c)
-				}
-			}
-			ss = append(ss, series{adapter: a, label: label, color: c, at: at})
-		}
-	}
-	if len(reps) > 1 { // each adapter's bars side by side: before, after
-		ss = pairUp(ss)
+	ss, workloads, err := seriesOf(paths)
+	if err != nil {
+		return err
 	}
 	rows := (len(workloads) + perRow - 1) / perRow
 	legendH := 10 + legendRow*len(ss)
@@ -135,6 +98,62 @@ func plot(out string, paths ...string) error {
 		return c.write(out)
 	}
 	return fmt.Errorf("plot: -o must name a .svg or .png file, not %q", out)
+}
+
+// seriesOf reads the result files at paths and returns their series, in
+// the order they are drawn, and every workload, in first-seen order.
+func seriesOf(paths []string) ([]series, []string, error) {
+	var ss []series
+	var workloads []string
+	adapterColor := map[string]color.RGBA{}
+	names := fileNames(paths)
+	for i, p := range paths {
+		rep, err := readReport(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(rep.Results) == 0 {
+			return nil, nil, fmt.Errorf("%s holds no results", p)
+		}
+		adapters, ws, at := columns(rep)
+		for _, w := range ws {
+			if !slices.Contains(workloads, w) {
+				workloads = append(workloads, w)
+			}
+		}
+		for _, a := range adapters {
+			c, ok := adapterColor[a]
+			if !ok {
+				c = palette[len(adapterColor)%len(palette)]
+				adapterColor[a] = c
+			}
+			label := a
+			if len(paths) > 1 {
+				label = fmt.Sprintf("%s (%s)", a, names[i])
+				if i == 0 {
+					c = lighter(c)
+				}
+			}
+			ss = append(ss, series{adapter: a, label: label, color: c, at: at})
+		}
+	}
+	if len(paths) > 1 { // each adapter's bars side by side: before, after
+		ss = pairUp(ss)
+	}
+	return ss, workloads, nil
+}
+
+// fileNames returns the base names of paths, or the paths themselves where
+// two base names are the same.
+func fileNames(paths []string) []string {
+	names := make([]string, len(paths))
+	for i, p := range paths {
+		names[i] = filepath.Base(p)
+		if i > 0 && slices.Contains(names[:i], names[i]) {
+			return paths
+		}
+	}
+	return names
 }
 
 // pairUp orders series so that each adapter's bars from every file stand

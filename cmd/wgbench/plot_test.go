@@ -91,3 +91,8 @@ func TestPlotUsage(t *testing.T) {
 		assert.Equal(t, 2, exitStatus(err), "%q: %v", args, err)
 	}
 }
+
+func TestPlotLegendTellsFilesOfOneNameApart(t *testing.T) {
+	assert.Equal(t, []string{"before.json", "after.json"}, fileNames([]string{"x/before.json", "y/after.json"}))
+	assert.Equal(t, []string{"x/r.json", "y/r.json"}, fileNames([]string{"x/r.json", "y/r.json"}))
+}
