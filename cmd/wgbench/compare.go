@@ -20,14 +20,14 @@ var errRegression = errors.New("regression")
 
 // compareOptions say what compare counts as a regression.
 type compareOptions struct {
-	threshold float64 // percent worse, in the slowdown factor, beyond which a significant change fails
+	threshold float64 // percent worse beyond which a significant change fails: slowdown factor - 1, in percent
 	alpha     float64 // the U test's significance level
 }
 
 func compareCmd(args []string, stdout io.Writer) error {
 	fs := newFlagSet("compare", compareUsage)
 	var o compareOptions
-	fs.Float64Var(&o.threshold, "threshold", 50, "fail when a workload got significantly worse by more than this many percent: its time up by that much, or its rate down by that factor")
+	fs.Float64Var(&o.threshold, "threshold", 50, "fail (exit 1) when a workload got significantly worse by more than this many percent: 50 lets a time grow by half, or a rate fall to 2/3")
 	fs.Float64Var(&o.alpha, "alpha", benchmath.DefaultThresholds.CompareAlpha, "significance level of the Mann-Whitney U test, as benchstat's -alpha")
 	pos, err := parseArgs(fs, args, stdout)
 	if err != nil || fs.helped {
