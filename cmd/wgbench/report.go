@@ -339,7 +339,7 @@ func writeBench(w io.Writer, rep Report) {
 			if s.NsPerOp > 0 {
 				fmt.Fprintf(&b, " %s ns/op", strconv.FormatFloat(s.NsPerOp, 'f', -1, 64))
 			}
-			if _, isTime := timeUnits[r.Unit]; !isTime || s.NsPerOp == 0 {
+			if !timeUnits[r.Unit] || s.NsPerOp == 0 {
 				u := benchUnit(r.Unit)
 				note(u, better(r.Unit))
 				fmt.Fprintf(&b, " %s %s", strconv.FormatFloat(s.Value, 'f', -1, 64), u)

@@ -66,11 +66,11 @@ func TestTableHasAColumnPerAdapter(t *testing.T) {
 // as map[k:238 kernel:vec4].
 func TestTableNumbersAreForPeople(t *testing.T) {
 	rep := Report{Results: []Result{
-		result("a/vulkan", "async_dispose_leak", "correct", []Sample{{Value: 1000, Extra: bytesMetrics("live_before", uint64(65536))}}),
+		result("a/vulkan", "async_dispose_leak", "correct", []Sample{{Value: 1000, Extra: Metrics{bytesMetric("live_before", 65536)}}}),
 		result("a/vulkan", "small_ops_1k", "µs/op", []Sample{{Value: 3, NsPerOp: 3000}}),
 		result("a/vulkan", "readback_4KB", "µs", []Sample{{Value: 3.03, NsPerOp: 3030}}),
 		result("a/vulkan", "churn_10k", "ms/iter", []Sample{{Value: 0.2894, NsPerOp: 289400,
-			Extra: bytesMetrics("peak_reserved", uint64(7155712), "reserved_after_trim", uint64(0))}}),
+			Extra: Metrics{bytesMetric("peak_reserved", 7155712), bytesMetric("reserved_after_trim", 0)}}}),
 	}}
 	rep.Results[0].Ops = 1000
 	var b strings.Builder
@@ -115,7 +115,7 @@ func TestJSONHasOneNamingStyleAndNumbersAsNumbers(t *testing.T) {
 	rep := sampleReport(2, 70, true)
 	rep.Adapters = []Adapter{adapterOf(wgpu.AdapterInfo{Name: "llvmpipe (LLVM 15)", Backend: wgpu.BackendVulkan, Type: wgpu.AdapterCPU,
 		Limits: wgpu.Limits{MaxBufferSize: 1 << 31}}, "llvmpipe/vulkan")}
-	rep.Results[2].Extra = bytesMetrics("peak_reserved", uint64(7155712))
+	rep.Results[2].Extra = Metrics{bytesMetric("peak_reserved", 7155712)}
 	path := filepath.Join(t.TempDir(), "r.json")
 	require.NoError(t, writeJSON(path, rep))
 	b, err := os.ReadFile(path)
@@ -164,7 +164,7 @@ func TestSummarizeReportsTheMedianSample(t *testing.T) {
 func TestBenchFormatHasEverySampleAndBenchstatReadsIt(t *testing.T) {
 	rep := sampleReport(2, 70, true)
 	rep.Results = append(rep.Results, result("llvmpipe/vulkan", "async_dispose_leak", "correct",
-		[]Sample{{Value: 1000, Extra: bytesMetrics("live_after", uint64(65536))}, {Value: 1000, Extra: bytesMetrics("live_after", uint64(65536))}}))
+		[]Sample{{Value: 1000, Extra: Metrics{bytesMetric("live_after", 65536)}}, {Value: 1000, Extra: Metrics{bytesMetric("live_after", 65536)}}}))
 	rep.Results[3].Ops = 1000
 	var b strings.Builder
 	writeBench(&b, rep)

@@ -79,8 +79,9 @@ func better(unit string) int {
 	return -1
 }
 
-// timeUnits are the units of values that are times, in nanoseconds.
-var timeUnits = map[string]float64{"ns/op": 1, "µs/op": 1e3, "µs": 1e3, "ms/iter": 1e6}
+// timeUnits are the units of values that are times, which ns_per_op holds
+// too.
+var timeUnits = map[string]bool{"ns/op": true, "µs/op": true, "µs": true, "ms/iter": true}
 
 // workload is a named measurement. run takes one sample, warming up first,
 // and checks what it computed.
@@ -89,13 +90,9 @@ type workload struct {
 	run  func(ctx context.Context, e *tensor.Engine) (Result, error)
 }
 
-// bytesMetrics returns metrics in bytes, named as given.
-func bytesMetrics(nameValues ...any) Metrics {
-	var ms Metrics
-	for i := 0; i+1 < len(nameValues); i += 2 {
-		ms = append(ms, Metric{Name: nameValues[i].(string), Value: float64(nameValues[i+1].(uint64)), Unit: "B"})
-	}
-	return ms
+// bytesMetric returns a metric of n bytes.
+func bytesMetric(name string, n uint64) Metric {
+	return Metric{Name: name, Value: float64(n), Unit: "B"}
 }
 
 // matmulK is how many products matmul_n times: about 8 GFLOP of work, at
@@ -377,9 +374,9 @@ func churn(iters int) workload {
 		per := el / time.Duration(iters)
 		return Result{Value: float64(per.Nanoseconds()) / 1e6, Unit: "ms/iter", NsPerOp: float64(per.Nanoseconds()), Ops: iters, Ok: ok,
 			Check: "last sum right, no tensor left",
-			Extra: bytesMetrics("live_before", before.Bytes, "live_after", after.Bytes,
-				"reserved_before", before.Pool.ReservedBytes, "reserved_after", after.Pool.ReservedBytes,
-				"peak_reserved", after.Pool.PeakReservedBytes, "reserved_after_trim", trimmed.ReservedBytes)}, nil
+			Extra: Metrics{bytesMetric("live_before", before.Bytes), bytesMetric("live_after", after.Bytes),
+				bytesMetric("reserved_before", before.Pool.ReservedBytes), bytesMetric("reserved_after", after.Pool.ReservedBytes),
+				bytesMetric("peak_reserved", after.Pool.PeakReservedBytes), bytesMetric("reserved_after_trim", trimmed.ReservedBytes)}}, nil
 	}}
 }
 
@@ -410,7 +407,7 @@ var asyncDispose = workload{name: "async_dispose_leak", run: func(ctx context.Co
 	after := e.Memory()
 	return Result{Value: float64(correct), Unit: "correct", Ok: correct == 1000 && after.Bytes == before.Bytes,
 		Check: fmt.Sprintf("%d of 1000 promises correct; live bytes %d → %d", correct, before.Bytes, after.Bytes),
-		Ops:   1000, Extra: bytesMetrics("live_before", before.Bytes, "live_after", after.Bytes)}, nil
+		Ops:   1000, Extra: Metrics{bytesMetric("live_before", before.Bytes), bytesMetric("live_after", after.Bytes)}}, nil
 }}
 
 func randF32(r *rand.Rand, n int) []float32 {
