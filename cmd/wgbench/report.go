@@ -196,7 +196,9 @@ func writeTable(w io.Writer, rep Report) {
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "(medians; ± the 95%% confidence interval over the samples, ∞ when fewer than 6)\n")
+	if slices.ContainsFunc(rep.Results, func(r Result) bool { return len(r.Samples) > 1 }) {
+		fmt.Fprintf(w, "(medians; ± the 95%% confidence interval over the samples, ∞ when fewer than 6)\n")
+	}
 	writeDetails(w, workloads, adapters, at)
 }
 

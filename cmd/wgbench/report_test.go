@@ -60,6 +60,7 @@ func TestTableHasAColumnPerAdapter(t *testing.T) {
 	assert.Contains(t, lines[1], "2.00 GFLOP/s ±")
 	assert.Contains(t, lines[1], "1.00 GFLOP/s ±")
 	assert.Contains(t, lines[2], "-", "a workload not run on an adapter")
+	assert.Contains(t, b.String(), "(medians; ± the 95% confidence interval")
 }
 
 // The table printed 1e+03 correct, 3 µs/op next to 3.03 and Go maps such
@@ -81,6 +82,7 @@ func TestTableNumbersAreForPeople(t *testing.T) {
 	assert.Contains(t, out, "3.03 µs")
 	assert.Contains(t, out, "0.289 ms/iter")
 	assert.NotRegexp(t, `e\+|map\[`, out)
+	assert.NotContains(t, out, "±", "one sample each: no interval")
 	assert.Regexp(t, `(?m)^workload +adapter +ops/sample +live_before$`, out, "extras in labelled columns")
 	assert.Regexp(t, `(?m)^async_dispose_leak +a/vulkan +1000 +64.00 KiB$`, out)
 	assert.Regexp(t, `(?m)^workload +adapter +peak_reserved +reserved_after_trim$`, out)
