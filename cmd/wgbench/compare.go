@@ -48,7 +48,7 @@ func compareCmd(args []string, stdout io.Writer) error {
 		return err
 	}
 	if n := compare(oldRep, newRep, o, stdout); n > 0 {
-		return fmt.Errorf("%w: %d workloads worse by more than %g%%, or newly wrong", errRegression, n, o.threshold)
+		return fmt.Errorf("%w: %d results worse by more than %g%%, failed or wrong", errRegression, n, o.threshold)
 	}
 	return nil
 }
@@ -109,7 +109,7 @@ func compare(oldRep, newRep Report, opts compareOptions, w io.Writer) int {
 	_, _, old := columns(oldRep)
 	_, _, cur := columns(newRep)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "workload\tadapter\told\tnew\tdelta\t\ttest\t")
+	fmt.Fprintln(tw, "workload\tadapter\told\tnew\tdelta\tverdict\tU test\t")
 	regressions := 0
 	var onlyNew, unlike []string
 	for _, n := range newRep.Results {
