@@ -5,6 +5,11 @@ go 1.26.8
 require (
 	github.com/cogentcore/webgpu v0.23.0
 	github.com/stretchr/testify v1.12.1
+	golang.org/x/image v0.47.0
+	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
 )
 
-require go.yaml.in/yaml/v3 v3.0.5 // indirect
+require (
+	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)

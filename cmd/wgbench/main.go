@@ -1,14 +1,17 @@
 // Command wgbench benchmarks wgtensor on every adapter of the machine, side
 // by side.
 //
-//	wgbench list                                   adapters and their limits
-//	wgbench run [-suite smoke|quick|full] [-adapter all|NAME|#N] [-backend B]
-//	            [-json FILE] [-format table|bench]  run a suite
-//	wgbench compare OLD.json NEW.json              ratios, regressions marked
-//	wgbench plot FILE.json -o FILE.svg|png          a bar chart per workload
+//	wgbench list                              adapters; * marks run's default
+//	wgbench run [flags]                       run a suite (wgbench run -h)
+//	wgbench compare [flags] OLD.json NEW.json significant changes; exit 1 on a regression
+//	wgbench plot -o FILE.svg|png A.json [B.json]  a bar chart per workload, A beside B
+//
+// Flags may come before or after the arguments; "--" ends them. -h and
+// help print usage and exit 0; a usage error exits 2, a failed run or a
+// regression found by compare exits 1.
 //
 // Workload definitions are fixed (see README): other libraries are measured
-// on the same ones. Every result carries a correctness check of its output.
+// on the same ones. Every sample carries a correctness check of its output.
 package main
 
 import (
@@ -18,82 +21,129 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"runtime"
+	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/wgtensor/wgtensor/internal/bytesize"
-	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "wgbench:", err)
-		os.Exit(1)
+	err := run(os.Args[1:], os.Stdout, os.Stderr)
+	if err == nil {
+		return
 	}
+	fmt.Fprintln(os.Stderr, "wgbench:", err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintln(os.Stderr, ue.usage)
+	}
+	os.Exit(exitStatus(err))
+}
+
+// exitStatus returns wgbench's exit status after err: 0 for none, 2 for a
+// usage error, 1 for anything else (a failed run, a regression).
+func exitStatus(err error) int {
+	var ue usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ue):
+		return 2
+	}
+	return 1
 }
 
 const usage = `usage:
   wgbench list
-  wgbench run [-suite smoke|quick|full] [-adapter all|NAME|#N] [-backend vulkan|gl|...] [-json FILE] [-format table|bench]
-  wgbench compare OLD.json NEW.json
-  wgbench plot FILE.json -o FILE.svg|FILE.png`
+  wgbench run [-suite smoke|quick|full] [-count N] [-adapter all|NAME|#N] [-backend vulkan|gl|...] [-json FILE] [-format table|bench]
+  wgbench compare [-threshold PCT] [-alpha A] OLD.json NEW.json
+  wgbench plot -o FILE.svg|FILE.png RESULTS.json [AFTER.json]
+  wgbench help`
 
+// usageError is a command line wgbench cannot run; main prints usage
+// after it and exits 2.
+type usageError struct{ msg, usage string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(usage, format string, args ...any) error {
+	return usageError{fmt.Sprintf(format, args...), usage}
+}
+
+// run runs the command line args, writing results to stdout and progress
+// to stderr.
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return errors.New(usage)
+		return usagef(usage, "no command")
 	}
 	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		fmt.Fprintln(stdout, usage)
+		return nil
 	case "list":
+		fs := newFlagSet("list", "wgbench list")
+		pos, err := parseArgs(fs, args[1:], stdout)
+		if err != nil || fs.helped {
+			return err
+		}
+		if len(pos) > 0 {
+			return usagef(fs.usage, "list takes no arguments, not %q", pos)
+		}
 		return list(stdout)
 	case "run":
 		return runCmd(args[1:], stdout, stderr)
 	case "compare":
-		if len(args) != 3 {
-			return errors.New(usage)
-		}
-		return compare(args[1], args[2], stdout)
+		return compareCmd(args[1:], stdout)
 	case "plot":
-		fs := flag.NewFlagSet("plot", flag.ContinueOnError)
-		out := fs.String("o", "", "output file (.svg or .png)")
-		if len(args) < 2 {
-			return errors.New(usage)
+		return plotCmd(args[1:], stdout)
+	}
+	return usagef(usage, "unknown command %q", args[0])
+}
+
+// flagSet is a flag.FlagSet that reports -h instead of printing.
+type flagSet struct {
+	*flag.FlagSet
+	usage  string
+	helped bool // -h was given: usage went to stdout
+}
+
+func newFlagSet(name, usage string) *flagSet {
+	fs := &flagSet{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), usage: "usage: " + usage}
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// parseArgs parses fs's flags wherever they stand among args, up to a
+// "--" after which everything is an argument, and returns the arguments in
+// order. -h prints fs's usage and defaults to stdout and sets fs.helped.
+func parseArgs(fs *flagSet, args []string, stdout io.Writer) ([]string, error) {
+	var pos []string
+	for {
+		err := fs.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			fs.helped = true
+			fmt.Fprintln(stdout, fs.usage)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return nil, nil
 		}
-		if err := fs.Parse(args[2:]); err != nil {
-			return err
+		if err != nil {
+			return nil, usagef(fs.usage, "%v", err)
 		}
-		return plot(args[1], *out)
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if consumed := args[:len(args)-len(rest)]; len(consumed) > 0 && consumed[len(consumed)-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
 	}
-	return errors.New(usage)
 }
 
-func list(w io.Writer) error {
-	as := wgpu.Adapters()
-	if len(as) == 0 {
-		return wgpu.ErrNoAdapter
-	}
-	for _, a := range as {
-		l := a.Limits
-		fmt.Fprintf(w, "[%d] %s\n    backend %s, type %s, driver %q, vendor 0x%x device 0x%x\n    max buffer %s, max storage binding %s, workgroup storage %s, %d invocations per workgroup, %d workgroups per dimension\n",
-			a.Index, a.Name, a.Backend, a.Type, a.Driver, a.VendorID, a.DeviceID,
-			bytesize.Format(l.MaxBufferSize), bytesize.Format(l.MaxStorageBufferBindingSize),
-			bytesize.Format(uint64(l.MaxComputeWorkgroupStorageSize)), l.MaxComputeInvocationsPerWorkgroup, l.MaxComputeWorkgroupsPerDimension)
-	}
-	return nil
-}
-
-// Report is what run writes as JSON.
-type Report struct {
-	Date     string             `json:"date"`
-	Machine  string             `json:"machine"`
-	CPU      string             `json:"cpu,omitempty"`
-	Suite    string             `json:"suite"`
-	Adapters []wgpu.AdapterInfo `json:"adapters"`
-	Results  []Result           `json:"results"`
-}
-
+// adapterLabel names a in results: the device's name without its details,
+// and the backend.
 func adapterLabel(a wgpu.AdapterInfo) string {
 	name := a.Name
 	if i := strings.Index(name, " ("); i > 0 {
@@ -102,114 +152,74 @@ func adapterLabel(a wgpu.AdapterInfo) string {
 	return fmt.Sprintf("%s/%s", name, a.Backend)
 }
 
-func runCmd(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	suiteName := fs.String("suite", "quick", "smoke, quick or full")
-	adapter := fs.String("adapter", "", "all, a name substring, or #N (an index from wgbench list); empty: the default adapter")
-	backend := fs.String("backend", "", "restrict to one backend (vulkan, gl, metal, dx12)")
-	jsonOut := fs.String("json", "", "write results as JSON to this file")
-	format := fs.String("format", "table", "table or bench (Go benchmark format, for benchstat)")
-	if err := fs.Parse(args); err != nil {
-		return err
+// adapterLabels returns the label of each adapter of as, by index: its
+// adapterLabel, followed by "#N" where another adapter has the same one.
+func adapterLabels(as []wgpu.AdapterInfo) map[int]string {
+	count := map[string]int{}
+	for _, a := range as {
+		count[adapterLabel(a)]++
 	}
-	ws, samples, err := suite(*suiteName)
+	labels := map[int]string{}
+	for _, a := range as {
+		l := adapterLabel(a)
+		if count[l] > 1 {
+			l = fmt.Sprintf("%s#%d", l, a.Index)
+		}
+		labels[a.Index] = l
+	}
+	return labels
+}
+
+// defaultAdapter returns the adapter wgpu.Open picks for these options (and
+// WGT_BACKEND and WGT_ADAPTER), which run uses without -adapter.
+func defaultAdapter(ctx context.Context, opts wgpu.Options) (wgpu.AdapterInfo, error) {
+	d, err := wgpu.Open(ctx, opts)
 	if err != nil {
-		return err
+		return wgpu.AdapterInfo{}, err
 	}
-	be, err := wgpu.ParseBackend(*backend)
-	if err != nil {
-		return err
+	info := d.Info()
+	return info, d.Close()
+}
+
+func list(w io.Writer) error {
+	as := wgpu.Adapters()
+	if len(as) == 0 {
+		return wgpu.ErrNoAdapter
 	}
-	var targets []wgpu.AdapterInfo
-	for _, a := range wgpu.Adapters() {
-		if be != wgpu.BackendAny && a.Backend != be {
-			continue
+	def, err := defaultAdapter(context.Background(), wgpu.Options{})
+	hasDefault := err == nil
+	labels := adapterLabels(as)
+	for _, a := range as {
+		mark := " "
+		if hasDefault && def.Index == a.Index {
+			mark = "*"
 		}
-		if *adapter != "all" && !a.Matches(*adapter) {
-			continue
-		}
-		targets = append(targets, a)
-		if *adapter == "" {
-			break // the default: the first match in the runtime's order
-		}
+		l := a.Limits
+		fmt.Fprintf(w, "%s[%d] %s, labelled %s\n    backend %s, type %s, driver %q, vendor 0x%x device 0x%x\n    max buffer %s, max storage binding %s, workgroup storage %s, %d invocations per workgroup, %d workgroups per dimension\n",
+			mark, a.Index, a.Name, labels[a.Index], a.Backend, a.Type, a.Driver, a.VendorID, a.DeviceID,
+			bytesize.Format(l.MaxBufferSize), bytesize.Format(l.MaxStorageBufferBindingSize),
+			bytesize.Format(uint64(l.MaxComputeWorkgroupStorageSize)), l.MaxComputeInvocationsPerWorkgroup, l.MaxComputeWorkgroupsPerDimension)
 	}
-	if *adapter == "" {
-		// The default adapter is the one wgpu.Open picks.
-		ctx := context.Background()
-		d, err := wgpu.Open(ctx, wgpu.Options{Backend: be})
-		if err != nil {
-			return err
-		}
-		targets = []wgpu.AdapterInfo{d.Info()}
-		if err := d.Close(); err != nil {
-			return err
-		}
-	}
-	if len(targets) == 0 {
-		return fmt.Errorf("no adapter matches -adapter %q -backend %q", *adapter, *backend)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	host, _ := os.Hostname()
-	rep := Report{Date: time.Now().UTC().Format(time.RFC3339), Suite: *suiteName,
-		Machine: fmt.Sprintf("%s, %s/%s, %d CPUs, %s", host, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version()),
-		CPU:     cpuModel()}
-	total := len(targets) * len(ws)
-	done := 0
-	status := func(format string, args ...any) {
-		if isTerminal(stderr) { // a one-line status, redrawn; none in logs
-			fmt.Fprintf(stderr, "\r\033[K"+format, args...)
-		}
-	}
-	for _, a := range targets {
-		d, err := openTarget(ctx, a)
-		if err != nil {
-			return fmt.Errorf("%s: %w", adapterLabel(a), err)
-		}
-		// Results are labelled by the device opened, not by the request.
-		info := d.Info()
-		label := adapterLabel(info)
-		rep.Adapters = append(rep.Adapters, info)
-		e := tensor.New(d)
-		for _, w := range ws {
-			done++
-			status("[%d/%d] %s: %s", done, total, label, w.name)
-			r, err := measure(ctx, e, w, samples)
-			if err != nil {
-				r = Result{Check: err.Error()}
-			}
-			r.Adapter, r.Workload = label, w.name
-			rep.Results = append(rep.Results, r)
-		}
-		if err := d.Close(); err != nil {
-			fmt.Fprintf(stderr, "\nwgbench: %s: %v\n", label, err)
-		}
-	}
-	status("")
-	if *jsonOut != "" {
-		if err := writeJSON(*jsonOut, rep); err != nil {
-			return err
-		}
-	}
-	switch *format {
-	case "bench":
-		writeBench(stdout, rep)
-	default:
-		writeTable(stdout, rep)
-	}
-	for _, r := range rep.Results {
-		if !r.Ok {
-			return fmt.Errorf("%s on %s failed its check: %s", r.Workload, r.Adapter, r.Check)
-		}
+	if hasDefault {
+		fmt.Fprintf(w, "* the default adapter: what wgbench run uses without -adapter\n")
+	} else {
+		fmt.Fprintf(w, "no default adapter: %v\n", err)
 	}
 	return nil
 }
 
-// openTarget opens a device on exactly the adapter a, by its index in
-// wgpu.Adapters' list: WGT_BACKEND and WGT_ADAPTER, which fill in only what
-// options leave unset, cannot move it to another adapter.
-func openTarget(ctx context.Context, a wgpu.AdapterInfo) (*wgpu.Device, error) {
-	return wgpu.Open(ctx, wgpu.Options{Backend: a.Backend, Adapter: fmt.Sprintf("#%d", a.Index)})
+// checkWritable fails unless a file can be created at path's directory, so
+// that a run does not end by failing to save what it measured.
+func checkWritable(path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("cannot write -json %s: a directory", path)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".wgbench-*")
+	if err != nil {
+		return fmt.Errorf("cannot write -json %s: %w", path, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }
 
 // cpuModel names the host's processor, as Linux's /proc/cpuinfo does, or

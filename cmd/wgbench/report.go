@@ -4,18 +4,86 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"unicode"
+
+	"golang.org/x/perf/benchmath"
+
+	"github.com/wgtensor/wgtensor/internal/bytesize"
+	"github.com/wgtensor/wgtensor/wgpu"
 )
 
+// Report is what run writes as JSON: every field name in snake case, every
+// figure a number.
+type Report struct {
+	Date     string    `json:"date"`
+	Machine  string    `json:"machine"` // host, GOOS/GOARCH, CPUs and Go version, for people
+	GOOS     string    `json:"goos,omitempty"`
+	GOARCH   string    `json:"goarch,omitempty"`
+	CPU      string    `json:"cpu,omitempty"`
+	Suite    string    `json:"suite"`
+	Adapters []Adapter `json:"adapters"`
+	Results  []Result  `json:"results"`
+}
+
+// Adapter is an adapter a report measured.
+type Adapter struct {
+	Index    int    `json:"index"` // in wgbench list
+	Label    string `json:"label"` // what results call it
+	Name     string `json:"name"`
+	Backend  string `json:"backend"`
+	Type     string `json:"type"`
+	Driver   string `json:"driver"`
+	VendorID uint32 `json:"vendor_id"`
+	DeviceID uint32 `json:"device_id"`
+
+	MaxBufferSize                     uint64 `json:"max_buffer_size"`
+	MaxStorageBufferBindingSize       uint64 `json:"max_storage_buffer_binding_size"`
+	MaxComputeWorkgroupStorageSize    uint32 `json:"max_compute_workgroup_storage_size"`
+	MaxComputeInvocationsPerWorkgroup uint32 `json:"max_compute_invocations_per_workgroup"`
+	MaxComputeWorkgroupsPerDimension  uint32 `json:"max_compute_workgroups_per_dimension"`
+}
+
+func adapterOf(a wgpu.AdapterInfo, label string) Adapter {
+	l := a.Limits
+	return Adapter{Index: a.Index, Label: label, Name: a.Name, Backend: a.Backend.String(), Type: a.Type.String(),
+		Driver: a.Driver, VendorID: a.VendorID, DeviceID: a.DeviceID,
+		MaxBufferSize: l.MaxBufferSize, MaxStorageBufferBindingSize: l.MaxStorageBufferBindingSize,
+		MaxComputeWorkgroupStorageSize:    l.MaxComputeWorkgroupStorageSize,
+		MaxComputeInvocationsPerWorkgroup: l.MaxComputeInvocationsPerWorkgroup,
+		MaxComputeWorkgroupsPerDimension:  l.MaxComputeWorkgroupsPerDimension}
+}
+
+// writeJSON writes rep to path, whole or not at all.
 func writeJSON(path string, rep Report) error {
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	f, err := os.CreateTemp(filepath.Dir(path), ".wgbench-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(b, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }
 
 func readReport(path string) (Report, error) {
@@ -30,9 +98,37 @@ func readReport(path string) (Report, error) {
 	return rep, nil
 }
 
+// samples returns r's samples; a result written before samples were kept
+// has its median as its one sample.
+func (r Result) samples() []Sample {
+	if len(r.Samples) > 0 {
+		return r.Samples
+	}
+	return []Sample{{Value: r.Value, NsPerOp: r.NsPerOp, Extra: r.Extra}}
+}
+
+// values returns the value of each of r's samples.
+func (r Result) values() []float64 {
+	var vs []float64
+	for _, s := range r.samples() {
+		vs = append(vs, s.Value)
+	}
+	return vs
+}
+
+// summary returns the median of values and its 95% confidence interval,
+// as benchstat computes them.
+func summary(values []float64) benchmath.Summary {
+	s := benchmath.NewSample(slices.Clone(values), &benchmath.DefaultThresholds)
+	return benchmath.AssumeNothing.Summary(s, 0.95)
+}
+
+// key names a result: its workload and adapter.
+type key struct{ workload, adapter string }
+
 // columns returns the adapters and workloads of rep in first-seen order.
-func columns(rep Report) (adapters, workloads []string, at map[[2]string]Result) {
-	at = map[[2]string]Result{}
+func columns(rep Report) (adapters, workloads []string, at map[key]Result) {
+	at = map[key]Result{}
 	seenA, seenW := map[string]bool{}, map[string]bool{}
 	for _, r := range rep.Results {
 		if !seenA[r.Adapter] {
@@ -43,23 +139,47 @@ func columns(rep Report) (adapters, workloads []string, at map[[2]string]Result)
 			seenW[r.Workload] = true
 			workloads = append(workloads, r.Workload)
 		}
-		at[[2]string{r.Workload, r.Adapter}] = r
+		at[key{r.Workload, r.Adapter}] = r
 	}
 	return adapters, workloads, at
 }
 
+// formatNumber writes v with three significant digits and no exponent:
+// 1000, 18.9, 3.00, 0.289.
+func formatNumber(v float64) string {
+	if v == 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	decimals := max(0, 2-int(math.Floor(math.Log10(math.Abs(v)))))
+	return strconv.FormatFloat(v, 'f', decimals, 64)
+}
+
+// formatMetric writes a value in unit: bytes as KiB, MiB...
+func formatMetric(v float64, unit string) string {
+	if unit == "B" && v >= 0 {
+		return bytesize.Format(uint64(v))
+	}
+	return formatNumber(v) + " " + unit
+}
+
+// formatValue writes r's median, unit and, for several samples, the
+// confidence interval in percent ("∞" when too few samples give none).
 func formatValue(r Result) string {
 	if r.Unit == "" {
 		return "error"
 	}
-	s := fmt.Sprintf("%.3g %s", r.Value, r.Unit)
+	s := formatNumber(r.Value) + " " + r.Unit
+	if vs := r.values(); len(vs) > 1 {
+		s += " ±" + summary(vs).PctRangeString()
+	}
 	if !r.Ok {
-		s += " (WRONG)"
+		s += " WRONG"
 	}
 	return s
 }
 
-// writeTable prints one row per workload and one column per adapter.
+// writeTable prints one row per workload and one column per adapter, then
+// the figures besides each value, in labelled columns.
 func writeTable(w io.Writer, rep Report) {
 	adapters, workloads, at := columns(rep)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -67,7 +187,7 @@ func writeTable(w io.Writer, rep Report) {
 	for _, wl := range workloads {
 		row := []string{wl}
 		for _, a := range adapters {
-			r, ok := at[[2]string{wl, a}]
+			r, ok := at[key{wl, a}]
 			if !ok {
 				row = append(row, "-")
 				continue
@@ -77,61 +197,171 @@ func writeTable(w io.Writer, rep Report) {
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	tw.Flush()
-	for _, r := range rep.Results {
-		if len(r.Extra) > 0 {
-			fmt.Fprintf(w, "%s on %s: %v\n", r.Workload, r.Adapter, r.Extra)
+	if slices.ContainsFunc(rep.Results, func(r Result) bool { return len(r.Samples) > 1 }) {
+		fmt.Fprintf(w, "(medians; ± the 95%% confidence interval over the samples, ∞ when fewer than 6)\n")
+	}
+	writeDetails(w, workloads, adapters, at)
+}
+
+// detailNames returns the names of the figures besides workload's value,
+// in the order results give them.
+func detailNames(workload string, adapters []string, at map[key]Result) []string {
+	var names []string
+	add := func(name string) {
+		if !slices.Contains(names, name) {
+			names = append(names, name)
 		}
+	}
+	for _, a := range adapters {
+		r := at[key{workload, a}]
+		if r.Ops > 0 {
+			add("ops/sample")
+		}
+		if r.Kernel != "" {
+			add("kernel")
+		}
+		for _, m := range r.Extra {
+			add(m.Name)
+		}
+	}
+	return names
+}
+
+// writeDetails prints the figures besides each value, in labelled
+// columns: a table for each run of workloads with the same figures, a row
+// per workload and adapter.
+func writeDetails(w io.Writer, workloads, adapters []string, at map[key]Result) {
+	var tw *tabwriter.Writer
+	var header []string
+	for _, wl := range workloads {
+		names := detailNames(wl, adapters, at)
+		if len(names) == 0 {
+			continue
+		}
+		if !slices.Equal(names, header) {
+			if tw != nil {
+				tw.Flush()
+			}
+			header = names
+			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			fmt.Fprintf(tw, "\nworkload\tadapter\t%s\n", strings.Join(names, "\t"))
+		}
+		for _, a := range adapters {
+			r, ok := at[key{wl, a}]
+			if !ok {
+				continue
+			}
+			cells := map[string]string{"kernel": r.Kernel}
+			if r.Ops > 0 {
+				cells["ops/sample"] = strconv.Itoa(r.Ops)
+			}
+			for _, m := range r.Extra {
+				cells[m.Name] = formatMetric(m.Value, m.Unit)
+			}
+			row := []string{wl, a}
+			for _, n := range names {
+				row = append(row, cmpOr(cells[n], "-"))
+			}
+			fmt.Fprintln(tw, strings.Join(row, "\t"))
+		}
+	}
+	if tw != nil {
+		tw.Flush()
 	}
 }
 
-// writeBench prints Go benchmark lines that benchstat reads.
+func cmpOr(s, otherwise string) string {
+	if s == "" {
+		return otherwise
+	}
+	return s
+}
+
+// benchName writes s as a benchmark name or unit may: letters, digits,
+// '-', '_' and '.', anything else as '-'.
+func benchName(s string) string {
+	return strings.Map(func(c rune) rune {
+		if unicode.IsLetter(c) || unicode.IsDigit(c) || c == '-' || c == '_' || c == '.' {
+			return c
+		}
+		return '-'
+	}, s)
+}
+
+// benchUnit writes unit as the benchmark format has units: one field, µ as
+// u.
+func benchUnit(unit string) string {
+	return strings.Map(func(c rune) rune {
+		switch {
+		case c == 'µ':
+			return 'u'
+		case unicode.IsSpace(c):
+			return '-'
+		}
+		return c
+	}, unit)
+}
+
+// metricUnit returns a metric's unit in the benchmark format: its name and
+// unit, as in "peak_reserved-B".
+func metricUnit(m Metric) string { return benchUnit(m.Name + "-" + m.Unit) }
+
+// writeBench prints rep in the Go benchmark format, which benchstat reads:
+// a line per sample (benchstat takes repeated lines as samples), its
+// operation count as the iteration count, time as ns/op, the value in its
+// unit unless it is a time, and the extra figures; and a Unit line giving
+// the better direction of every other unit.
 func writeBench(w io.Writer, rep Report) {
-	fmt.Fprintf(w, "goos: %s\npkg: github.com/wgtensor/wgtensor/cmd/wgbench\n", strings.Split(rep.Machine, ", ")[1])
+	goos, goarch := rep.GOOS, rep.GOARCH
+	if goos == "" { // a report written before it recorded them
+		if parts := strings.Split(rep.Machine, ", "); len(parts) > 1 {
+			goos, goarch, _ = strings.Cut(parts[1], "/")
+		}
+	}
+	fmt.Fprintf(w, "goos: %s\ngoarch: %s\npkg: github.com/wgtensor/wgtensor/cmd/wgbench\n", goos, goarch)
 	if rep.CPU != "" {
 		fmt.Fprintf(w, "cpu: %s\n", rep.CPU)
 	}
+	directions := map[string]int{}
+	var units []string
+	note := func(unit string, dir int) {
+		if _, ok := directions[unit]; !ok {
+			directions[unit] = dir
+			units = append(units, unit)
+		}
+	}
+	var lines []string
 	for _, r := range rep.Results {
-		adapter := strings.Map(func(c rune) rune {
-			if unicode.IsLetter(c) || unicode.IsDigit(c) || c == '-' || c == '.' {
-				return c
+		if r.Unit == "" {
+			continue // the workload failed: no figures
+		}
+		name := fmt.Sprintf("Benchmark%s/adapter=%s", benchName(r.Workload), benchName(r.Adapter))
+		for _, s := range r.samples() {
+			var b strings.Builder
+			fmt.Fprintf(&b, "%s %d", name, max(r.Ops, 1))
+			if s.NsPerOp > 0 {
+				fmt.Fprintf(&b, " %s ns/op", strconv.FormatFloat(s.NsPerOp, 'f', -1, 64))
 			}
-			return '-'
-		}, r.Adapter)
-		unit := strings.NewReplacer("µ", "u", " ", "").Replace(r.Unit)
-		fmt.Fprintf(w, "Benchmark%s/adapter=%s 1 %.0f ns/op %g %s\n", r.Workload, adapter, r.NsPerOp, r.Value, unit)
-	}
-}
-
-// compare prints NEW/OLD per workload and adapter, marking regressions
-// beyond 10%.
-func compare(oldPath, newPath string, w io.Writer) error {
-	oldRep, err := readReport(oldPath)
-	if err != nil {
-		return err
-	}
-	newRep, err := readReport(newPath)
-	if err != nil {
-		return err
-	}
-	_, _, old := columns(oldRep)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "workload\tadapter\told\tnew\tnew/old\t")
-	regressions := 0
-	for _, r := range newRep.Results {
-		o, ok := old[[2]string{r.Workload, r.Adapter}]
-		if !ok || o.Value == 0 {
-			fmt.Fprintf(tw, "%s\t%s\t-\t%s\t\t\n", r.Workload, r.Adapter, formatValue(r))
-			continue
+			if !timeUnits[r.Unit] || s.NsPerOp == 0 {
+				u := benchUnit(r.Unit)
+				note(u, better(r.Unit))
+				fmt.Fprintf(&b, " %s %s", strconv.FormatFloat(s.Value, 'f', -1, 64), u)
+			}
+			for _, m := range s.Extra {
+				note(metricUnit(m), better(m.Unit))
+				fmt.Fprintf(&b, " %s %s", strconv.FormatFloat(m.Value, 'f', -1, 64), metricUnit(m))
+			}
+			lines = append(lines, b.String())
 		}
-		ratio := r.Value / o.Value
-		mark := ""
-		if (higherIsBetter(r.Unit) && ratio < 0.9) || (!higherIsBetter(r.Unit) && ratio > 1.1) || (o.Ok && !r.Ok) {
-			mark = "REGRESSION"
-			regressions++
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f×\t%s\n", r.Workload, r.Adapter, formatValue(o), formatValue(r), ratio, mark)
 	}
-	tw.Flush()
-	fmt.Fprintf(w, "%d regressions\n", regressions)
-	return nil
+	for _, u := range units {
+		dir := "lower"
+		if directions[u] > 0 {
+			dir = "higher"
+		}
+		fmt.Fprintf(w, "Unit %s better=%s\n", u, dir)
+	}
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
+	}
 }

@@ -3,10 +3,12 @@ package main
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/wgtensor/wgtensor/tensor"
@@ -14,31 +16,83 @@ import (
 )
 
 // Result is one workload's measurement on one adapter: the median of its
-// samples.
+// samples, and every sample.
 type Result struct {
-	Adapter  string            `json:"adapter"`
-	Workload string            `json:"workload"`
-	Value    float64           `json:"value"`
-	Unit     string            `json:"unit"`
-	NsPerOp  float64           `json:"ns_per_op"`
-	Ok       bool              `json:"ok"`
-	Check    string            `json:"check"`
-	Samples  []float64         `json:"samples,omitempty"` // every sample's value, in the order taken
-	Extra    map[string]string `json:"extra,omitempty"`
+	Adapter  string   `json:"adapter"`
+	Workload string   `json:"workload"`
+	Value    float64  `json:"value"` // the median sample's
+	Unit     string   `json:"unit"`
+	NsPerOp  float64  `json:"ns_per_op,omitempty"` // the median sample's; none for a workload that is a count
+	Ops      int      `json:"ops,omitempty"`       // operations timed in each sample
+	Kernel   string   `json:"kernel,omitempty"`    // the matmul kernel the engine chose
+	Ok       bool     `json:"ok"`                  // every sample passed its check
+	Check    string   `json:"check"`               // what was checked, or how the first wrong sample failed
+	Extra    Metrics  `json:"extra,omitempty"`     // the median sample's
+	Samples  []Sample `json:"samples"`             // every sample, in the order taken
 }
 
-// higherIsBetter reports whether a bigger value of unit is an improvement.
-func higherIsBetter(unit string) bool {
-	return unit == "GFLOP/s" || unit == "GB/s" || unit == "correct"
+// Sample is one measurement of a workload.
+type Sample struct {
+	Value   float64 `json:"value"`
+	NsPerOp float64 `json:"ns_per_op,omitempty"`
+	Extra   Metrics `json:"extra,omitempty"`
 }
+
+// UnmarshalJSON reads a sample, or a bare number: the value of a sample as
+// files written before samples had fields hold them.
+func (s *Sample) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &s.Value); err == nil {
+		return nil
+	}
+	type plain Sample
+	return json.Unmarshal(b, (*plain)(s))
+}
+
+// Metric is a figure a workload reports besides its value, such as bytes
+// reserved.
+type Metric struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+	Unit  string  `json:"unit"` // "B" for bytes
+}
+
+// Metrics are a workload's figures besides its value.
+type Metrics []Metric
+
+// UnmarshalJSON reads metrics; files written before metrics had units held
+// an object of strings instead, which it drops.
+func (ms *Metrics) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '{' {
+		*ms = nil
+		return nil
+	}
+	return json.Unmarshal(b, (*[]Metric)(ms))
+}
+
+// better returns +1 if a higher value of unit is an improvement and -1 if a
+// lower one is: rates ("/s") and counts of correct results go up, times and
+// bytes down.
+func better(unit string) int {
+	if strings.HasSuffix(unit, "/s") || unit == "correct" {
+		return 1
+	}
+	return -1
+}
+
+// timeUnits are the units of values that are times, which ns_per_op holds
+// too.
+var timeUnits = map[string]bool{"ns/op": true, "µs/op": true, "µs": true, "ms/iter": true}
 
 // workload is a named measurement. run takes one sample, warming up first,
-// and checks what it computed. once: the workload's definition fixes how
-// long it runs (10,000 iterations, say), so one sample is the measurement.
+// and checks what it computed.
 type workload struct {
 	name string
-	once bool
 	run  func(ctx context.Context, e *tensor.Engine) (Result, error)
+}
+
+// bytesMetric returns a metric of n bytes.
+func bytesMetric(name string, n uint64) Metric {
+	return Metric{Name: name, Value: float64(n), Unit: "B"}
 }
 
 // matmulK is how many products matmul_n times: about 8 GFLOP of work, at
@@ -88,7 +142,7 @@ func matmul(n int) workload {
 		per := el / time.Duration(k)
 		return Result{Value: 2 * float64(n*n*n) / per.Seconds() / 1e9, Unit: "GFLOP/s", NsPerOp: float64(per.Nanoseconds()),
 			Ok: bad == 0, Check: fmt.Sprintf("%d of 64 sampled entries off", bad),
-			Extra: map[string]string{"kernel": e.MatMulKernel(), "k": fmt.Sprint(k)}}, nil
+			Ops: k, Kernel: e.MatMulKernel()}, nil
 	}}
 }
 
@@ -144,7 +198,7 @@ var ewChain = workload{name: "ew_chain_1M", run: func(ctx context.Context, e *te
 	}
 	per := el / ewChainK
 	return Result{Value: 32 * n / per.Seconds() / 1e9, Unit: "GB/s", NsPerOp: float64(per.Nanoseconds()),
-		Ok: bad == 0, Check: fmt.Sprintf("%d of %d elements off", bad, n), Extra: map[string]string{"k": fmt.Sprint(ewChainK)}}, nil
+		Ok: bad == 0, Check: fmt.Sprintf("%d of %d elements off", bad, n), Ops: ewChainK}, nil
 }}
 
 // small_ops_1k: 1,000 sequential x = x + y on 1,024 floats, the old x
@@ -179,7 +233,7 @@ var smallOps = workload{name: "small_ops_1k", run: func(ctx context.Context, e *
 	}
 	per := el / 1000
 	return Result{Value: float64(per.Nanoseconds()) / 1e3, Unit: "µs/op", NsPerOp: float64(per.Nanoseconds()),
-		Ok: ok, Check: "x = 1000 after 1,000 adds"}, nil
+		Ops: 1000, Ok: ok, Check: "x = 1000 after 1,000 adds"}, nil
 }}
 
 // readback_4KB: the median latency of reading back an already computed
@@ -204,7 +258,7 @@ var readback4KB = workload{name: "readback_4KB", run: func(ctx context.Context, 
 	slices.Sort(times)
 	med := times[len(times)/2]
 	return Result{Value: float64(med.Nanoseconds()) / 1e3, Unit: "µs", NsPerOp: float64(med.Nanoseconds()),
-		Ok: ok, Check: "values 0..1023"}, nil
+		Ops: 1, Ok: ok, Check: "values 0..1023"}, nil
 }}
 
 const n64MB = 16 << 20
@@ -231,7 +285,7 @@ var readback64MB = workload{name: "readback_64MB", run: func(ctx context.Context
 	}
 	per := time.Since(start) / k
 	return Result{Value: 4 * n64MB / per.Seconds() / 1e9, Unit: "GB/s", NsPerOp: float64(per.Nanoseconds()),
-		Ok: ok, Check: "sampled values of a range", Extra: map[string]string{"k": fmt.Sprint(k)}}, nil
+		Ok: ok, Check: "sampled values of a range", Ops: k}, nil
 }}
 
 // upload_64MB: GB/s for a 16M-float tensor created from a Go slice, timed
@@ -264,7 +318,7 @@ var upload64MB = workload{name: "upload_64MB", run: func(ctx context.Context, e 
 	}
 	per := el / k
 	return Result{Value: 4 * n64MB / per.Seconds() / 1e9, Unit: "GB/s", NsPerOp: float64(per.Nanoseconds()),
-		Ok: ok, Check: "read back what was uploaded", Extra: map[string]string{"k": fmt.Sprint(k)}}, nil
+		Ok: ok, Check: "read back what was uploaded", Ops: k}, nil
 }}
 
 // churn: iters scopes, each creating two tensors from host data (sizes
@@ -277,7 +331,7 @@ func churn(iters int) workload {
 	if iters != 10000 {
 		name = fmt.Sprintf("churn_smoke_%d", iters)
 	}
-	return workload{name: name, once: true, run: func(ctx context.Context, e *tensor.Engine) (Result, error) {
+	return workload{name: name, run: func(ctx context.Context, e *tensor.Engine) (Result, error) {
 		sizes := []int{1 << 10, 4 << 10, 64 << 10, 256 << 10}
 		host := make([]float32, sizes[3])
 		for i := range host {
@@ -318,20 +372,18 @@ func churn(iters int) workload {
 		trimmed := d.Pool().Stats()
 		ok := len(last) > 0 && last[len(last)-1] == 2*host[len(last)-1] && after.Tensors == before.Tensors
 		per := el / time.Duration(iters)
-		return Result{Value: float64(per.Nanoseconds()) / 1e6, Unit: "ms/iter", NsPerOp: float64(per.Nanoseconds()), Ok: ok,
+		return Result{Value: float64(per.Nanoseconds()) / 1e6, Unit: "ms/iter", NsPerOp: float64(per.Nanoseconds()), Ops: iters, Ok: ok,
 			Check: "last sum right, no tensor left",
-			Extra: map[string]string{
-				"live_before": fmt.Sprint(before.Bytes), "live_after": fmt.Sprint(after.Bytes),
-				"reserved_before": fmt.Sprint(before.Pool.ReservedBytes), "reserved_after": fmt.Sprint(after.Pool.ReservedBytes),
-				"peak_reserved": fmt.Sprint(after.Pool.PeakReservedBytes), "reserved_after_trim": fmt.Sprint(trimmed.ReservedBytes),
-			}}, nil
+			Extra: Metrics{bytesMetric("live_before", before.Bytes), bytesMetric("live_after", after.Bytes),
+				bytesMetric("reserved_before", before.Pool.ReservedBytes), bytesMetric("reserved_after", after.Pool.ReservedBytes),
+				bytesMetric("peak_reserved", after.Pool.PeakReservedBytes), bytesMetric("reserved_after_trim", trimmed.ReservedBytes)}}, nil
 	}}
 }
 
 // async_dispose_leak: 1,000 iterations of { t = x + i on 16,384 floats;
 // p = read t; dispose t before awaiting p; await p }: how many promises
 // resolve with the right values, and live memory before and after.
-var asyncDispose = workload{name: "async_dispose_leak", once: true, run: func(ctx context.Context, e *tensor.Engine) (Result, error) {
+var asyncDispose = workload{name: "async_dispose_leak", run: func(ctx context.Context, e *tensor.Engine) (Result, error) {
 	const n = 16384
 	x := e.Range(tensor.Float32, 0, n, 1)
 	defer x.Dispose()
@@ -355,7 +407,7 @@ var asyncDispose = workload{name: "async_dispose_leak", once: true, run: func(ct
 	after := e.Memory()
 	return Result{Value: float64(correct), Unit: "correct", Ok: correct == 1000 && after.Bytes == before.Bytes,
 		Check: fmt.Sprintf("%d of 1000 promises correct; live bytes %d → %d", correct, before.Bytes, after.Bytes),
-		Extra: map[string]string{"live_before": fmt.Sprint(before.Bytes), "live_after": fmt.Sprint(after.Bytes)}}, nil
+		Ops:   1000, Extra: Metrics{bytesMetric("live_before", before.Bytes), bytesMetric("live_after", after.Bytes)}}, nil
 }}
 
 func randF32(r *rand.Rand, n int) []float32 {
@@ -366,49 +418,34 @@ func randF32(r *rand.Rand, n int) []float32 {
 	return v
 }
 
-// suite returns a suite's workloads and how many samples each takes.
+// suite returns a suite's workloads and how many samples each takes by
+// default.
 func suite(name string) ([]workload, int, error) {
 	switch name {
 	case "smoke":
 		return []workload{matmul(256), ewChain, smallOps, readback4KB, churn(200), asyncDispose}, 1, nil
 	case "quick":
 		return []workload{matmul(256), matmul(512), matmul(1024), matmul(2048), ewChain, smallOps, readback4KB,
-			readback64MB, upload64MB, churn(10000), asyncDispose}, 3, nil
+			readback64MB, upload64MB, churn(10000), asyncDispose}, 6, nil
 	case "full":
 		return []workload{matmul(256), matmul(512), matmul(1024), matmul(2048), matmul(4096), ewChain, smallOps, readback4KB,
-			readback64MB, upload64MB, churn(10000), asyncDispose}, 5, nil
+			readback64MB, upload64MB, churn(10000), asyncDispose}, 10, nil
 	}
 	return nil, 0, fmt.Errorf("unknown suite %q (smoke, quick, full)", name)
 }
 
-// measure takes samples of w (one if w runs once by definition) and returns
-// the median, with every sample's value. A wrong sample makes the result
-// wrong.
-func measure(ctx context.Context, e *tensor.Engine, w workload, samples int) (Result, error) {
-	if w.once {
-		samples = 1
-	}
-	var rs []Result
-	for range samples {
-		r, err := w.run(ctx, e)
-		if err != nil {
-			return Result{}, err
-		}
-		rs = append(rs, r)
-	}
-	values := make([]float64, len(rs))
-	for i, r := range rs {
-		values[i] = r.Value
-	}
-	sorted := slices.SortedFunc(slices.Values(rs), func(a, b Result) int { return cmp.Compare(a.Value, b.Value) })
+// summarize returns the median of a workload's samples rs, taken in this
+// order, with every sample. A wrong sample makes the result wrong.
+func summarize(rs []Result) Result {
+	sorted := slices.SortedStableFunc(slices.Values(rs), func(a, b Result) int { return cmp.Compare(a.Value, b.Value) })
 	med := sorted[len(sorted)/2]
-	for _, r := range rs {
-		if !r.Ok {
+	med.Samples = make([]Sample, len(rs))
+	med.Ok = true
+	for i, r := range rs {
+		med.Samples[i] = Sample{Value: r.Value, NsPerOp: r.NsPerOp, Extra: r.Extra}
+		if !r.Ok && med.Ok {
 			med.Ok, med.Check = false, r.Check
 		}
 	}
-	if len(rs) > 1 {
-		med.Samples = values
-	}
-	return med, nil
+	return med
 }
