@@ -27,7 +27,7 @@ func ctxT(t *testing.T) context.Context {
 	return ctx
 }
 
-// thisLine returns file:line of its caller, as wgpu.Site prints it.
+// thisLine returns file:line of its caller, as tensor.Site prints it.
 func thisLine() string {
 	_, file, line, _ := runtime.Caller(1)
 	parts := strings.Split(file, "/")
@@ -57,9 +57,10 @@ func TestScenarioForgottenDisposeIsReported(t *testing.T) {
 	require.NotEmpty(t, reports)
 	assert.LessOrEqual(t, leak.ToFrame, 11, "reported within N+1 frames")
 	require.NotEmpty(t, leak.Sites)
-	assert.Equal(t, site, leak.Sites[0].Site, "the report names the leaking line")
+	assert.Equal(t, site, leak.Sites[0].Site.String(), "the report names the leaking line")
 	assert.Equal(t, 10, leak.Sites[0].Tensors)
 	assert.Contains(t, leak.Error(), site)
+	assert.Contains(t, leak.Error(), "(frame_test.TestScenarioForgottenDisposeIsReported)", "the chain reaches the test through Loop")
 }
 
 // Seed scenario 2: the same loop with Dispose, and with tidy around code

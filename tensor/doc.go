@@ -45,8 +45,12 @@
 // # Memory
 //
 // Every tensor owns (or shares, for Reshape and Clone) a buffer from the
-// device's pool, recorded with the line of code that created it; Dispose
-// returns it. Engine.LiveTensors lists what is live and where it came from.
+// device's pool, recorded with the call stack that created it (a Site: a
+// few program counters, symbolised when reported); Dispose returns it.
+// Engine.LiveTensors lists what is live and where it came from: the first
+// line outside wgtensor, so a library helper's tensor is reported at the
+// user's call, and the chain of calls that led there. Summary, Snapshot
+// and WriteProfile (a pprof profile) report the same.
 // Intermediate tensors an op needs internally are disposed by the op.
 //
 // # Limits
