@@ -29,7 +29,9 @@
 // FromFloat32s and its kin upload the caller's slice without converting
 // it; uploads of 1 MiB or more go through pooled staging buffers. Float32s
 // and its kin copy from the mapped staging buffer straight into the result,
-// and ReadInto reads into a slice the caller reuses.
+// and ReadInto reads into a slice the caller reuses. Text reads a tensor
+// back and prints it as NumPy does, reading only the elements it shows of
+// a large one; String prints the header without reading.
 //
 // # Bounded submissions
 //

@@ -207,6 +207,8 @@ func (t *Tensor) Dispose() {
 	t.st.release()
 }
 
+// String prints t's id, dtype and shape, or its error, without reading
+// anything back, so fmt.Print(t) never blocks; Text prints the values.
 func (t *Tensor) String() string {
 	if !t.made() {
 		return "Tensor(nil or zero)"
