@@ -126,7 +126,8 @@ func TestProfileRoundTrip(t *testing.T) {
 				funcs = append(funcs, ln.Function.Name[strings.LastIndexByte(ln.Function.Name, '/')+1:])
 			}
 		}
-		got = append(got, sample{smp.Label["dtype"][0], smp.Label["shape"][0], smp.Value[0], smp.Value[1], funcs[:min(3, len(funcs))]})
+		label := func(k string) string { return strings.Join(smp.Label[k], ",") }
+		got = append(got, sample{label("dtype"), label("shape"), smp.Value[0], smp.Value[1], funcs[:min(3, len(funcs))]})
 	}
 	assert.ElementsMatch(t, []sample{
 		{"float32", "[3]", 1, 12, []string{"tensor_test.TestProfileRoundTrip", "testing.tRunner", "runtime.goexit"}},
