@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"io"
+	"os"
 	"runtime"
 	"time"
 
@@ -29,11 +30,16 @@ func (e *Engine) WriteProfile(w io.Writer) error {
 
 // profile builds the profile WriteProfile writes and checks it.
 func (e *Engine) profile() (*profile.Profile, error) {
+	// The locations carry their symbols: the mapping says so, and names
+	// the binary for pprof's header.
+	exe, _ := os.Executable()
+	m := &profile.Mapping{ID: 1, File: exe, HasFunctions: true, HasFilenames: true, HasLineNumbers: true, HasInlineFrames: true}
 	b := profileBuilder{
 		p: &profile.Profile{
 			SampleType:        []*profile.ValueType{{Type: "tensors", Unit: "count"}, {Type: "gpu_bytes", Unit: "bytes"}},
 			DefaultSampleType: "gpu_bytes",
 			TimeNanos:         time.Now().UnixNano(),
+			Mapping:           []*profile.Mapping{m},
 		},
 		samples:   map[sampleKey]*profile.Sample{},
 		locations: map[frameKey]*profile.Location{},
@@ -96,6 +102,7 @@ func (b *profileBuilder) location(f runtime.Frame) *profile.Location {
 	}
 	l := &profile.Location{
 		ID:      uint64(len(b.p.Location) + 1),
+		Mapping: b.p.Mapping[0],
 		Address: uint64(f.PC),
 		Line:    []profile.Line{{Function: b.function(f), Line: int64(f.Line)}},
 	}

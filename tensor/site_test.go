@@ -112,6 +112,8 @@ func TestProfileRoundTrip(t *testing.T) {
 	assert.Equal(t, "tensors", p.SampleType[0].Type)
 	assert.Equal(t, "gpu_bytes", p.SampleType[1].Type)
 	assert.Equal(t, "gpu_bytes", p.DefaultSampleType)
+	require.Len(t, p.Mapping, 1)
+	assert.True(t, p.Mapping[0].HasFunctions, "the locations carry their symbols")
 
 	type sample struct {
 		dtype, shape string
