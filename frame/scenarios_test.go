@@ -63,6 +63,44 @@ func TestScenarioForgottenDisposeIsReported(t *testing.T) {
 	assert.Contains(t, leak.Error(), "(frame_test.TestScenarioForgottenDisposeIsReported)", "the chain reaches the test through Loop")
 }
 
+// reluVia and reluIn are a user's helpers, two levels deep, around the op
+// whose results leak; reluIn records its line.
+func reluVia(e *tensor.Engine, x *tensor.Tensor, line *string) *tensor.Tensor {
+	return reluIn(e, x, line)
+}
+
+func reluIn(e *tensor.Engine, x *tensor.Tensor, line *string) *tensor.Tensor {
+	*line = thisLine()
+	return e.Relu(x)
+}
+
+// A leak made through helpers is reported at the line of the user's code
+// that called the op, and the report's chain shows the helpers and the
+// loop that called them.
+func TestLeakThroughHelpersReportsTheChain(t *testing.T) {
+	e := testgpu.Engine(t)
+	ctx := ctxT(t)
+	x := e.RandUniform(1, -1, 1, 64)
+	defer x.Dispose()
+	var leaked []*tensor.Tensor
+	var site string
+	_, err := frame.Loop(ctx, e, func(int) error {
+		y := reluVia(e, x, &site)
+		leaked = append(leaked, y)
+		_, err := y.Float32s(ctx)
+		return err
+	}, frame.Options{Frames: 40, LeakFrames: 10, StopOnLeak: true})
+	defer tidy.Dispose(leaked)
+	var leak *frame.Leak
+	require.ErrorAs(t, err, &leak)
+	require.NotEmpty(t, leak.Sites)
+	assert.Equal(t, site, leak.Sites[0].Site.String(), "the op's line in the helper")
+	msg := leak.Error()
+	assert.Contains(t, msg, site+" (frame_test.reluIn) ← frame/scenarios_test.go:")
+	assert.Contains(t, msg, "(frame_test.reluVia) ← frame/scenarios_test.go:")
+	assert.Contains(t, msg, "(frame_test.TestLeakThroughHelpersReportsTheChain.func1)")
+}
+
 // Seed scenario 2: the same loop with Dispose, and with tidy around code
 // that awaits: flat over 1,000 iterations.
 func TestScenarioDisposedLoopIsFlat(t *testing.T) {
