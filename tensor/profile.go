@@ -17,7 +17,7 @@ import (
 // Each sample is the live tensors of one dtype and shape created by one
 // call stack, with the values tensors/count and gpu_bytes/bytes (the
 // default), the labels "dtype" and "shape", and as locations the whole
-// recorded stack (up to 8 frames), so pprof names the user's functions and
+// recorded stack (up to 6 frames), so pprof names the user's functions and
 // the chain of calls, wgtensor's own frames included. It is safe from any
 // goroutine; a nil or zero Engine writes an empty profile.
 func (e *Engine) WriteProfile(w io.Writer) error {

@@ -7,7 +7,7 @@ import (
 )
 
 // Site is where a tensor was created: the call stack of the op that made
-// it, up to 8 frames, recorded as program counters when the op runs and
+// it, up to 6 frames, recorded as program counters when the op runs and
 // symbolised only when a report asks.
 //
 // Reports name its user frame: the first frame outside wgtensor's

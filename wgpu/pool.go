@@ -321,7 +321,7 @@ func (d *Device) NewBuffer(size uint64, usage Usage) (*Buffer, error) {
 }
 
 // NewBufferAt is NewBuffer with the creation site given as a call stack,
-// innermost first, as runtime.Callers fills it (the first 8 frames count),
+// innermost first, as runtime.Callers fills it (the first 6 frames count),
 // for layers that report their own callers: memory reports name its first
 // frame outside wgtensor's packages.
 func (d *Device) NewBufferAt(size uint64, usage Usage, site []uintptr) (*Buffer, error) {

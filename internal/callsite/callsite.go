@@ -17,8 +17,11 @@ import (
 	"strings"
 )
 
-// Depth is the most frames a Stack records.
-const Depth = 8
+// Depth is the most frames a Stack records: enough for a library helper
+// or two, the user's helpers and their loop. Each frame costs its unwinding
+// on every op (about 40 ns on a busy 2-core machine: 8 frames added 380 ns
+// to a 540 ns view op, 6 frames 225 ns).
+const Depth = 6
 
 // Stack is up to Depth program counters, innermost first, as
 // runtime.Callers returns them; unused slots are 0. The zero Stack is an
