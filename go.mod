@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/cogentcore/webgpu v0.23.0
+	github.com/google/pprof v0.0.0-20261016150608-1facf8f91b50
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/image v0.47.0
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da

@@ -177,7 +177,8 @@ func (c *Clock) Snapshot() tensor.Snapshot {
 
 // Leak is the watchdog's report: live tensors or bytes grew in each of
 // Options.LeakFrames frames in a row, and these sites created the tensors
-// born in those frames that are still alive.
+// born in those frames that are still alive. Error names each site by the
+// user's line and the chain of calls that led there.
 type Leak struct {
 	FromFrame, ToFrame int
 	Tensors            [2]int    // live tensors at the start and the end
@@ -196,7 +197,7 @@ func (l *Leak) Error() string {
 			fmt.Fprintf(&b, "; and %d more sites", len(l.Sites)-5)
 			break
 		}
-		fmt.Fprintf(&b, "; %d tensors (%s) still alive from %s", s.Tensors, bytesize.Format(s.Bytes), s.Site)
+		fmt.Fprintf(&b, "; %d tensors (%s) still alive from %s", s.Tensors, bytesize.Format(s.Bytes), s.Site.Chain())
 	}
 	return b.String()
 }

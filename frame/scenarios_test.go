@@ -28,7 +28,7 @@ func ctxT(t *testing.T) context.Context {
 	return ctx
 }
 
-// thisLine returns file:line of its caller, as wgpu.Site prints it.
+// thisLine returns file:line of its caller, as tensor.Site prints it.
 func thisLine() string {
 	_, file, line, _ := runtime.Caller(1)
 	parts := strings.Split(file, "/")
@@ -58,9 +58,48 @@ func TestScenarioForgottenDisposeIsReported(t *testing.T) {
 	require.NotEmpty(t, reports)
 	assert.LessOrEqual(t, leak.ToFrame, 11, "reported within N+1 frames")
 	require.NotEmpty(t, leak.Sites)
-	assert.Equal(t, site, leak.Sites[0].Site, "the report names the leaking line")
+	assert.Equal(t, site, leak.Sites[0].Site.String(), "the report names the leaking line")
 	assert.Equal(t, 10, leak.Sites[0].Tensors)
 	assert.Contains(t, leak.Error(), site)
+	assert.Contains(t, leak.Error(), "(frame_test.TestScenarioForgottenDisposeIsReported)", "the chain reaches the test through Loop")
+}
+
+// reluVia and reluIn are a user's helpers, two levels deep, around the op
+// whose results leak; reluIn records its line.
+func reluVia(e *tensor.Engine, x *tensor.Tensor, line *string) *tensor.Tensor {
+	return reluIn(e, x, line)
+}
+
+func reluIn(e *tensor.Engine, x *tensor.Tensor, line *string) *tensor.Tensor {
+	*line = thisLine()
+	return e.Relu(x)
+}
+
+// A leak made through helpers is reported at the line of the user's code
+// that called the op, and the report's chain shows the helpers and the
+// loop that called them.
+func TestLeakThroughHelpersReportsTheChain(t *testing.T) {
+	e := testgpu.Engine(t)
+	ctx := ctxT(t)
+	x := e.RandUniform(1, -1, 1, 64)
+	defer x.Dispose()
+	var leaked []*tensor.Tensor
+	var site string
+	_, err := frame.Loop(ctx, e, func(int) error {
+		y := reluVia(e, x, &site)
+		leaked = append(leaked, y)
+		_, err := y.Float32s(ctx)
+		return err
+	}, frame.Options{Frames: 40, LeakFrames: 10, StopOnLeak: true})
+	defer tidy.Dispose(leaked)
+	var leak *frame.Leak
+	require.ErrorAs(t, err, &leak)
+	require.NotEmpty(t, leak.Sites)
+	assert.Equal(t, site, leak.Sites[0].Site.String(), "the op's line in the helper")
+	msg := leak.Error()
+	assert.Contains(t, msg, site+" (frame_test.reluIn) ← frame/scenarios_test.go:")
+	assert.Contains(t, msg, "(frame_test.reluVia) ← frame/scenarios_test.go:")
+	assert.Contains(t, msg, "(frame_test.TestLeakThroughHelpersReportsTheChain.func1)")
 }
 
 // Seed scenario 2: the same loop with Dispose, and with tidy around code

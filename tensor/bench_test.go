@@ -181,3 +181,16 @@ func readBack(b *testing.B, x *tensor.Tensor) {
 		b.Fatal(err)
 	}
 }
+
+// BenchmarkOpOverhead times the host side of one op that does no GPU work
+// (Reshape, a view) and its Dispose: checks, the creation site's capture,
+// registration.
+func BenchmarkOpOverhead(b *testing.B) {
+	e := testgpu.Engine(b)
+	x := e.Zeros(tensor.Float32, 4, 4)
+	defer x.Dispose()
+	b.ReportAllocs()
+	for b.Loop() {
+		e.Reshape(x, 16).Dispose()
+	}
+}

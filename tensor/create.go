@@ -10,27 +10,27 @@ import (
 // FromFloat32s creates a float32 tensor holding data. With no shape it is
 // one-dimensional; otherwise the shape's size must equal len(data).
 func (e *Engine) FromFloat32s(data []float32, shape ...int) *Tensor {
-	return fromSlice(e, callerPC(), data, Float32, shape)
+	return fromSlice(e, callerSite(), data, Float32, shape)
 }
 
 // FromInt32s creates an int32 tensor holding data.
 func (e *Engine) FromInt32s(data []int32, shape ...int) *Tensor {
-	return fromSlice(e, callerPC(), data, Int32, shape)
+	return fromSlice(e, callerSite(), data, Int32, shape)
 }
 
 // FromUint32s creates a uint32 tensor holding data.
 func (e *Engine) FromUint32s(data []uint32, shape ...int) *Tensor {
-	return fromSlice(e, callerPC(), data, Uint32, shape)
+	return fromSlice(e, callerSite(), data, Uint32, shape)
 }
 
 // Scalar creates a float32 tensor of shape [] holding v.
 func (e *Engine) Scalar(v float32) *Tensor {
-	return fromSlice(e, callerPC(), []float32{v}, Float32, []int{})
+	return fromSlice(e, callerSite(), []float32{v}, Float32, []int{})
 }
 
 // fromSlice uploads data. The device copies it before Write returns, so the
 // caller's slice is uploaded as it is, without a conversion.
-func fromSlice[T word](e *Engine, site uintptr, data []T, dtype DType, shape []int) *Tensor {
+func fromSlice[T word](e *Engine, site stack, data []T, dtype DType, shape []int) *Tensor {
 	o, bad := e.begin("from "+dtype.String()+"s", site)
 	if bad != nil {
 		return bad
@@ -85,7 +85,7 @@ func saturate(v, lo, hi float64) float64 {
 // generate creates a tensor of shape whose elements come from an
 // elementwise op with no inputs: its Expr may use i (the flat index), s
 // (the scalars) and h2, h3 (the words).
-func (e *Engine) generate(site uintptr, name string, dtype DType, shape Shape, n shaders.Node, p shaders.NodeParams) *Tensor {
+func (e *Engine) generate(site stack, name string, dtype DType, shape Shape, n shaders.Node, p shaders.NodeParams) *Tensor {
 	o, bad := e.beginLazy(name, site)
 	if bad != nil {
 		return bad
@@ -113,20 +113,20 @@ func (e *Engine) generate(site uintptr, name string, dtype DType, shape Shape, n
 // to dtype as Cast converts: rounded to float32, or truncated toward zero
 // and saturated to an integer type's range (NaN gives 0).
 func (e *Engine) Fill(dtype DType, value float64, shape ...int) *Tensor {
-	return e.fill(callerPC(), "fill", dtype, value, shape)
+	return e.fill(callerSite(), "fill", dtype, value, shape)
 }
 
 // Zeros creates a tensor of zeros.
 func (e *Engine) Zeros(dtype DType, shape ...int) *Tensor {
-	return e.fill(callerPC(), "zeros", dtype, 0, shape)
+	return e.fill(callerSite(), "zeros", dtype, 0, shape)
 }
 
 // Ones creates a tensor of ones.
 func (e *Engine) Ones(dtype DType, shape ...int) *Tensor {
-	return e.fill(callerPC(), "ones", dtype, 1, shape)
+	return e.fill(callerSite(), "ones", dtype, 1, shape)
 }
 
-func (e *Engine) fill(site uintptr, name string, dtype DType, value float64, shape []int) *Tensor {
+func (e *Engine) fill(site stack, name string, dtype DType, value float64, shape []int) *Tensor {
 	return e.generate(site, name, dtype, Shape(shape), fillNode(dtype), shaders.NodeParams{Words: [2]uint32{bitsOf(value, dtype)}})
 }
 
@@ -160,7 +160,7 @@ func (e *Engine) Range(dtype DType, start, stop, step float64) *Tensor {
 			p.Words[1] = uint32(int64(step))
 		}
 	}
-	return e.generate(callerPC(), "range", dtype, Shape{n}, m, p)
+	return e.generate(callerSite(), "range", dtype, Shape{n}, m, p)
 }
 
 // rangeLength returns the number of elements of Range's result, or the
@@ -202,7 +202,7 @@ func rangeLength(dtype DType, start, stop, step float64) (int, error) {
 func (e *Engine) Eye(dtype DType, n, m int) *Tensor {
 	T := dtype.wgsl()
 	k := shaders.Node{Expr: fmt.Sprintf("select(%[1]s(0), %[1]s(1), i / h2 == i %% h2)", T)}
-	return e.generate(callerPC(), "eye", dtype, Shape{n, m}, k, shaders.NodeParams{Words: [2]uint32{uint32(max(m, 1))}})
+	return e.generate(callerSite(), "eye", dtype, Shape{n, m}, k, shaders.NodeParams{Words: [2]uint32{uint32(max(m, 1))}})
 }
 
 // RandUniform creates a float32 tensor of values uniform in [lo, hi),
@@ -213,7 +213,7 @@ func (e *Engine) RandUniform(seed uint64, lo, hi float32, shape ...int) *Tensor 
 	m := shaders.Node{Helpers: shaders.Philox,
 		Expr: "s.x + (s.y - s.x) * unit(philox(vec4<u32>(i, 0u, 0u, 0u), vec2<u32>(h2, h3)).x)"}
 	p := shaders.NodeParams{Words: [2]uint32{uint32(seed), uint32(seed >> 32)}, Scalars: [4]float32{lo, hi}}
-	return e.generate(callerPC(), "rand_uniform", Float32, Shape(shape), m, p)
+	return e.generate(callerSite(), "rand_uniform", Float32, Shape(shape), m, p)
 }
 
 // RandNormal creates a float32 tensor of normally distributed values with
@@ -229,5 +229,5 @@ fn normal(i: u32, key: vec2<u32>) -> f32 {
 }
 `, Expr: "s.x + s.y * normal(i, vec2<u32>(h2, h3))"}
 	p := shaders.NodeParams{Words: [2]uint32{uint32(seed), uint32(seed >> 32)}, Scalars: [4]float32{mean, std}}
-	return e.generate(callerPC(), "rand_normal", Float32, Shape(shape), m, p)
+	return e.generate(callerSite(), "rand_normal", Float32, Shape(shape), m, p)
 }

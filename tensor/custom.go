@@ -167,10 +167,10 @@ type Launch struct {
 // compiler's message. Like every op, RunKernel belongs to the Engine's
 // goroutine.
 func (e *Engine) RunKernel(k Kernel, l Launch) []*Tensor {
-	return e.runKernel(callerPC(), k, l)
+	return e.runKernel(callerSite(), k, l)
 }
 
-func (e *Engine) runKernel(site uintptr, k Kernel, l Launch) []*Tensor {
+func (e *Engine) runKernel(site stack, k Kernel, l Launch) []*Tensor {
 	name := fmt.Sprintf("kernel %q", k.Name)
 	failAll := func(bad *Tensor) []*Tensor { return errTensors(e, bad, len(l.Outputs)) }
 	o, bad := e.begin(name, site, l.Inputs...)

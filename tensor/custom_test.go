@@ -304,7 +304,7 @@ func TestRunKernelResultsAreOrdinaryTensors(t *testing.T) {
 		assert.Equal(t, 3, e.NumTensors())
 		assert.Equal(t, before.Bytes+16, e.Memory().Bytes)
 		for _, r := range res {
-			assert.Contains(t, r.Site(), "custom_test.go:", "created at the caller's line")
+			assert.Contains(t, r.Site().String(), "custom_test.go:", "created at the caller's line")
 		}
 		return 0, nil
 	})

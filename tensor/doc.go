@@ -40,7 +40,9 @@
 // FromFloat32s and its kin upload the caller's slice without converting
 // it; uploads of 1 MiB or more go through pooled staging buffers. Float32s
 // and its kin copy from the mapped staging buffer straight into the result,
-// and ReadInto reads into a slice the caller reuses.
+// and ReadInto reads into a slice the caller reuses. Text reads a tensor
+// back and prints it as NumPy does, reading only the elements it shows of
+// a large one; String prints the header without reading.
 //
 // # Bounded submissions
 //
@@ -56,8 +58,12 @@
 // # Memory
 //
 // Every tensor owns (or shares, for Reshape and Clone) a buffer from the
-// device's pool, recorded with the line of code that created it; Dispose
-// returns it. Engine.LiveTensors lists what is live and where it came from.
+// device's pool, recorded with the call stack that created it (a Site: a
+// few program counters, symbolised when reported); Dispose returns it.
+// Engine.LiveTensors lists what is live and where it came from: the first
+// line outside wgtensor, so a library helper's tensor is reported at the
+// user's call, and the chain of calls that led there. Summary, Snapshot
+// and WriteProfile (a pprof profile) report the same.
 // Intermediate tensors an op needs internally are disposed by the op.
 //
 // # Profiling

@@ -61,79 +61,79 @@ var unaryOps = map[string]unaryExpr{
 }
 
 // Neg returns -x. On integers it wraps (math.MinInt32 stays itself).
-func (e *Engine) Neg(x *Tensor) *Tensor { return e.unary(callerPC(), "neg", x, 0, 0) }
+func (e *Engine) Neg(x *Tensor) *Tensor { return e.unary(callerSite(), "neg", x, 0, 0) }
 
 // Abs returns |x|; Abs(math.MinInt32) wraps to math.MinInt32.
-func (e *Engine) Abs(x *Tensor) *Tensor { return e.unary(callerPC(), "abs", x, 0, 0) }
+func (e *Engine) Abs(x *Tensor) *Tensor { return e.unary(callerSite(), "abs", x, 0, 0) }
 
 // Sign returns -1, 0 or 1 by the sign of x: +0 for ±0, NaN for NaN.
-func (e *Engine) Sign(x *Tensor) *Tensor { return e.unary(callerPC(), "sign", x, 0, 0) }
+func (e *Engine) Sign(x *Tensor) *Tensor { return e.unary(callerSite(), "sign", x, 0, 0) }
 
 // Square returns x*x.
-func (e *Engine) Square(x *Tensor) *Tensor { return e.unary(callerPC(), "square", x, 0, 0) }
+func (e *Engine) Square(x *Tensor) *Tensor { return e.unary(callerSite(), "square", x, 0, 0) }
 
 // Relu returns Maximum(x, 0): NaN for NaN, +0 for -0.
-func (e *Engine) Relu(x *Tensor) *Tensor { return e.unary(callerPC(), "relu", x, 0, 0) }
+func (e *Engine) Relu(x *Tensor) *Tensor { return e.unary(callerSite(), "relu", x, 0, 0) }
 
 // LeakyRelu returns x where x > 0 and alpha*x elsewhere (float32 only;
 // NaN for NaN).
 func (e *Engine) LeakyRelu(x *Tensor, alpha float32) *Tensor {
-	return e.unary(callerPC(), "leaky_relu", x, alpha, 0)
+	return e.unary(callerSite(), "leaky_relu", x, alpha, 0)
 }
 
 // Floor rounds down (identity on integers).
-func (e *Engine) Floor(x *Tensor) *Tensor { return e.unary(callerPC(), "floor", x, 0, 0) }
+func (e *Engine) Floor(x *Tensor) *Tensor { return e.unary(callerSite(), "floor", x, 0, 0) }
 
 // Ceil rounds up (identity on integers).
-func (e *Engine) Ceil(x *Tensor) *Tensor { return e.unary(callerPC(), "ceil", x, 0, 0) }
+func (e *Engine) Ceil(x *Tensor) *Tensor { return e.unary(callerSite(), "ceil", x, 0, 0) }
 
 // Round rounds to the nearest integer, halves to even as NumPy does.
-func (e *Engine) Round(x *Tensor) *Tensor { return e.unary(callerPC(), "round", x, 0, 0) }
+func (e *Engine) Round(x *Tensor) *Tensor { return e.unary(callerSite(), "round", x, 0, 0) }
 
 // Exp returns e^x (float32 only, as the other transcendental ops).
-func (e *Engine) Exp(x *Tensor) *Tensor { return e.unary(callerPC(), "exp", x, 0, 0) }
+func (e *Engine) Exp(x *Tensor) *Tensor { return e.unary(callerSite(), "exp", x, 0, 0) }
 
 // Log returns the natural logarithm.
-func (e *Engine) Log(x *Tensor) *Tensor { return e.unary(callerPC(), "log", x, 0, 0) }
+func (e *Engine) Log(x *Tensor) *Tensor { return e.unary(callerSite(), "log", x, 0, 0) }
 
 // Sqrt returns the square root.
-func (e *Engine) Sqrt(x *Tensor) *Tensor { return e.unary(callerPC(), "sqrt", x, 0, 0) }
+func (e *Engine) Sqrt(x *Tensor) *Tensor { return e.unary(callerSite(), "sqrt", x, 0, 0) }
 
 // Rsqrt returns 1/sqrt(x).
-func (e *Engine) Rsqrt(x *Tensor) *Tensor { return e.unary(callerPC(), "rsqrt", x, 0, 0) }
+func (e *Engine) Rsqrt(x *Tensor) *Tensor { return e.unary(callerSite(), "rsqrt", x, 0, 0) }
 
 // Sin returns the sine.
-func (e *Engine) Sin(x *Tensor) *Tensor { return e.unary(callerPC(), "sin", x, 0, 0) }
+func (e *Engine) Sin(x *Tensor) *Tensor { return e.unary(callerSite(), "sin", x, 0, 0) }
 
 // Cos returns the cosine.
-func (e *Engine) Cos(x *Tensor) *Tensor { return e.unary(callerPC(), "cos", x, 0, 0) }
+func (e *Engine) Cos(x *Tensor) *Tensor { return e.unary(callerSite(), "cos", x, 0, 0) }
 
 // Tanh returns the hyperbolic tangent.
-func (e *Engine) Tanh(x *Tensor) *Tensor { return e.unary(callerPC(), "tanh", x, 0, 0) }
+func (e *Engine) Tanh(x *Tensor) *Tensor { return e.unary(callerSite(), "tanh", x, 0, 0) }
 
 // Sigmoid returns 1/(1+e^-x).
-func (e *Engine) Sigmoid(x *Tensor) *Tensor { return e.unary(callerPC(), "sigmoid", x, 0, 0) }
+func (e *Engine) Sigmoid(x *Tensor) *Tensor { return e.unary(callerSite(), "sigmoid", x, 0, 0) }
 
 // Gelu returns the GELU activation in its tanh approximation (PyTorch's
 // approximate="tanh", tfjs's gelu).
-func (e *Engine) Gelu(x *Tensor) *Tensor { return e.unary(callerPC(), "gelu", x, 0, 0) }
+func (e *Engine) Gelu(x *Tensor) *Tensor { return e.unary(callerSite(), "gelu", x, 0, 0) }
 
 // Clip clamps x to [lo, hi] as Minimum(Maximum(x, lo), hi), so NaN stays
 // NaN; lo must not exceed hi. For integer x, lo and hi are converted as
 // Cast converts.
 func (e *Engine) Clip(x *Tensor, lo, hi float32) *Tensor {
 	if lo > hi {
-		o, bad := e.beginLazy("clip", callerPC(), x)
+		o, bad := e.beginLazy("clip", callerSite(), x)
 		if bad != nil {
 			return bad
 		}
 		defer o.end()
 		return o.fail(ErrArgument, "lo %v > hi %v", lo, hi)
 	}
-	return e.unary(callerPC(), "clip", x, lo, hi)
+	return e.unary(callerSite(), "clip", x, lo, hi)
 }
 
-func (e *Engine) unary(site uintptr, name string, x *Tensor, s0, s1 float32) *Tensor {
+func (e *Engine) unary(site stack, name string, x *Tensor, s0, s1 float32) *Tensor {
 	o, bad := e.beginLazy(name, site, x)
 	if bad != nil {
 		return bad
@@ -153,7 +153,7 @@ func (e *Engine) unary(site uintptr, name string, x *Tensor, s0, s1 float32) *Te
 // NumPy's conversions do (-1 is 4294967295). Integers to float32 round to
 // the nearest float32, halves to even.
 func (e *Engine) Cast(x *Tensor, dtype DType) *Tensor {
-	o, bad := e.beginLazy("cast", callerPC(), x)
+	o, bad := e.beginLazy("cast", callerSite(), x)
 	if bad != nil {
 		return bad
 	}
@@ -214,58 +214,58 @@ var binaryOps = map[string]binaryOp{
 
 // Add returns a+b with NumPy broadcasting. Both must have one dtype; so
 // for every binary op.
-func (e *Engine) Add(a, b *Tensor) *Tensor { return e.binary(callerPC(), "add", a, b) }
+func (e *Engine) Add(a, b *Tensor) *Tensor { return e.binary(callerSite(), "add", a, b) }
 
 // Sub returns a-b.
-func (e *Engine) Sub(a, b *Tensor) *Tensor { return e.binary(callerPC(), "sub", a, b) }
+func (e *Engine) Sub(a, b *Tensor) *Tensor { return e.binary(callerSite(), "sub", a, b) }
 
 // Mul returns a*b.
-func (e *Engine) Mul(a, b *Tensor) *Tensor { return e.binary(callerPC(), "mul", a, b) }
+func (e *Engine) Mul(a, b *Tensor) *Tensor { return e.binary(callerSite(), "mul", a, b) }
 
 // Div returns a/b. Integer division floors, as NumPy's //, so that
 // Div(a, b)*b + Mod(a, b) == a; by zero it gives 0, and math.MinInt32 / -1
 // wraps to math.MinInt32. Float32 division is IEEE's (±Inf, NaN for 0/0).
-func (e *Engine) Div(a, b *Tensor) *Tensor { return e.binary(callerPC(), "div", a, b) }
+func (e *Engine) Div(a, b *Tensor) *Tensor { return e.binary(callerSite(), "div", a, b) }
 
 // Pow returns a^b (float32) with C's pow special cases (see the package
 // doc): a negative base with a non-integer exponent is NaN.
-func (e *Engine) Pow(a, b *Tensor) *Tensor { return e.binary(callerPC(), "pow", a, b) }
+func (e *Engine) Pow(a, b *Tensor) *Tensor { return e.binary(callerSite(), "pow", a, b) }
 
 // Maximum returns the larger of a and b; for float32 IEEE 754-2019's
 // maximum: NaN if either is NaN, and +0 over -0.
-func (e *Engine) Maximum(a, b *Tensor) *Tensor { return e.binary(callerPC(), "maximum", a, b) }
+func (e *Engine) Maximum(a, b *Tensor) *Tensor { return e.binary(callerSite(), "maximum", a, b) }
 
 // Minimum returns the smaller of a and b; for float32 NaN if either is
 // NaN, and -0 under +0.
-func (e *Engine) Minimum(a, b *Tensor) *Tensor { return e.binary(callerPC(), "minimum", a, b) }
+func (e *Engine) Minimum(a, b *Tensor) *Tensor { return e.binary(callerSite(), "minimum", a, b) }
 
 // Mod returns a mod b with the sign of b (NumPy's mod, floored). Float32
 // Mod is exact before the divisor is added to a remainder of the other
 // sign; by zero it is NaN. Integer Mod by zero gives 0.
-func (e *Engine) Mod(a, b *Tensor) *Tensor { return e.binary(callerPC(), "mod", a, b) }
+func (e *Engine) Mod(a, b *Tensor) *Tensor { return e.binary(callerSite(), "mod", a, b) }
 
 // Equal returns 1 where a == b and 0 elsewhere, as uint32. Comparisons
 // with a float NaN are false, except NotEqual's; -0 equals +0.
-func (e *Engine) Equal(a, b *Tensor) *Tensor { return e.binary(callerPC(), "equal", a, b) }
+func (e *Engine) Equal(a, b *Tensor) *Tensor { return e.binary(callerSite(), "equal", a, b) }
 
 // NotEqual returns a != b as uint32.
-func (e *Engine) NotEqual(a, b *Tensor) *Tensor { return e.binary(callerPC(), "not_equal", a, b) }
+func (e *Engine) NotEqual(a, b *Tensor) *Tensor { return e.binary(callerSite(), "not_equal", a, b) }
 
 // Less returns a < b as uint32.
-func (e *Engine) Less(a, b *Tensor) *Tensor { return e.binary(callerPC(), "less", a, b) }
+func (e *Engine) Less(a, b *Tensor) *Tensor { return e.binary(callerSite(), "less", a, b) }
 
 // LessEqual returns a <= b as uint32.
-func (e *Engine) LessEqual(a, b *Tensor) *Tensor { return e.binary(callerPC(), "less_equal", a, b) }
+func (e *Engine) LessEqual(a, b *Tensor) *Tensor { return e.binary(callerSite(), "less_equal", a, b) }
 
 // Greater returns a > b as uint32.
-func (e *Engine) Greater(a, b *Tensor) *Tensor { return e.binary(callerPC(), "greater", a, b) }
+func (e *Engine) Greater(a, b *Tensor) *Tensor { return e.binary(callerSite(), "greater", a, b) }
 
 // GreaterEqual returns a >= b as uint32.
 func (e *Engine) GreaterEqual(a, b *Tensor) *Tensor {
-	return e.binary(callerPC(), "greater_equal", a, b)
+	return e.binary(callerSite(), "greater_equal", a, b)
 }
 
-func (e *Engine) binary(site uintptr, name string, a, b *Tensor) *Tensor {
+func (e *Engine) binary(site stack, name string, a, b *Tensor) *Tensor {
 	o, bad := e.beginLazy(name, site, a, b)
 	if bad != nil {
 		return bad
@@ -289,7 +289,7 @@ func (e *Engine) binary(site uintptr, name string, a, b *Tensor) *Tensor {
 // Where returns a where cond is nonzero and b elsewhere, broadcasting all
 // three. cond is uint32 (as comparisons return); a and b share a dtype.
 func (e *Engine) Where(cond, a, b *Tensor) *Tensor {
-	o, bad := e.beginLazy("where", callerPC(), cond, a, b)
+	o, bad := e.beginLazy("where", callerSite(), cond, a, b)
 	if bad != nil {
 		return bad
 	}

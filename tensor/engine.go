@@ -2,11 +2,11 @@ package tensor
 
 import (
 	"os"
-	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"
 
+	"github.com/wgtensor/wgtensor/internal/callsite"
 	"github.com/wgtensor/wgtensor/internal/goroutine"
 	"github.com/wgtensor/wgtensor/shaders"
 	"github.com/wgtensor/wgtensor/tidy"
@@ -190,8 +190,7 @@ type TensorInfo struct {
 	Shape Shape
 	DType DType
 	Bytes uint64 // the bytes of its storage (shared storage is counted for each tensor)
-	Site  string // file:line of the call that created it
-	pc    uintptr
+	Site  Site   // where it was created
 }
 
 // LiveTensors lists the live tensors in creation order.
@@ -202,28 +201,27 @@ func (e *Engine) LiveTensors() []TensorInfo {
 	e.mu.Lock()
 	out := make([]TensorInfo, 0, len(e.live))
 	for t := range e.live {
-		out = append(out, TensorInfo{ID: t.id, Shape: t.shape.clone(), DType: t.dtype, Bytes: t.bytes(), Site: wgpu.Site(t.site), pc: t.site})
+		out = append(out, TensorInfo{ID: t.id, Shape: t.shape.clone(), DType: t.dtype, Bytes: t.bytes(), Site: Site{t.site}})
 	}
 	e.mu.Unlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
 
-// callerPC returns the program counter of the user code that called the
-// public op that called callerPC.
-func callerPC() uintptr {
-	var pc [1]uintptr
-	if runtime.Callers(3, pc[:]) == 0 {
-		return 0
-	}
-	return pc[0]
-}
+// stack is where an op was called: the stack of its callers, innermost
+// first, which reports search for the first frame outside wgtensor.
+type stack = callsite.Stack
+
+// callerSite returns the call stack above the public op that called
+// callerSite, starting at that op's caller. It allocates nothing: the
+// symbols are looked up when a report asks.
+func callerSite() stack { return callsite.Capture(2) }
 
 // op is one call of an op: its name, inputs and the site that called it.
 type op struct {
 	e      *Engine
 	name   string
-	site   uintptr
+	site   stack
 	inputs []*Tensor
 	held   []*storage  // the inputs' storage, referenced until end
 	heldIn [3]*storage // held's first elements, saving an allocation per op
@@ -240,7 +238,7 @@ type tracked struct {
 // checks the inputs and holds their storage (beginLazy), then dispatches
 // the fused ops still pending that write them. A non-nil result is the
 // tensor to return at once (carrying an error).
-func (e *Engine) begin(name string, site uintptr, inputs ...*Tensor) (*op, *Tensor) {
+func (e *Engine) begin(name string, site stack, inputs ...*Tensor) (*op, *Tensor) {
 	o, bad := e.beginLazy(name, site, inputs...)
 	if bad != nil {
 		return nil, bad
@@ -262,7 +260,7 @@ func (e *Engine) begin(name string, site uintptr, inputs ...*Tensor) (*op, *Tens
 // It checks everything before it claims the engine, so that nothing can
 // panic between the claim and the caller's deferred o.end: a panic later
 // in the op runs that defer, and an Engine is never left claimed.
-func (e *Engine) beginLazy(name string, site uintptr, inputs ...*Tensor) (*op, *Tensor) {
+func (e *Engine) beginLazy(name string, site stack, inputs ...*Tensor) (*op, *Tensor) {
 	o := &op{e: e, name: name, site: site, inputs: inputs}
 	if err := o.check(); err != nil {
 		return nil, e.errTensor(err)
@@ -366,7 +364,7 @@ func (o *op) alloc(shape Shape, dtype DType) (*Tensor, error) {
 		return nil, opErr(o.name, o.shapes(), ErrShape, "result: %v", err)
 	}
 	n := uint64(shape.Size()) * 4
-	buf, err := o.e.dev.NewBufferAt(n, wgpu.UsageStorage, o.site)
+	buf, err := o.e.dev.NewBufferAt(n, wgpu.UsageStorage, o.site[:])
 	if err != nil {
 		return nil, &OpError{Op: o.name, Shapes: o.shapes(), Detail: "allocating " + shape.String() + " " + dtype.String(), Err: err}
 	}

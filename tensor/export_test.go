@@ -16,3 +16,16 @@ func OnChecked(e *Engine, f func()) { e.hooks.checked = f }
 // workgroup per row ("group") whatever their shape; "" restores the
 // choice by shape.
 func ForceRowKernel(e *Engine, kind string) { e.hooks.rows = kind }
+
+// TextReads returns the runs of elements, [start, end) as flat indices,
+// that Text reads back for a tensor of shape.
+func TextReads(shape Shape) [][2]int {
+	var out [][2]int
+	if shape.Size() == 0 {
+		return out
+	}
+	for _, s := range newTextLayout(shape).spans(0, 0, nil) {
+		out = append(out, [2]int{s.start, s.start + s.n})
+	}
+	return out
+}

@@ -11,16 +11,16 @@ import (
 // more: the last two dimensions multiply, and the dimensions before them
 // are batch dimensions that broadcast.
 func (e *Engine) MatMul(a, b *Tensor) *Tensor {
-	return e.matmul(callerPC(), a, b, false, false)
+	return e.matmul(callerSite(), a, b, false, false)
 }
 
 // MatMulT is MatMul with either side transposed (in its last two
 // dimensions) first, without a copy.
 func (e *Engine) MatMulT(a, b *Tensor, transA, transB bool) *Tensor {
-	return e.matmul(callerPC(), a, b, transA, transB)
+	return e.matmul(callerSite(), a, b, transA, transB)
 }
 
-func (e *Engine) matmul(site uintptr, a, b *Tensor, ta, tb bool) *Tensor {
+func (e *Engine) matmul(site stack, a, b *Tensor, ta, tb bool) *Tensor {
 	o, bad := e.begin("matmul", site, a, b)
 	if bad != nil {
 		return bad

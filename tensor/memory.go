@@ -48,22 +48,29 @@ func (e *Engine) Memory() Memory {
 	return m
 }
 
-// SiteSummary is the live tensors created at one line of code.
+// SiteSummary is the live tensors created at one line of the user's code.
 type SiteSummary struct {
-	Site    string
+	Site    Site // the first of them's: its Chain shows one way there
 	Tensors int
 	Bytes   uint64
 }
 
-// BySite groups tensors by creation site, largest bytes first.
+// BySite groups tensors by the user's line that created them (their
+// Site's String), largest bytes first.
 func BySite(ts []TensorInfo) []SiteSummary {
+	lines := map[Site]string{} // each stack symbolised once
 	idx := map[string]int{}
 	var out []SiteSummary
 	for _, t := range ts {
-		i, ok := idx[t.Site]
+		line, ok := lines[t.Site]
+		if !ok {
+			line = t.Site.String()
+			lines[t.Site] = line
+		}
+		i, ok := idx[line]
 		if !ok {
 			i = len(out)
-			idx[t.Site] = i
+			idx[line] = i
 			out = append(out, SiteSummary{Site: t.Site})
 		}
 		out[i].Tensors++
@@ -77,7 +84,7 @@ func BySite(ts []TensorInfo) []SiteSummary {
 
 // Summary writes a text report like PyTorch's memory_summary(): the
 // engine's tensors, the pool's figures, and the creation sites holding the
-// most memory.
+// most memory, each with the chain of calls that led there.
 func (e *Engine) Summary(w io.Writer) error {
 	if err := e.usable("summary"); err != nil {
 		return err
@@ -103,7 +110,7 @@ func (e *Engine) Summary(w io.Writer) error {
 				fmt.Fprintf(&b, "    ... and %d more sites\n", len(sites)-10)
 				break
 			}
-			fmt.Fprintf(&b, "    %10s  %6d tensors  %s\n", bytesize.Format(s.Bytes), s.Tensors, s.Site)
+			fmt.Fprintf(&b, "    %10s  %6d tensors  %s\n", bytesize.Format(s.Bytes), s.Tensors, s.Site.Chain())
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -116,14 +123,15 @@ type Snapshot struct {
 	Tensors []SnapshotItem `json:"tensors"`
 }
 
-// SnapshotItem is one live tensor. AgeFrames is filled by frame's
-// snapshots; -1 here.
+// SnapshotItem is one live tensor. Site and Chain are its Site's String and
+// Chain. AgeFrames is filled by frame's snapshots; -1 here.
 type SnapshotItem struct {
 	ID        uint64 `json:"id"`
 	Bytes     uint64 `json:"bytes"`
 	DType     string `json:"dtype"`
 	Shape     Shape  `json:"shape"`
 	Site      string `json:"site"`
+	Chain     string `json:"chain"`
 	AgeFrames int    `json:"age_frames"`
 }
 
@@ -131,7 +139,7 @@ type SnapshotItem struct {
 func (e *Engine) Snapshot() Snapshot {
 	s := Snapshot{Memory: e.Memory(), Tensors: []SnapshotItem{}}
 	for _, t := range e.LiveTensors() {
-		s.Tensors = append(s.Tensors, SnapshotItem{ID: t.ID, Bytes: t.Bytes, DType: t.DType.String(), Shape: t.Shape, Site: t.Site, AgeFrames: -1})
+		s.Tensors = append(s.Tensors, SnapshotItem{ID: t.ID, Bytes: t.Bytes, DType: t.DType.String(), Shape: t.Shape, Site: t.Site.String(), Chain: t.Site.Chain(), AgeFrames: -1})
 	}
 	return s
 }

@@ -1,104 +1,123 @@
 package tensor
 
 import (
-	"compress/gzip"
 	"io"
+	"os"
 	"runtime"
 	"time"
+
+	"github.com/google/pprof/profile"
 )
 
-// WriteProfile writes a pprof profile of the live tensors by creation site
-// (sample types: tensors/count and gpu_bytes/bytes), which
-// `go tool pprof -top` reads:
+// WriteProfile writes a gzipped pprof profile of e's live tensors, which
+// `go tool pprof` reads:
 //
 //	go tool pprof -top -sample_index=gpu_bytes gpu.pb.gz
+//
+// Each sample is the live tensors of one dtype and shape created by one
+// call stack, with the values tensors/count and gpu_bytes/bytes (the
+// default), the labels "dtype" and "shape", and as locations the whole
+// recorded stack (up to 6 frames), so pprof names the user's functions and
+// the chain of calls, wgtensor's own frames included. It is safe from any
+// goroutine; a nil or zero Engine writes an empty profile.
 func (e *Engine) WriteProfile(w io.Writer) error {
-	var p profileBuilder
-	p.strings = map[string]int64{"": 0}
-	p.table = []string{""}
-	type agg struct{ n, bytes int64 }
-	sums := map[uintptr]*agg{}
-	var order []uintptr
-	for _, t := range e.LiveTensors() {
-		a, ok := sums[t.pc]
-		if !ok {
-			a = &agg{}
-			sums[t.pc] = a
-			order = append(order, t.pc)
-		}
-		a.n++
-		a.bytes += int64(t.Bytes)
-	}
-	var body []byte
-	for _, st := range [][2]string{{"tensors", "count"}, {"gpu_bytes", "bytes"}} {
-		body = appendMessage(body, 1, appendVarintField(appendVarintField(nil, 1, uint64(p.str(st[0]))), 2, uint64(p.str(st[1]))))
-	}
-	var locs, funcs []byte
-	for i, pc := range order {
-		id := uint64(i + 1)
-		fn, file, line := "unknown", "unknown", 0
-		if pc != 0 {
-			f, _ := runtime.CallersFrames([]uintptr{pc}).Next()
-			fn, file, line = f.Function, f.File, f.Line
-		}
-		funcs = appendMessage(funcs, 5, appendVarintField(appendVarintField(appendVarintField(appendVarintField(nil,
-			1, id), 2, uint64(p.str(fn))), 3, uint64(p.str(fn))), 4, uint64(p.str(file))))
-		lineMsg := appendVarintField(appendVarintField(nil, 1, id), 2, uint64(line))
-		locs = appendMessage(locs, 4, appendMessage(appendVarintField(appendVarintField(nil, 1, id), 3, uint64(pc)), 4, lineMsg))
-		a := sums[pc]
-		sample := appendVarintField(nil, 1, id)
-		sample = appendVarintField(sample, 2, uint64(a.n))
-		sample = appendVarintField(sample, 2, uint64(a.bytes))
-		body = appendMessage(body, 2, sample)
-	}
-	body = append(body, locs...)
-	body = append(body, funcs...)
-	for _, s := range p.table {
-		body = appendBytes(body, 6, []byte(s))
-	}
-	body = appendVarintField(body, 9, uint64(time.Now().UnixNano()))
-	body = appendVarintField(body, 14, uint64(p.str("gpu_bytes")))
-	zw := gzip.NewWriter(w)
-	if _, err := zw.Write(body); err != nil {
+	p, err := e.profile()
+	if err != nil {
 		return err
 	}
-	return zw.Close()
+	return p.Write(w)
 }
 
-// profileBuilder interns the profile's strings.
+// profile builds the profile WriteProfile writes and checks it.
+func (e *Engine) profile() (*profile.Profile, error) {
+	// The locations carry their symbols: the mapping says so, and names
+	// the binary for pprof's header.
+	exe, _ := os.Executable()
+	m := &profile.Mapping{ID: 1, File: exe, HasFunctions: true, HasFilenames: true, HasLineNumbers: true, HasInlineFrames: true}
+	b := profileBuilder{
+		p: &profile.Profile{
+			SampleType:        []*profile.ValueType{{Type: "tensors", Unit: "count"}, {Type: "gpu_bytes", Unit: "bytes"}},
+			DefaultSampleType: "gpu_bytes",
+			TimeNanos:         time.Now().UnixNano(),
+			Mapping:           []*profile.Mapping{m},
+		},
+		samples:   map[sampleKey]*profile.Sample{},
+		locations: map[frameKey]*profile.Location{},
+		functions: map[[2]string]*profile.Function{},
+	}
+	for _, t := range e.LiveTensors() {
+		b.add(t)
+	}
+	return b.p, b.p.CheckValid()
+}
+
+// sampleKey is what a sample aggregates over: a stack, dtype and shape.
+type sampleKey struct {
+	site  Site
+	dtype DType
+	shape string
+}
+
+// profileBuilder aggregates tensors into samples and interns locations and
+// functions.
 type profileBuilder struct {
-	strings map[string]int64
-	table   []string
+	p         *profile.Profile
+	samples   map[sampleKey]*profile.Sample
+	locations map[frameKey]*profile.Location
+	functions map[[2]string]*profile.Function
 }
 
-func (p *profileBuilder) str(s string) int64 {
-	if i, ok := p.strings[s]; ok {
-		return i
+// frameKey identifies a frame: a PC stands for several when calls were
+// inlined there.
+type frameKey struct {
+	pc       uintptr
+	function string
+	line     int
+}
+
+func (b *profileBuilder) add(t TensorInfo) {
+	k := sampleKey{t.Site, t.DType, t.Shape.String()}
+	s := b.samples[k]
+	if s == nil {
+		s = &profile.Sample{
+			Value: []int64{0, 0},
+			Label: map[string][]string{"dtype": {t.DType.String()}, "shape": {k.shape}},
+		}
+		for _, f := range t.Site.Frames() {
+			s.Location = append(s.Location, b.location(f))
+		}
+		b.samples[k] = s
+		b.p.Sample = append(b.p.Sample, s)
 	}
-	i := int64(len(p.table))
-	p.strings[s] = i
-	p.table = append(p.table, s)
-	return i
+	s.Value[0]++
+	s.Value[1] += int64(t.Bytes)
 }
 
-// Protocol buffer encoding, the little of it a profile needs.
-
-func appendVarint(b []byte, v uint64) []byte {
-	for v >= 0x80 {
-		b = append(b, byte(v)|0x80)
-		v >>= 7
+// location returns the location of one frame (an inlined call is a frame
+// of its own).
+func (b *profileBuilder) location(f runtime.Frame) *profile.Location {
+	k := frameKey{f.PC, f.Function, f.Line}
+	if l := b.locations[k]; l != nil {
+		return l
 	}
-	return append(b, byte(v))
+	l := &profile.Location{
+		ID:      uint64(len(b.p.Location) + 1),
+		Mapping: b.p.Mapping[0],
+		Address: uint64(f.PC),
+		Line:    []profile.Line{{Function: b.function(f), Line: int64(f.Line)}},
+	}
+	b.locations[k] = l
+	b.p.Location = append(b.p.Location, l)
+	return l
 }
 
-func appendVarintField(b []byte, field int, v uint64) []byte {
-	return appendVarint(appendVarint(b, uint64(field)<<3), v)
+func (b *profileBuilder) function(f runtime.Frame) *profile.Function {
+	k := [2]string{f.Function, f.File}
+	if fn := b.functions[k]; fn != nil {
+		return fn
+	}
+	fn := &profile.Function{ID: uint64(len(b.p.Function) + 1), Name: f.Function, SystemName: f.Function, Filename: f.File}
+	b.functions[k] = fn
+	b.p.Function = append(b.p.Function, fn)
+	return fn
 }
-
-func appendBytes(b []byte, field int, data []byte) []byte {
-	b = appendVarint(b, uint64(field)<<3|2)
-	b = appendVarint(b, uint64(len(data)))
-	return append(b, data...)
-}
-
-func appendMessage(b []byte, field int, msg []byte) []byte { return appendBytes(b, field, msg) }

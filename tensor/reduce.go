@@ -10,38 +10,38 @@ import (
 // Sum adds x's elements over axes (all of them when axes is empty); with
 // keepDims the reduced dimensions stay as size 1.
 func (e *Engine) Sum(x *Tensor, keepDims bool, axes ...int) *Tensor {
-	return e.reduce(callerPC(), shaders.Sum, x, keepDims, axes)
+	return e.reduce(callerSite(), shaders.Sum, x, keepDims, axes)
 }
 
 // Mean averages x over axes; the result is float32 for every dtype.
 func (e *Engine) Mean(x *Tensor, keepDims bool, axes ...int) *Tensor {
-	return e.reduce(callerPC(), shaders.Mean, x, keepDims, axes)
+	return e.reduce(callerSite(), shaders.Mean, x, keepDims, axes)
 }
 
 // Prod multiplies x's elements over axes.
 func (e *Engine) Prod(x *Tensor, keepDims bool, axes ...int) *Tensor {
-	return e.reduce(callerPC(), shaders.Prod, x, keepDims, axes)
+	return e.reduce(callerSite(), shaders.Prod, x, keepDims, axes)
 }
 
 // Max is the largest element over axes, which must not be empty.
 func (e *Engine) Max(x *Tensor, keepDims bool, axes ...int) *Tensor {
-	return e.reduce(callerPC(), shaders.Max, x, keepDims, axes)
+	return e.reduce(callerSite(), shaders.Max, x, keepDims, axes)
 }
 
 // Min is the smallest element over axes.
 func (e *Engine) Min(x *Tensor, keepDims bool, axes ...int) *Tensor {
-	return e.reduce(callerPC(), shaders.Min, x, keepDims, axes)
+	return e.reduce(callerSite(), shaders.Min, x, keepDims, axes)
 }
 
 // ArgMax is the index (int32) of the largest element along axis; ties give
 // the first.
 func (e *Engine) ArgMax(x *Tensor, axis int) *Tensor {
-	return e.reduce(callerPC(), shaders.ArgMax, x, false, []int{axis})
+	return e.reduce(callerSite(), shaders.ArgMax, x, false, []int{axis})
 }
 
 // ArgMin is the index (int32) of the smallest element along axis.
 func (e *Engine) ArgMin(x *Tensor, axis int) *Tensor {
-	return e.reduce(callerPC(), shaders.ArgMin, x, false, []int{axis})
+	return e.reduce(callerSite(), shaders.ArgMin, x, false, []int{axis})
 }
 
 // reduceAxes normalises axes (all when empty) and returns a mask of the
@@ -64,7 +64,7 @@ func reduceAxes(o *op, rank int, axes []int) ([]bool, *Tensor) {
 	return mask, nil
 }
 
-func (e *Engine) reduce(site uintptr, rop shaders.ReduceOp, x *Tensor, keepDims bool, axes []int) *Tensor {
+func (e *Engine) reduce(site stack, rop shaders.ReduceOp, x *Tensor, keepDims bool, axes []int) *Tensor {
 	o, bad := e.begin(string(rop), site, x)
 	if bad != nil {
 		return bad
@@ -215,15 +215,15 @@ func (o *op) rows(key string, build func() wgpu.KernelSpec, perGroup bool, rows,
 // Softmax returns exp(x) / sum(exp(x)) along axis (float32), computed after
 // subtracting the maximum so that large inputs do not overflow.
 func (e *Engine) Softmax(x *Tensor, axis int) *Tensor {
-	return e.softmax(callerPC(), x, axis, false)
+	return e.softmax(callerSite(), x, axis, false)
 }
 
 // LogSoftmax returns x - max - log(sum(exp(x - max))) along axis.
 func (e *Engine) LogSoftmax(x *Tensor, axis int) *Tensor {
-	return e.softmax(callerPC(), x, axis, true)
+	return e.softmax(callerSite(), x, axis, true)
 }
 
-func (e *Engine) softmax(site uintptr, x *Tensor, axis int, log bool) *Tensor {
+func (e *Engine) softmax(site stack, x *Tensor, axis int, log bool) *Tensor {
 	name := "softmax"
 	if log {
 		name = "log_softmax"

@@ -19,7 +19,7 @@ func (o *op) view(x *Tensor, shape Shape) *Tensor {
 // Reshape returns x with a new shape of the same size, sharing x's
 // storage. One dimension may be -1: it is inferred.
 func (e *Engine) Reshape(x *Tensor, shape ...int) *Tensor {
-	o, bad := e.beginLazy("reshape", callerPC(), x)
+	o, bad := e.beginLazy("reshape", callerSite(), x)
 	if bad != nil {
 		return bad
 	}
@@ -60,7 +60,7 @@ func inferShape(s Shape, size int) (Shape, error) {
 // Clone returns a new tensor sharing x's storage: disposing either leaves
 // the other intact.
 func (e *Engine) Clone(x *Tensor) *Tensor {
-	o, bad := e.beginLazy("clone", callerPC(), x)
+	o, bad := e.beginLazy("clone", callerSite(), x)
 	if bad != nil {
 		return bad
 	}
@@ -71,7 +71,7 @@ func (e *Engine) Clone(x *Tensor) *Tensor {
 // ExpandDims inserts a dimension of size 1 at axis (which may be negative,
 // counting from the end of the result).
 func (e *Engine) ExpandDims(x *Tensor, axis int) *Tensor {
-	o, bad := e.beginLazy("expand_dims", callerPC(), x)
+	o, bad := e.beginLazy("expand_dims", callerSite(), x)
 	if bad != nil {
 		return bad
 	}
@@ -86,7 +86,7 @@ func (e *Engine) ExpandDims(x *Tensor, axis int) *Tensor {
 // Squeeze removes the given dimensions of size 1, or all of them when no
 // axis is given.
 func (e *Engine) Squeeze(x *Tensor, axes ...int) *Tensor {
-	o, bad := e.beginLazy("squeeze", callerPC(), x)
+	o, bad := e.beginLazy("squeeze", callerSite(), x)
 	if bad != nil {
 		return bad
 	}
@@ -138,7 +138,7 @@ func (o *op) gatherCopy(src *Tensor, dims Shape, srcOff int, srcStrides []int) *
 // Transpose permutes x's dimensions: dimension i of the result is
 // dimension perm[i] of x. With no perm the dimensions are reversed.
 func (e *Engine) Transpose(x *Tensor, perm ...int) *Tensor {
-	o, bad := e.begin("transpose", callerPC(), x)
+	o, bad := e.begin("transpose", callerSite(), x)
 	if bad != nil {
 		return bad
 	}
@@ -175,7 +175,7 @@ func (o *op) transpose(x *Tensor, perm []int) *Tensor {
 // dimension; a size of -1 extends to the end. Missing trailing dimensions
 // are taken whole.
 func (e *Engine) Slice(x *Tensor, begin, size []int) *Tensor {
-	o, bad := e.begin("slice", callerPC(), x)
+	o, bad := e.begin("slice", callerSite(), x)
 	if bad != nil {
 		return bad
 	}
@@ -216,7 +216,7 @@ func (o *op) slice(x *Tensor, begin, size []int) *Tensor {
 
 // BroadcastTo returns x repeated along broadcast dimensions to shape.
 func (e *Engine) BroadcastTo(x *Tensor, shape ...int) *Tensor {
-	o, bad := e.begin("broadcast_to", callerPC(), x)
+	o, bad := e.begin("broadcast_to", callerSite(), x)
 	if bad != nil {
 		return bad
 	}
@@ -234,7 +234,7 @@ func (e *Engine) BroadcastTo(x *Tensor, shape ...int) *Tensor {
 // Concat joins tensors of one dtype along axis; their other dimensions
 // must match.
 func (e *Engine) Concat(axis int, ts ...*Tensor) *Tensor {
-	o, bad := e.begin("concat", callerPC(), ts...)
+	o, bad := e.begin("concat", callerSite(), ts...)
 	if bad != nil {
 		return bad
 	}
@@ -288,7 +288,7 @@ func (o *op) concat(axis int, ts []*Tensor) *Tensor {
 
 // Stack joins tensors of one shape along a new dimension at axis.
 func (e *Engine) Stack(axis int, ts ...*Tensor) *Tensor {
-	o, bad := e.begin("stack", callerPC(), ts...)
+	o, bad := e.begin("stack", callerSite(), ts...)
 	if bad != nil {
 		return bad
 	}
@@ -318,7 +318,7 @@ const maxEmptyPieces = 1 << 16
 // up to the dimension. With one size n, x is cut into equal pieces of n:
 // at most x.Size() pieces, or 65536 for smaller (even empty) tensors.
 func (e *Engine) Split(x *Tensor, axis int, sizes ...int) []*Tensor {
-	o, bad := e.begin("split", callerPC(), x)
+	o, bad := e.begin("split", callerSite(), x)
 	if bad != nil {
 		return []*Tensor{bad}
 	}
@@ -372,7 +372,7 @@ func (e *Engine) Split(x *Tensor, axis int, sizes ...int) []*Tensor {
 // indices count from the end; indices out of range give zeros (as tfjs on
 // the GPU), since checking them would need a readback.
 func (e *Engine) Gather(x, indices *Tensor, axis int) *Tensor {
-	o, bad := e.begin("gather", callerPC(), x, indices)
+	o, bad := e.begin("gather", callerSite(), x, indices)
 	if bad != nil {
 		return bad
 	}
@@ -404,7 +404,7 @@ func (e *Engine) Gather(x, indices *Tensor, axis int) *Tensor {
 // Pad surrounds x with value (converted as Fill converts): pads[i] is the
 // count before and after dimension i.
 func (e *Engine) Pad(x *Tensor, pads [][2]int, value float64) *Tensor {
-	o, bad := e.begin("pad", callerPC(), x)
+	o, bad := e.begin("pad", callerSite(), x)
 	if bad != nil {
 		return bad
 	}

@@ -31,7 +31,7 @@ type Tensor struct {
 	dtype    DType
 	st       *storage
 	err      error
-	site     uintptr
+	site     stack
 	disposed atomic.Bool
 	kept     atomic.Bool
 }
@@ -167,12 +167,13 @@ func (t *Tensor) Engine() *Engine {
 // and nil or zero Tensors, count as disposed: they hold nothing).
 func (t *Tensor) IsDisposed() bool { return !t.made() || t.disposed.Load() }
 
-// Site is the file:line of the call that created t.
-func (t *Tensor) Site() string {
+// Site is where t was created: its String is the line of the user's code
+// that called the op, and Chain the calls that led there.
+func (t *Tensor) Site() Site {
 	if t == nil {
-		return ""
+		return Site{}
 	}
-	return wgpu.Site(t.site)
+	return Site{t.site}
 }
 
 func (t *Tensor) bytes() uint64 { return uint64(t.shape.Size()) * 4 }
@@ -206,6 +207,8 @@ func (t *Tensor) Dispose() {
 	t.st.release()
 }
 
+// String prints t's id, dtype and shape, or its error, without reading
+// anything back, so fmt.Print(t) never blocks; Text prints the values.
 func (t *Tensor) String() string {
 	if !t.made() {
 		return "Tensor(nil or zero)"

@@ -3,11 +3,11 @@ package wgpu
 import (
 	"fmt"
 	"math/bits"
-	"runtime"
 	"sort"
 	"strings"
 
 	"github.com/wgtensor/wgtensor/internal/bytesize"
+	"github.com/wgtensor/wgtensor/internal/callsite"
 	"github.com/wgtensor/wgtensor/wgpu/internal/native"
 )
 
@@ -74,8 +74,8 @@ type Buffer struct {
 	size     uint64 // bytes asked for
 	capacity uint64 // bytes allocated: the size class
 	usage    Usage
-	site     uintptr // where it was handed out
-	internal bool    // the runtime's own (staging, parameters)
+	site     callsite.Stack // where it was handed out
+	internal bool           // the runtime's own (staging, parameters)
 
 	// Protected by d.mu.
 	live bool  // handed out and not released
@@ -303,16 +303,17 @@ func (p *poolState) destroy(a *allocation) {
 
 // NewBuffer hands out a buffer of at least size bytes for usage, reusing a
 // pooled one of the same size class when it can. Its creation site, for
-// memory reports, is NewBuffer's caller.
+// memory reports, is the first caller outside wgtensor's packages.
 func (d *Device) NewBuffer(size uint64, usage Usage) (*Buffer, error) {
-	var pc [1]uintptr
-	runtime.Callers(2, pc[:])
-	return d.NewBufferAt(size, usage, pc[0])
+	site := callsite.Capture(1)
+	return d.NewBufferAt(size, usage, site[:])
 }
 
-// NewBufferAt is NewBuffer with the creation site given as a program
-// counter, for layers that report their own caller's line.
-func (d *Device) NewBufferAt(size uint64, usage Usage, site uintptr) (*Buffer, error) {
+// NewBufferAt is NewBuffer with the creation site given as a call stack,
+// innermost first, as runtime.Callers fills it (the first 6 frames count),
+// for layers that report their own callers: memory reports name its first
+// frame outside wgtensor's packages.
+func (d *Device) NewBufferAt(size uint64, usage Usage, site []uintptr) (*Buffer, error) {
 	op := fmt.Sprintf("new %s buffer of %d B", usage, size)
 	if err := d.opened(op); err != nil {
 		return nil, err
@@ -325,7 +326,7 @@ func (d *Device) NewBufferAt(size uint64, usage Usage, site uintptr) (*Buffer, e
 	return d.newBufferLocked(size, usage, site, false)
 }
 
-func (d *Device) newBufferLocked(size uint64, usage Usage, site uintptr, internal bool) (*Buffer, error) {
+func (d *Device) newBufferLocked(size uint64, usage Usage, site []uintptr, internal bool) (*Buffer, error) {
 	op := fmt.Sprintf("new %s buffer of %d B", usage, size)
 	if err := d.usable(op); err != nil {
 		return nil, err
@@ -356,7 +357,7 @@ func (d *Device) newBufferLocked(size uint64, usage Usage, site uintptr, interna
 		p.stats.Allocs++
 	}
 	d.nextID++
-	b := &Buffer{d: d, alloc: a, raw: a.raw, id: d.nextID, size: size, capacity: capacity, usage: usage, site: site, internal: internal, live: true}
+	b := &Buffer{d: d, alloc: a, raw: a.raw, id: d.nextID, size: size, capacity: capacity, usage: usage, site: callsite.FromPCs(site), internal: internal, live: true}
 	p.live[b] = struct{}{}
 	p.stats.LiveBuffers++
 	p.stats.LiveBytes += capacity
@@ -469,7 +470,7 @@ type BufferInfo struct {
 	Size     uint64 // bytes asked for
 	Capacity uint64 // bytes allocated
 	Usage    Usage
-	Site     string // file:line where it was handed out
+	Site     string // "dir/file.go:line" of the first caller outside wgtensor that asked for it
 	Internal bool   // the runtime's own: staging or parameters
 }
 
@@ -483,7 +484,7 @@ func (d *Device) LiveBuffers() []BufferInfo {
 	defer d.mu.Unlock()
 	infos := make([]BufferInfo, 0, len(d.pool.live))
 	for b := range d.pool.live {
-		infos = append(infos, BufferInfo{ID: b.id, Size: b.size, Capacity: b.capacity, Usage: b.usage, Site: Site(b.site), Internal: b.internal})
+		infos = append(infos, BufferInfo{ID: b.id, Size: b.size, Capacity: b.capacity, Usage: b.usage, Site: b.site.String(), Internal: b.internal})
 	}
 	sort.Slice(infos, func(i, j int) bool { return infos[i].ID < infos[j].ID })
 	return infos
@@ -505,7 +506,7 @@ func (p *poolState) liveReport(withInternal bool) string {
 		if b.internal && !withInternal {
 			continue
 		}
-		site := Site(b.site)
+		site := b.site.String()
 		if b.internal {
 			site = "wgtensor (" + b.usage.String() + ")"
 		}
@@ -548,23 +549,4 @@ func (p *poolState) liveReport(withInternal bool) string {
 		fmt.Fprintf(&sb, " %d × %s at %s", g.n, bytesize.Format(g.bytes/uint64(g.n)), g.site)
 	}
 	return sb.String()
-}
-
-// Site formats a program counter as "dir/file.go:line", or "unknown".
-func Site(pc uintptr) string {
-	if pc == 0 {
-		return "unknown"
-	}
-	frames := runtime.CallersFrames([]uintptr{pc})
-	f, _ := frames.Next()
-	if f.File == "" {
-		return "unknown"
-	}
-	file := f.File
-	if i := strings.LastIndexByte(file, '/'); i >= 0 {
-		if j := strings.LastIndexByte(file[:i], '/'); j >= 0 {
-			file = file[j+1:]
-		}
-	}
-	return fmt.Sprintf("%s:%d", file, f.Line)
 }

@@ -383,7 +383,7 @@ func (d *Device) paramSlotLocked(params []byte) (*paramChunk, uint64, error) {
 	if n := len(r.params); n > 0 && uint64(len(r.params[n-1].data))+slot <= paramChunkSize {
 		c = r.params[n-1]
 	} else {
-		buf, err := d.newBufferLocked(paramChunkSize, UsageUniform, 0, true)
+		buf, err := d.newBufferLocked(paramChunkSize, UsageUniform, nil, true)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -98,7 +98,7 @@ func (d *Device) readAsync(b *Buffer, offset, size uint64, dst []byte) *Promise[
 	if err := d.makeRoomLocked(copyWork(hi - lo)); err != nil {
 		return RejectedWith[[]byte](err)
 	}
-	staging, err := d.newBufferLocked(hi-lo, UsageReadback, 0, true)
+	staging, err := d.newBufferLocked(hi-lo, UsageReadback, nil, true)
 	if err != nil {
 		return RejectedWith[[]byte](err)
 	}

@@ -47,7 +47,7 @@ func (d *Device) newStampsLocked() *stamps {
 	if err != nil {
 		return nil
 	}
-	buf, err := d.newBufferLocked(stampQueries*8, UsageStorage, 0, true)
+	buf, err := d.newBufferLocked(stampQueries*8, UsageStorage, nil, true)
 	if err != nil {
 		set.Release()
 		return nil

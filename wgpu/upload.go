@@ -81,7 +81,7 @@ func (d *Device) uploadBufferLocked(size uint64) (*Buffer, error) {
 	if len(d.pool.free[poolKey{capacity, UsageUpload}]) == 0 && len(d.pending.uploads) > 0 {
 		d.settleUploadsLocked()
 	}
-	return d.newBufferLocked(size, UsageUpload, 0, true)
+	return d.newBufferLocked(size, UsageUpload, nil, true)
 }
 
 // settleUploadsLocked polls the device without waiting and returns the

@@ -93,7 +93,7 @@ func TestNilAndZeroValuesReturnErrors(t *testing.T) {
 	for _, dev := range []*wgpu.Device{nil, {}} {
 		name := fmt.Sprintf("%T(%v)", dev, dev == nil)
 		mustFail[name+".NewBuffer"] = func() error { _, err := dev.NewBuffer(4, wgpu.UsageStorage); return err }
-		mustFail[name+".NewBufferAt"] = func() error { _, err := dev.NewBufferAt(4, wgpu.UsageStorage, 0); return err }
+		mustFail[name+".NewBufferAt"] = func() error { _, err := dev.NewBufferAt(4, wgpu.UsageStorage, nil); return err }
 		mustFail[name+".Write"] = func() error { return dev.Write(x, 0, []byte{1, 2, 3, 4}) }
 		mustFail[name+".ReadAsync"] = func() error { return await(dev.ReadAsync(x, 0, 4)) }
 		mustFail[name+".ReadAsyncInto"] = func() error { return await(dev.ReadAsyncInto(x, 0, make([]byte, 4))) }

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/wgtensor/wgtensor/frame"
@@ -63,6 +64,7 @@ func tensors(ctx context.Context) error {
 			return e.Softmax(e.Relu(e.MatMul(x, w)), -1), nil // recorded and batched
 		}) // the matmul's and the relu's results are disposed here; y is kept
 		v, err := y.Float32s(ctx)               // submits, waits, reads back
+		text, err := y.Text(ctx)                // NumPy-style: "tensor([[...]], shape=[2 3], dtype=float32)"
 		tidy.Dispose([]*tensor.Tensor{x, w, y}) // storage back to the pool at once
 		fmt.Println(e.LiveTensors())            // what is still live, with file:line: nothing
 		// readme:end
@@ -71,6 +73,9 @@ func tensors(ctx context.Context) error {
 		}
 		if len(v) != 6 || math.Abs(float64(v[0]+v[1]+v[2])-1) > 1e-6 {
 			return fmt.Errorf("softmax rows = %v, want 2 rows of 3 summing to 1", v)
+		}
+		if !strings.HasPrefix(text, "tensor([[") || !strings.HasSuffix(text, "shape=[2 3], dtype=float32)") {
+			return fmt.Errorf("y.Text = %q, want a 2×3 float32 tensor", text)
 		}
 		if n := e.NumTensors(); n != 0 {
 			return fmt.Errorf("%d tensors live at the end, want 0", n)

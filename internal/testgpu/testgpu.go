@@ -151,7 +151,7 @@ func EngineOn(t testing.TB, d *wgpu.Device) *tensor.Engine {
 	e := tensor.New(d)
 	t.Cleanup(func() {
 		for _, ti := range e.LiveTensors() {
-			t.Errorf("leak check: tensor %d (%s %v, %d B) still live, created at %s", ti.ID, ti.DType, ti.Shape, ti.Bytes, ti.Site)
+			t.Errorf("leak check: tensor %d (%s %v, %d B) still live, created at %s", ti.ID, ti.DType, ti.Shape, ti.Bytes, ti.Site.Chain())
 		}
 	})
 	return e
