@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -46,65 +48,82 @@ func (r *Range) ItemRange() *Range { return r }
 // aligned to 16 bytes (its word i is p.name[i / 4][i % 4], see at); the
 // struct's size is rounded up to 16.
 
-// paramField is one WGSL member of a parameter block.
+// paramField is one WGSL member of a parameter block type.
 type paramField struct {
-	name   string
-	value  reflect.Value
-	offset int
-	vec4s  int // for a slice: its length in vec4s
+	name  string
+	index []int // of the Go field, through embedded structs
+	kind  reflect.Kind
 }
 
-// paramsLayout lays out the block p points to (a pointer to a struct) and
-// returns its members and size in bytes.
-func paramsLayout(p any) ([]paramField, int) {
-	v := reflect.ValueOf(p)
-	if v.Kind() == reflect.Pointer {
-		v = v.Elem()
+// paramFields caches the members of each block type (see fieldsOf).
+var paramFields sync.Map // reflect.Type → []paramField
+
+// fieldsOf returns the members of the block type t, a struct.
+func fieldsOf(t reflect.Type) []paramField {
+	if fs, ok := paramFields.Load(t); ok {
+		return fs.([]paramField)
 	}
 	var fields []paramField
-	offset := 0
-	var walk func(v reflect.Value)
-	walk = func(v reflect.Value) {
-		for i := range v.NumField() {
-			f, fv := v.Type().Field(i), v.Field(i)
-			switch fv.Kind() {
+	var walk func(t reflect.Type, index []int)
+	walk = func(t reflect.Type, index []int) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			at := append(slices.Clip(index), i)
+			switch f.Type.Kind() {
 			case reflect.Struct:
-				walk(fv)
+				walk(f.Type, at)
 			case reflect.Uint32, reflect.Int32, reflect.Float32:
-				fields = append(fields, paramField{name: snake(f.Name), value: fv, offset: offset})
-				offset += 4
+				fields = append(fields, paramField{name: snake(f.Name), index: at, kind: f.Type.Kind()})
 			case reflect.Slice:
-				if fv.Type().Elem().Kind() != reflect.Uint32 {
-					panic(fmt.Sprintf("shaders: parameter field %s is a slice of %s, not of uint32", f.Name, fv.Type().Elem()))
+				if f.Type.Elem().Kind() != reflect.Uint32 {
+					panic(fmt.Sprintf("shaders: parameter field %s is a slice of %s, not of uint32", f.Name, f.Type.Elem()))
 				}
-				offset = roundUp(offset, 16)
-				n := max(1, (fv.Len()+3)/4)
-				fields = append(fields, paramField{name: snake(f.Name), value: fv, offset: offset, vec4s: n})
-				offset += 16 * n
+				fields = append(fields, paramField{name: snake(f.Name), index: at, kind: reflect.Slice})
 			default:
-				panic(fmt.Sprintf("shaders: parameter field %s has type %s", f.Name, fv.Type()))
+				panic(fmt.Sprintf("shaders: parameter field %s has type %s", f.Name, f.Type))
 			}
 		}
 	}
-	walk(v)
-	return fields, roundUp(offset, 16)
+	walk(t, nil)
+	fs, _ := paramFields.LoadOrStore(t, fields)
+	return fs.([]paramField)
+}
+
+// paramsLayout walks the members of the block p points to, in order,
+// calling visit with each member, its value, its offset in bytes and, for
+// a slice, its length in vec4s; it returns the block's size in bytes.
+func paramsLayout(p any, visit func(f paramField, v reflect.Value, offset, vec4s int)) int {
+	v := reflect.ValueOf(p).Elem()
+	offset := 0
+	for _, f := range fieldsOf(v.Type()) {
+		fv := v.FieldByIndex(f.index)
+		if f.kind != reflect.Slice {
+			visit(f, fv, offset, 0)
+			offset += 4
+			continue
+		}
+		offset = roundUp(offset, 16)
+		n := max(1, (fv.Len()+3)/4)
+		visit(f, fv, offset, n)
+		offset += 16 * n
+	}
+	return roundUp(offset, 16)
 }
 
 // declareParams is the WGSL declaration of p's block, struct Params.
 func declareParams(p any) string {
-	fields, _ := paramsLayout(p)
 	var b strings.Builder
 	b.WriteString("struct Params {\n")
-	for _, f := range fields {
-		fmt.Fprintf(&b, "\t%s: %s,\n", f.name, f.wgslType())
-	}
+	paramsLayout(p, func(f paramField, _ reflect.Value, _, vec4s int) {
+		fmt.Fprintf(&b, "\t%s: %s,\n", f.name, f.wgslType(vec4s))
+	})
 	b.WriteString("}\n")
 	return b.String()
 }
 
-// wgslType is f's WGSL type.
-func (f paramField) wgslType() string {
-	switch f.value.Kind() {
+// wgslType is f's WGSL type, for a slice of vec4s vec4s.
+func (f paramField) wgslType(vec4s int) string {
+	switch f.kind {
 	case reflect.Uint32:
 		return "u32"
 	case reflect.Int32:
@@ -112,33 +131,31 @@ func (f paramField) wgslType() string {
 	case reflect.Float32:
 		return "f32"
 	}
-	return fmt.Sprintf("array<vec4<u32>, %d>", f.vec4s)
+	return fmt.Sprintf("array<vec4<u32>, %d>", vec4s)
 }
 
 // paramsSizeOf is the size in bytes of p's block.
 func paramsSizeOf(p any) uint64 {
-	_, size := paramsLayout(p)
-	return uint64(size)
+	return uint64(paramsLayout(p, func(paramField, reflect.Value, int, int) {}))
 }
 
 // encodeParams encodes p's block.
 func encodeParams(p any) []byte {
-	fields, size := paramsLayout(p)
-	b := make([]byte, size)
-	for _, f := range fields {
-		switch f.value.Kind() {
+	b := make([]byte, paramsSizeOf(p))
+	paramsLayout(p, func(f paramField, v reflect.Value, offset, _ int) {
+		switch f.kind {
 		case reflect.Uint32:
-			binary.LittleEndian.PutUint32(b[f.offset:], uint32(f.value.Uint()))
+			binary.LittleEndian.PutUint32(b[offset:], uint32(v.Uint()))
 		case reflect.Int32:
-			binary.LittleEndian.PutUint32(b[f.offset:], uint32(int32(f.value.Int())))
+			binary.LittleEndian.PutUint32(b[offset:], uint32(int32(v.Int())))
 		case reflect.Float32:
-			binary.LittleEndian.PutUint32(b[f.offset:], math.Float32bits(float32(f.value.Float())))
+			binary.LittleEndian.PutUint32(b[offset:], math.Float32bits(float32(v.Float())))
 		case reflect.Slice:
-			for i := range f.value.Len() {
-				binary.LittleEndian.PutUint32(b[f.offset+4*i:], uint32(f.value.Index(i).Uint()))
+			for i := range v.Len() {
+				binary.LittleEndian.PutUint32(b[offset+4*i:], uint32(v.Index(i).Uint()))
 			}
 		}
-	}
+	})
 	return b
 }
 

@@ -60,10 +60,10 @@ func TestParamsLayout(t *testing.T) {
 // reported with its name.
 func TestParamsLayoutRefusesOtherTypes(t *testing.T) {
 	assert.PanicsWithValue(t, "shaders: parameter field Big has type uint64", func() {
-		paramsLayout(&struct{ Big uint64 }{})
+		encodeParams(&struct{ Big uint64 }{})
 	})
 	assert.PanicsWithValue(t, "shaders: parameter field Xs is a slice of float32, not of uint32", func() {
-		paramsLayout(&struct{ Xs []float32 }{})
+		encodeParams(&struct{ Xs []float32 }{})
 	})
 }
 
