@@ -86,5 +86,6 @@
 // # Concurrency
 //
 // Every function and type here is a pure value computation, safe for
-// concurrent use.
+// concurrent use. A parameter block is a plain value: one goroutine fills
+// it (the dispatcher its Range) before it is encoded.
 package shaders

@@ -12,7 +12,8 @@ import (
 )
 
 // Block is a kernel's uniform parameter block, encoded as the kernel's
-// WGSL declares it.
+// WGSL declares it. Bytes may be called concurrently, but not while the
+// block is being filled.
 type Block interface {
 	Bytes() []byte
 }
