@@ -102,42 +102,6 @@ func (r Reduce) Key() string {
 	return fmt.Sprintf("reduce/%s/%s/%v/%v/%v", r.Op, r.In, r.PerThread, r.Segments, r.Indexed)
 }
 
-// reduceParts are the WGSL pieces of a reduction: the accumulator's
-// initial value, the statement that takes value v at index j into it, and
-// the expression of the result.
-type reduceParts struct{ Ident, Step, Final string }
-
-func (r Reduce) parts() reduceParts {
-	A := r.acc()
-	// cmp, for the ordered reductions, is the comparison by which a value
-	// is better (see beats).
-	var ps reduceParts
-	cmp := r.cmp()
-	switch r.Op {
-	case Sum, Mean:
-		ps = reduceParts{fmt.Sprintf("%s(0)", A), "acc = acc + v;", "acc"}
-		if r.Op == Mean {
-			ps.Final = "acc * p.scale"
-		}
-	case Prod:
-		ps = reduceParts{fmt.Sprintf("%s(1)", A), "acc = acc * v;", "acc"}
-	case Max, ArgMax, Min, ArgMin:
-		ps.Ident = fmt.Sprintf("%s(0)", A)
-	}
-	if cmp != "" {
-		// ai == none marks an empty accumulator.
-		ps.Step = "if (beats(v, j, acc, ai)) { acc = v; ai = j; }"
-		ps.Final = "acc"
-		if r.Op.Arg() {
-			ps.Final = "i32(ai)"
-		}
-	}
-	if r.Segments {
-		ps.Final = "acc"
-	}
-	return ps
-}
-
 // RowParams is the parameter block of Reduce and Softmax: the rows run
 // (or with Segments the items, see Reduce), the length of a row, the
 // segments of a row (Reduce with Segments), and the scale by which Mean
@@ -177,35 +141,20 @@ func (r Reduce) Spec() wgpu.KernelSpec {
 	case r.segmentIndices():
 		access = append(access, wgpu.ReadWrite)
 	}
-	ps := r.parts()
 	src := fill("reduce.wgsl", struct {
 		rowKernel
 		Reduce
-		reduceParts
 		Out, Acc       Type
-		Cmp, Combine   string
+		Cmp            string
 		SegmentIndices bool
 		Segment        int
-	}{newRowKernel(), r, ps, r.Out(), r.acc(), r.cmp(), r.combine(), r.segmentIndices(), ReduceSegment})
+	}{newRowKernel(), r, r.Out(), r.acc(), r.cmp(), r.segmentIndices(), ReduceSegment})
 	return wgpu.KernelSpec{Name: string(r.Op), Key: r.Key(), Source: src, Bindings: access, Params: true, ParamsSize: paramsSizeOf(&RowParams{})}
 }
 
 // segmentIndices reports whether r writes each segment's index in its row
 // to a third binding: the arg reductions' first step over segments.
 func (r Reduce) segmentIndices() bool { return r.Segments && r.Op.Arg() }
-
-// combine is the statement by which thread l of a workgroup takes thread
-// l + h's accumulator into its own.
-func (r Reduce) combine() string {
-	switch r.Op {
-	case Prod:
-		return "sv[l] = sv[l] * sv[l + h];"
-	case Max, ArgMax, Min, ArgMin:
-		return `let v = sv[l + h]; let j = si[l + h];
-			if (j != none && beats(v, j, sv[l], si[l])) { sv[l] = v; si[l] = j; }`
-	}
-	return "sv[l] = sv[l] + sv[l + h];"
-}
 
 // cmp is the comparison by which a value is better in an ordered
 // reduction (Max, Min and the arg reductions), "" for the others.

@@ -1,4 +1,12 @@
 {{- /* Reduce: each row (or, with .Segments, each segment of a row) to one value; see Reduce. */ -}}
+{{- /* The op's pieces: the accumulator's initial value, the statement that
+takes value v at index j into it, the statement by which thread l of a
+workgroup takes thread l + h's accumulator into its own, and the result. */ -}}
+{{define "reduce_ident"}}{{.Acc}}({{if eq .Op "prod"}}1{{else}}0{{end}}){{end -}}
+{{define "reduce_step"}}{{if .Cmp}}if (beats(v, j, acc, ai)) { acc = v; ai = j; }{{else if eq .Op "prod"}}acc = acc * v;{{else}}acc = acc + v;{{end}}{{end -}}
+{{define "reduce_combine"}}{{if .Cmp}}let v = sv[l + h]; let j = si[l + h];
+			if (j != none && beats(v, j, sv[l], si[l])) { sv[l] = v; si[l] = j; }{{else if eq .Op "prod"}}sv[l] = sv[l] * sv[l + h];{{else}}sv[l] = sv[l] + sv[l + h];{{end}}{{end -}}
+{{define "reduce_final"}}{{if .Segments}}acc{{else if .Op.Arg}}i32(ai){{else if eq .Op "mean"}}acc * p.scale{{else}}acc{{end}}{{end -}}
 {{.Params -}}
 @group(0) @binding(0) var<storage, read> src: array<{{.In}}>;
 {{- if .Indexed}}
@@ -15,7 +23,7 @@
 {{- end}}
 const none = 0xffffffffu;
 {{- if .Cmp}}
-{{/* beats orders the candidates of Max, Min and the arg reductions (see Reduce.beats). */ -}}
+{{/* beats orders the candidates of Max, Min and the arg reductions (see Reduce.cmp). */ -}}
 fn is_nan(x: {{.Acc}}) -> bool { return {{if eq .Acc "f32"}}(bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u{{else}}false{{end}}; }
 fn beats(v: {{.Acc}}, j: u32, w: {{.Acc}}, k: u32) -> bool {
 	if (k == none) { return true; }
@@ -31,13 +39,13 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	if (row >= p.end) { return; }
 	let len = p.length;
 	let base = row * len;
-	var acc = {{.Ident}};
+	var acc = {{template "reduce_ident" .}};
 	var ai = none;
 	for (var s = 0u; s < len; s++) {
 		{{if .Indexed}}let v = src[base + s]; let j = idx[base + s];{{else}}let j = s; let v = {{.Acc}}(src[base + j]);{{end}}
-		{{.Step}}
+		{{template "reduce_step" .}}
 	}
-	dst[row] = {{.Final}};
+	dst[row] = {{template "reduce_final" .}};
 }
 {{- else}}
 var<workgroup> sv: array<{{.Acc}}, {{.Group}}>;
@@ -55,14 +63,14 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l:
 	let base = row * len;
 	let out = row; let lo = 0u; let hi = len;
 {{- end}}
-	var acc = {{.Ident}};
+	var acc = {{template "reduce_ident" .}};
 	var ai = none;
 	for (var b0 = lo; b0 < hi; b0 += {{.Chunk}}u) {
 		for (var u = 0u; u < {{.Unroll}}u; u++) {
 			let j = b0 + u * {{.Group}}u + l;
 			if (j >= hi) { break; }
 			let v = {{.Acc}}(src[base + j]);
-			{{.Step}}
+			{{template "reduce_step" .}}
 		}
 	}
 	sv[l] = acc;
@@ -70,14 +78,14 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l:
 	workgroupBarrier();
 	for (var h = {{.Half}}u; h > 0u; h = h >> 1u) {
 		if (l < h) {
-			{{.Combine}}
+			{{template "reduce_combine" .}}
 		}
 		workgroupBarrier();
 	}
 	if (l == 0u) {
 		let acc = sv[0];
 		let ai = si[0];
-		dst[out] = {{.Final}};{{if .SegmentIndices}} idx[out] = ai;{{end}}
+		dst[out] = {{template "reduce_final" .}};{{if .SegmentIndices}} idx[out] = ai;{{end}}
 	}
 }
 {{- end}}
