@@ -81,3 +81,17 @@ func TestSnake(t *testing.T) {
 		assert.Equal(t, want, snake(in))
 	}
 }
+
+// The MatMul kernels' shapes hang together: the tiled kernel's threads
+// split evenly between staging A and B, its step of k and the register
+// kernel's divide the ranges a split product sums (multiples of
+// MatMulTileK), and both cover the tile that dispatch counts in.
+func TestMatMulShapesAgree(t *testing.T) {
+	assert.Equal(t, tiledThreads*tiledThreads, 2*tiledStage, "half the tiled kernel's threads stage A, half B")
+	assert.Equal(t, MatMulTileM, MatMulTileN, "the tiled and register kernels' tiles are square")
+	assert.Equal(t, MatMulTileM, 4*tiledThreads)
+	assert.Equal(t, MatMulTileM, registerThreads*registerBlock)
+	assert.Zero(t, MatMulTileK%tiledStepK)
+	assert.Zero(t, MatMulKRange%MatMulTileK)
+	assert.Zero(t, MatMulTileK%4, "the vec4 kernel reads k four at a time")
+}
