@@ -95,7 +95,9 @@ func TestKernelsValidateWithNaga(t *testing.T) {
 		t.Skip("naga is not on PATH")
 	}
 	for _, v := range shaders.Variants() {
-		out, err := exec.Command(naga, goldenPath(v)).CombinedOutput()
+		cmd := exec.Command(naga, goldenPath(v))
+		cmd.Env = append(os.Environ(), "NO_COLOR=1", "TERM=dumb") // plain text in the test's log
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Errorf("naga %s: %v\n%s", goldenPath(v), err, out)
 		}
