@@ -5,14 +5,48 @@
 // touches the GPU, and tensor/ decides when a kernel is compiled
 // (wgpu.Device.KernelFor compiles each key once per device).
 //
-// # Parameter layout
+// # Where each family lives
 //
-// Every kernel takes one uniform block, built with Params: a header of four
-// u32 words (usually the element count, the threads per dispatch row, and
-// two kernel-specific words), four f32 scalars, then the kernel's metadata
-// words (shape dimensions and strides) packed four to a vec4<u32>.
-// Elementwise programs, whose ops each have scalars of their own, build
-// theirs with Elementwise.Params.
+// The fixed families are WGSL files in this directory, embedded with
+// go:embed and filled by text/template (templates.go) from the constants
+// the dispatch code uses:
+//
+//   - matmul_tiled.wgsl and matmul_register.wgsl: MatMul's tiled and
+//     register kernels; matmul.wgsl holds what every MatMul kernel shares
+//     (bindings, batch offsets).
+//   - reduce.wgsl: Reduce, a thread or a workgroup per row or segment.
+//   - softmax.wgsl: Softmax and log-softmax.
+//   - copy.wgsl and gather.wgsl: Copy and Gather.
+//   - philox.wgsl: the Philox generator, included by random nodes.
+//
+// Code that is really generated stays in Go: elementwise programs
+// (elementwise.go) and MatMul's unrolled Vec4 kernel (matmul.go).
+//
+// testdata/ holds the source of every variant the library produces
+// (family_dtype_flags.wgsl): the golden test fails when a kernel changes,
+// so that a reviewer reads each change as a WGSL diff; it also validates
+// each with naga and compiles it on the test device. After changing a
+// kernel, run go test ./shaders -update and review the diff.
+//
+// To add a family: write its .wgsl template, a Go type whose Key names its
+// pipelines and whose Spec fills the template, and its parameter block (a
+// struct, below); then add its variants to variants (variants_test.go,
+// whose TestVariantsCoverEveryFlag fails until every flag is covered) and
+// run go test ./shaders -update.
+//
+// # Parameter blocks
+//
+// Every kernel takes one uniform block, declared once as a Go struct with
+// named fields (MatMulParams, RowParams, CopyParams, GatherParams): the
+// kernel's WGSL struct Params and the bytes the dispatch sends are both
+// derived from it (params.go), so they cannot disagree. A field's WGSL name
+// is its Go name in snake case. Words (uint32, int32, float32) are laid
+// out in order; metadata of a variant-given length (one word per
+// dimension) is a []uint32, an array of whole vec4<u32>s aligned to 16
+// bytes, word i read as p.name[i / 4][i % 4]. Kernels that run a range of
+// items embed Range (First, End, Row), which the dispatcher fills for each
+// piece of a split op. Elementwise programs, whose ops each have scalars
+// and words of their own, build theirs with Elementwise.Params.
 //
 // # Kernels for CPU adapters
 //
@@ -36,9 +70,9 @@
 //
 // # Split dispatches
 //
-// Every kernel can run a range of its work: the threads or rows from
-// Params.First (MatMul: the tiles and batches from it, and a range of the
-// inner dimension), up to the end the header gives. Each family estimates
+// Every kernel can run a range of its work: the threads or rows of its
+// Range (MatMul: the tiles and batches from its First fields, and a range
+// of the inner dimension). Each family estimates
 // its work (ThreadWork, RowWork, GroupWork, in the units of wgpu.Work), and
 // Split says how many items fit a device's work budget, so that tensor/
 // cuts a large op into several dispatches whose results are exactly those
@@ -52,5 +86,6 @@
 // # Concurrency
 //
 // Every function and type here is a pure value computation, safe for
-// concurrent use.
+// concurrent use. A parameter block is a plain value: one goroutine fills
+// it (the dispatcher its Range) before it is encoded.
 package shaders

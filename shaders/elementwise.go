@@ -261,9 +261,9 @@ func (k Elementwise) scalarBody(b *strings.Builder) {
 			fmt.Fprintf(b, "\tvar o%d = 0u;\n", j)
 		}
 		for d := k.Rank - 1; d >= 0; d-- {
-			fmt.Fprintf(b, "\t{ let dim = %s; let c = rem %% dim; rem = rem / dim;", meta(d))
+			fmt.Fprintf(b, "\t{ let dim = %s; let c = rem %% dim; rem = rem / dim;", at("m", d))
 			for j := range ns {
-				fmt.Fprintf(b, " o%d += c * %s;", j, meta(k.Rank*(1+j)+d))
+				fmt.Fprintf(b, " o%d += c * %s;", j, at("m", k.Rank*(1+j)+d))
 			}
 			b.WriteString(" }\n")
 		}
@@ -351,29 +351,11 @@ func (k Elementwise) typeOf(r Ref) Type {
 
 // Philox is the WGSL of the Philox4x32-10 counter-based generator (Salmon
 // et al., "Parallel random numbers: as easy as 1, 2, 3", 2011):
-// philox(counter, key) returns four independent 32-bit words. It uses only
-// 32-bit integer arithmetic, so every backend produces the same bits.
-const Philox = `
-fn mulhilo(a: u32, b: u32) -> vec2<u32> {
-	let al = a & 0xffffu; let ah = a >> 16u;
-	let bl = b & 0xffffu; let bh = b >> 16u;
-	let ll = al * bl; let lh = al * bh; let hl = ah * bl; let hh = ah * bh;
-	let mid = (ll >> 16u) + (lh & 0xffffu) + (hl & 0xffffu);
-	return vec2<u32>(hh + (lh >> 16u) + (hl >> 16u) + (mid >> 16u), (mid << 16u) | (ll & 0xffffu));
-}
-fn philox(counter: vec4<u32>, key: vec2<u32>) -> vec4<u32> {
-	var c = counter;
-	var k = key;
-	for (var r = 0u; r < 10u; r++) {
-		let p0 = mulhilo(0xD2511F53u, c.x);
-		let p1 = mulhilo(0xCD9E8D57u, c.z);
-		c = vec4<u32>(p1.x ^ c.y ^ k.x, p1.y, p0.x ^ c.w ^ k.y, p0.y);
-		k = k + vec2<u32>(0x9E3779B9u, 0xBB67AE85u);
-	}
-	return c;
-}
-fn unit(x: u32) -> f32 { return f32(x >> 8u) * (1.0 / 16777216.0); }
-`
+// philox(counter, key) returns four independent 32-bit words, and unit(x)
+// maps a word to [0, 1). It uses only 32-bit integer arithmetic, so every
+// backend produces the same bits. Its source is philox.wgsl; nodes include
+// it in their Helpers.
+var Philox = mustRead("philox.wgsl")
 
 // helperFuncs cuts WGSL helper source into its top-level declarations,
 // each starting at a line that begins with "fn", "const" or "struct", so

@@ -2,7 +2,6 @@ package shaders
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/wgtensor/wgtensor/wgpu"
 )
@@ -33,7 +32,7 @@ func (op ReduceOp) Arg() bool { return op == ArgMax || op == ArgMin }
 // workgroup runs for long (on lavapipe one workgroup runs on one core,
 // and a workgroup over 2²⁵ elements ran for seconds): with Segments, the
 // workgroup kernel reduces segments of ReduceSegment elements, item i
-// being segment i mod h3 of row i / h3, and writes each segment's
+// being segment i mod Segments of row i / Segments, and writes each segment's
 // accumulator (Mean's sum, the arg reductions' value) to dst, and for the
 // arg reductions its index in the row to a third binding. The segments'
 // results are then rows of a second reduction: Sum's, Prod's, Max's or
@@ -41,9 +40,8 @@ func (op ReduceOp) Arg() bool { return op == ArgMax || op == ArgMin }
 // arg reductions the PerThread kernel with Indexed, which reads the
 // indices from a second input and returns the index of the best value.
 //
-// Header: rows (or items), row (threads or workgroups per step of y),
-// length. Scalar 0 is 1/length, for Mean. Max, Min and the arg reductions
-// need length > 0.
+// Its source is reduce.wgsl; its parameters are RowParams, whose Scale is
+// 1/length for Mean. Max, Min and the arg reductions need length > 0.
 type Reduce struct {
 	Op        ReduceOp
 	In        Type
@@ -76,7 +74,7 @@ const MaxLoopTrips = 65535
 const MaxThreadRow = 1 << 10
 
 // MaxRowLength is the longest row a reduction or softmax handles.
-const MaxRowLength = MaxLoopTrips * 16 * ReduceWorkgroup
+const MaxRowLength = MaxLoopTrips * reduceUnroll * ReduceWorkgroup
 
 // Out is the type of the reduction's result.
 func (r Reduce) Out() Type {
@@ -104,160 +102,70 @@ func (r Reduce) Key() string {
 	return fmt.Sprintf("reduce/%s/%s/%v/%v/%v", r.Op, r.In, r.PerThread, r.Segments, r.Indexed)
 }
 
-// reduceParts are the WGSL pieces of a reduction: the accumulator's
-// initial value, the statement that takes value v at index j into it, and
-// the expression of the result.
-type reduceParts struct{ ident, step, final string }
-
-func (r Reduce) parts() reduceParts {
-	A := r.acc()
-	// cmp, for the ordered reductions, is the comparison by which a value
-	// is better (see beats).
-	var ps reduceParts
-	cmp := r.cmp()
-	switch r.Op {
-	case Sum, Mean:
-		ps = reduceParts{fmt.Sprintf("%s(0)", A), "acc = acc + v;", "acc"}
-		if r.Op == Mean {
-			ps.final = "acc * p.s.x"
-		}
-	case Prod:
-		ps = reduceParts{fmt.Sprintf("%s(1)", A), "acc = acc * v;", "acc"}
-	case Max, ArgMax, Min, ArgMin:
-		ps.ident = fmt.Sprintf("%s(0)", A)
-	}
-	if cmp != "" {
-		// ai == none marks an empty accumulator.
-		ps.step = "if (beats(v, j, acc, ai)) { acc = v; ai = j; }"
-		ps.final = "acc"
-		if r.Op.Arg() {
-			ps.final = "i32(ai)"
-		}
-	}
-	if r.Segments {
-		ps.final = "acc"
-	}
-	return ps
+// RowParams is the parameter block of Reduce and Softmax: the rows run
+// (or with Segments the items, see Reduce), the length of a row, the
+// segments of a row (Reduce with Segments), and the scale by which Mean
+// multiplies its sum.
+type RowParams struct {
+	Range
+	Length, Segments uint32
+	Scale            float32
 }
 
-// Spec generates r's kernel.
+// Bytes encodes p.
+func (p *RowParams) Bytes() []byte { return encodeParams(p) }
+
+// reduceUnroll is how many elements of a row each thread of a workgroup
+// takes per trip of its outer loop, ReduceWorkgroup apart.
+const reduceUnroll = 16
+
+// rowKernel is the template data shared by the row kernels.
+type rowKernel struct {
+	Params        string
+	WorkgroupSize int // a thread per row
+	Group, Half   int // a workgroup per row: its threads and half of them
+	Unroll, Chunk int // a thread's elements per trip, the row's per trip
+}
+
+func newRowKernel() rowKernel {
+	return rowKernel{Params: declareParams(&RowParams{}), WorkgroupSize: WorkgroupSize,
+		Group: ReduceWorkgroup, Half: ReduceWorkgroup / 2, Unroll: reduceUnroll, Chunk: reduceUnroll * ReduceWorkgroup}
+}
+
+// Spec generates r's kernel from reduce.wgsl.
 func (r Reduce) Spec() wgpu.KernelSpec {
 	access := []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}
-	var b strings.Builder
-	b.WriteString(paramsStruct(0))
-	fmt.Fprintf(&b, "@group(0) @binding(0) var<storage, read> src: array<%s>;\n", r.In)
 	switch {
 	case r.Indexed:
-		b.WriteString("@group(0) @binding(1) var<storage, read> idx: array<u32>;\n")
-		fmt.Fprintf(&b, "@group(0) @binding(2) var<storage, read_write> dst: array<%s>;\n", r.Out())
 		access = []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}
-	case r.Segments && r.Op.Arg():
-		fmt.Fprintf(&b, "@group(0) @binding(1) var<storage, read_write> dst: array<%s>;\n", r.Out())
-		b.WriteString("@group(0) @binding(2) var<storage, read_write> idx: array<u32>;\n")
+	case r.segmentIndices():
 		access = append(access, wgpu.ReadWrite)
-	default:
-		fmt.Fprintf(&b, "@group(0) @binding(1) var<storage, read_write> dst: array<%s>;\n", r.Out())
 	}
-	fmt.Fprintf(&b, "@group(0) @binding(%d) var<uniform> p: Params;\nconst none = 0xffffffffu;\n", len(access))
-	if cmp := r.cmp(); cmp != "" {
-		b.WriteString(beats(r.acc(), cmp))
-	}
-	if r.PerThread {
-		r.threadSource(&b)
-	} else {
-		r.groupSource(&b)
-	}
-	return wgpu.KernelSpec{Name: string(r.Op), Key: r.Key(), Source: b.String(), Bindings: access, Params: true, ParamsSize: paramsSize(0)}
+	src := fill("reduce.wgsl", struct {
+		rowKernel
+		Reduce
+		Out, Acc       Type
+		Cmp            string
+		SegmentIndices bool
+		Segment        int
+	}{newRowKernel(), r, r.Out(), r.acc(), r.cmp(), r.segmentIndices(), ReduceSegment})
+	return wgpu.KernelSpec{Name: string(r.Op), Key: r.Key(), Source: src, Bindings: access, Params: true, ParamsSize: paramsSizeOf(&RowParams{})}
 }
 
-// threadSource writes the kernel in which a thread reduces a row.
-func (r Reduce) threadSource(b *strings.Builder) {
-	ps := r.parts()
-	load := fmt.Sprintf("let j = s; let v = %s(src[base + j]);", r.acc())
-	if r.Indexed {
-		load = "let v = src[base + s]; let j = idx[base + s];"
-	}
-	fmt.Fprintf(b, `@compute @workgroup_size(%d)
-fn main(@builtin(global_invocation_id) g: vec3<u32>) {
-	let row = g.x + g.y * p.row + p.first.x;
-	if (row >= p.n) { return; }
-	let len = p.h2;
-	let base = row * len;
-	var acc = %s;
-	var ai = none;
-	for (var s = 0u; s < len; s++) {
-		%s
-		%s
-	}
-	dst[row] = %s;
-}
-`, WorkgroupSize, ps.ident, load, ps.step, ps.final)
-}
-
-// groupSource writes the kernel in which a workgroup reduces a row, or
-// with Segments a segment of one.
-func (r Reduce) groupSource(b *strings.Builder) {
-	ps := r.parts()
-	// With Segments, row is the item: a segment of row row / h3.
-	span := "let out = row; let lo = 0u; let hi = len;"
-	write := "dst[out] = " + ps.final + ";"
-	if r.Segments {
-		span = fmt.Sprintf("let out = row; let lo = (row %% p.h3) * %du; let hi = min(lo + %du, len);", ReduceSegment, ReduceSegment)
-		if r.Op.Arg() {
-			write += " idx[out] = ai;"
-		}
-	}
-	combine := "sv[l] = sv[l] + sv[l + h];"
-	switch r.Op {
-	case Prod:
-		combine = "sv[l] = sv[l] * sv[l + h];"
-	case Max, ArgMax, Min, ArgMin:
-		combine = `let v = sv[l + h]; let j = si[l + h];
-			if (j != none && beats(v, j, sv[l], si[l])) { sv[l] = v; si[l] = j; }`
-	}
-	base := "row * len"
-	if r.Segments {
-		base = "(row / p.h3) * len"
-	}
-	fmt.Fprintf(b, `var<workgroup> sv: array<%[1]s, %[2]d>;
-var<workgroup> si: array<u32, %[2]d>;
-@compute @workgroup_size(%[2]d)
-fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l: u32) {
-	let row = w.x + w.y * p.row + p.first.x;
-	if (row >= p.n) { return; }
-	let len = p.h2;
-	let base = %[3]s;
-	%[4]s
-	var acc = %[5]s;
-	var ai = none;
-	for (var b0 = lo; b0 < hi; b0 += %[6]du) {
-		for (var u = 0u; u < 16u; u++) {
-			let j = b0 + u * %[2]du + l;
-			if (j >= hi) { break; }
-			let v = %[1]s(src[base + j]);
-			%[7]s
-		}
-	}
-	sv[l] = acc;
-	si[l] = ai;
-	workgroupBarrier();
-	for (var h = %[8]du; h > 0u; h = h >> 1u) {
-		if (l < h) {
-			%[9]s
-		}
-		workgroupBarrier();
-	}
-	if (l == 0u) {
-		let acc = sv[0];
-		let ai = si[0];
-		%[10]s
-	}
-}
-`, r.acc(), ReduceWorkgroup, base, span, ps.ident, 16*ReduceWorkgroup, ps.step, ReduceWorkgroup/2, combine, write)
-}
+// segmentIndices reports whether r writes each segment's index in its row
+// to a third binding: the arg reductions' first step over segments.
+func (r Reduce) segmentIndices() bool { return r.Segments && r.Op.Arg() }
 
 // cmp is the comparison by which a value is better in an ordered
 // reduction (Max, Min and the arg reductions), "" for the others.
+//
+// The kernel orders their candidates with the WGSL function beats
+// (reduce.wgsl): whether value v at index j replaces w at index k (none:
+// no value yet). A NaN beats every number, the first NaN every later one,
+// so NaN propagates and ArgMax and ArgMin find the first NaN, as NumPy's
+// do; among numbers ties (-0 and +0 included) keep the lower index. NaN is
+// read from the bits: drivers may drop it in a comparison folded into max
+// or min.
 func (r Reduce) cmp() string {
 	switch r.Op {
 	case Max, ArgMax:
@@ -268,106 +176,26 @@ func (r Reduce) cmp() string {
 	return ""
 }
 
-// beats is the WGSL function that orders the candidates of Max, Min and
-// the arg reductions over type t, cmp being ">" or "<": whether value v at
-// index j replaces w at index k (none: no value yet). A NaN beats every
-// number, the first NaN every later one, so NaN propagates and ArgMax and
-// ArgMin find the first NaN, as NumPy's do; among numbers ties (-0 and +0
-// included) keep the lower index. NaN is read from the bits: drivers may
-// drop it in a comparison folded into max or min.
-func beats(t Type, cmp string) string {
-	isNaN := "false"
-	if t == F32 {
-		isNaN = "(bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u"
-	}
-	return fmt.Sprintf(`fn is_nan(x: %s) -> bool { return %s; }
-fn beats(v: %[1]s, j: u32, w: %[1]s, k: u32) -> bool {
-	if (k == none) { return true; }
-	if (is_nan(w)) { return is_nan(v) && j < k; }
-	if (is_nan(v)) { return true; }
-	return v %[3]s w || (v == w && j < k);
-}
-`, t, isNaN, cmp)
-}
-
 // Softmax computes softmax (or, with Log, log-softmax) along each row of a
 // float32 tensor viewed as [rows, length], subtracting the row's maximum
 // first so that no exp overflows. One workgroup of ReduceWorkgroup threads
-// handles a row; with PerThread (for short rows) one thread does. Header:
-// rows, row (threads or workgroups per step of y), length.
+// handles a row; with PerThread (for short rows) one thread does. Its
+// source is softmax.wgsl; its parameters are RowParams.
 type Softmax struct{ Log, PerThread bool }
 
 // Key identifies s's pipeline.
 func (s Softmax) Key() string { return fmt.Sprintf("softmax/%v/%v", s.Log, s.PerThread) }
 
-// Spec generates s's kernel.
+// Spec generates s's kernel from softmax.wgsl.
 func (s Softmax) Spec() wgpu.KernelSpec {
-	write := "exp(src[base + j] - mx) / total"
 	name := "softmax"
 	if s.Log {
-		write = "src[base + j] - mx - log(total)"
 		name = "log_softmax"
 	}
-	spec := wgpu.KernelSpec{Name: name, Key: s.Key(), Source: s.groupSource(write),
-		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSize(0)}
-	if s.PerThread {
-		spec.Source = s.threadSource(write)
-	}
-	return spec
-}
-
-// threadSource is the kernel in which one thread handles a row.
-func (s Softmax) threadSource(write string) string {
-	return paramsStruct(0) + fmt.Sprintf(`@group(0) @binding(0) var<storage, read> src: array<f32>;
-@group(0) @binding(1) var<storage, read_write> dst: array<f32>;
-@group(0) @binding(2) var<uniform> p: Params;
-@compute @workgroup_size(%d)
-fn main(@builtin(global_invocation_id) g: vec3<u32>) {
-	let row = g.x + g.y * p.row + p.first.x;
-	if (row >= p.n) { return; }
-	let len = p.h2;
-	let base = row * len;
-	var mx = -3.4028234e38;
-	for (var j = 0u; j < len; j++) { mx = max(mx, src[base + j]); }
-	var total = 0.0;
-	for (var j = 0u; j < len; j++) { total += exp(src[base + j] - mx); }
-	for (var j = 0u; j < len; j++) { dst[base + j] = %s; }
-}
-`, WorkgroupSize, write)
-}
-
-// groupSource is the kernel in which a workgroup shares each row.
-func (s Softmax) groupSource(write string) string {
-	return paramsStruct(0) + fmt.Sprintf(`@group(0) @binding(0) var<storage, read> src: array<f32>;
-@group(0) @binding(1) var<storage, read_write> dst: array<f32>;
-@group(0) @binding(2) var<uniform> p: Params;
-var<workgroup> red: array<f32, %[1]d>;
-@compute @workgroup_size(%[1]d)
-fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l: u32) {
-	let row = w.x + w.y * p.row + p.first.x;
-	if (row >= p.n) { return; }
-	let len = p.h2;
-	let base = row * len;
-	var m = -3.4028234e38;
-	for (var b0 = 0u; b0 < len; b0 += %[4]du) { for (var u = 0u; u < 16u; u++) { let j = b0 + u * %[1]du + l; if (j >= len) { break; } m = max(m, src[base + j]); } }
-	red[l] = m;
-	workgroupBarrier();
-	for (var h = %[2]du; h > 0u; h = h >> 1u) {
-		if (l < h) { red[l] = max(red[l], red[l + h]); }
-		workgroupBarrier();
-	}
-	let mx = red[0];
-	workgroupBarrier();
-	var sum = 0.0;
-	for (var b0 = 0u; b0 < len; b0 += %[4]du) { for (var u = 0u; u < 16u; u++) { let j = b0 + u * %[1]du + l; if (j >= len) { break; } sum += exp(src[base + j] - mx); } }
-	red[l] = sum;
-	workgroupBarrier();
-	for (var h = %[2]du; h > 0u; h = h >> 1u) {
-		if (l < h) { red[l] = red[l] + red[l + h]; }
-		workgroupBarrier();
-	}
-	let total = red[0];
-	for (var b0 = 0u; b0 < len; b0 += %[4]du) { for (var u = 0u; u < 16u; u++) { let j = b0 + u * %[1]du + l; if (j >= len) { break; } dst[base + j] = %[3]s; } }
-}
-`, ReduceWorkgroup, ReduceWorkgroup/2, write, 16*ReduceWorkgroup)
+	src := fill("softmax.wgsl", struct {
+		rowKernel
+		Softmax
+	}{newRowKernel(), s})
+	return wgpu.KernelSpec{Name: name, Key: s.Key(), Source: src,
+		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSizeOf(&RowParams{})}
 }

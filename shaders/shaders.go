@@ -1,10 +1,6 @@
 package shaders
 
-import (
-	"encoding/binary"
-	"fmt"
-	"math"
-)
+import "fmt"
 
 // Type is a WGSL scalar type of 32 bits.
 type Type string
@@ -35,53 +31,3 @@ func Grid(n uint64, wg, maxPerDim uint32) (groups [3]uint32, row uint32, err err
 	}
 	return [3]uint32{uint32(x), uint32(y), 1}, uint32(x) * wg, nil
 }
-
-// Params builds a kernel's uniform block: the header words, the scalars,
-// where the dispatch starts, then metadata words.
-type Params struct {
-	Header  [4]uint32
-	Scalars [4]float32
-	// First says where a piece of a split dispatch starts (see Split): the
-	// first thread or row of a one-dimensional kernel in word 0, the first
-	// column tile, row tile and batch of MatMul in words 0 to 2.
-	First [4]uint32
-	Meta  []uint32
-}
-
-// Bytes encodes p in the layout the kernels declare.
-func (p Params) Bytes() []byte {
-	b := make([]byte, paramsSize(len(p.Meta)))
-	for i, w := range p.Header {
-		binary.LittleEndian.PutUint32(b[4*i:], w)
-	}
-	for i, f := range p.Scalars {
-		binary.LittleEndian.PutUint32(b[16+4*i:], math.Float32bits(f))
-	}
-	for i, w := range p.First {
-		binary.LittleEndian.PutUint32(b[32+4*i:], w)
-	}
-	for i, w := range p.Meta {
-		binary.LittleEndian.PutUint32(b[48+4*i:], w)
-	}
-	return b
-}
-
-// paramsSize is the size in bytes of the uniform block paramsStruct
-// declares for metaWords metadata words: the header, the scalars and
-// first, then the metadata in whole vec4s, at least one.
-func paramsSize(metaWords int) uint64 { return 48 + 16*uint64(max(1, (metaWords+3)/4)) }
-
-// paramsStruct declares the uniform block for metaWords metadata words.
-func paramsStruct(metaWords int) string {
-	n := max(1, (metaWords+3)/4)
-	return fmt.Sprintf(`struct Params {
-	n: u32, row: u32, h2: u32, h3: u32,
-	s: vec4<f32>,
-	first: vec4<u32>,
-	m: array<vec4<u32>, %d>,
-}
-`, n)
-}
-
-// meta is the WGSL expression for metadata word i.
-func meta(i int) string { return fmt.Sprintf("p.m[%d][%d]", i/4, i%4) }

@@ -29,16 +29,6 @@ func TestGridStaysWithinTheLimit(t *testing.T) {
 	assert.Error(t, err)
 }
 
-func TestParamsLayout(t *testing.T) {
-	b := Params{Header: [4]uint32{1, 2, 3, 4}, Scalars: [4]float32{0.5}, First: [4]uint32{5, 6}, Meta: []uint32{7, 8, 9, 10, 11}}.Bytes()
-	require.Len(t, b, 4*(12+8), "metadata padded to whole vec4s")
-	assert.Equal(t, uint32(3), binary.LittleEndian.Uint32(b[8:]))
-	assert.Equal(t, float32(0.5), math.Float32frombits(binary.LittleEndian.Uint32(b[16:])))
-	assert.Equal(t, uint32(6), binary.LittleEndian.Uint32(b[36:]), "where the dispatch starts, after the scalars")
-	assert.Equal(t, uint32(11), binary.LittleEndian.Uint32(b[64:]))
-	assert.Len(t, Params{}.Bytes(), 64, "at least one vec4 of metadata, as the block declares")
-}
-
 func TestSplitKeepsEachDispatchWithinTheBudget(t *testing.T) {
 	for _, c := range []struct {
 		n      int

@@ -415,23 +415,21 @@ func (o *op) record(res *Tensor, n shaders.Node, params shaders.NodeParams, in [
 }
 
 // run dispatches a kernel over n threads of a one-dimensional grid (the
-// copy and gather kernels), each of work each, filling header words 0 and
-// 1 and First: in several dispatches if its work passes the device's
-// budget (see split).
-func (o *op) run(key string, build func() wgpu.KernelSpec, n int, each float64, p shaders.Params, bufs ...*wgpu.Buffer) error {
+// copy and gather kernels), each of work each, filling p's Range: in
+// several dispatches if its work passes the device's budget (see split).
+func (o *op) run(key string, build func() wgpu.KernelSpec, n int, each float64, p shaders.Ranged, bufs ...*wgpu.Buffer) error {
 	return o.spread(key, build, shaders.WorkgroupSize, n, each, p, bufs)
 }
 
 // spread dispatches a kernel over n items of work each: threads, or with
-// wg 1 workgroups. Header word 0 is where the items end, word 1 the items
-// per step of the grid's y, and First[0] where they start (see split).
-func (o *op) spread(key string, build func() wgpu.KernelSpec, wg uint32, n int, each float64, p shaders.Params, bufs []*wgpu.Buffer) error {
+// wg 1 workgroups. It fills p's Range for each dispatch (see split).
+func (o *op) spread(key string, build func() wgpu.KernelSpec, wg uint32, n int, each float64, p shaders.Ranged, bufs []*wgpu.Buffer) error {
 	pieces, err := o.e.split(n, each, wg)
 	if err != nil {
 		return opErr(o.name, o.shapes(), wgpu.ErrLimit, "%v", err)
 	}
 	for _, pc := range pieces {
-		p.Header[0], p.Header[1], p.First[0] = uint32(pc.end), pc.row, uint32(pc.first)
+		*p.ItemRange() = shaders.Range{First: uint32(pc.first), End: uint32(pc.end), Row: pc.row}
 		if err := o.dispatch(key, build, pc.groups, pc.work, p, bufs...); err != nil {
 			return err
 		}
@@ -470,7 +468,7 @@ func (e *Engine) split(n int, each float64, wg uint32) ([]piece, error) {
 
 // dispatch compiles (once per device) and records a kernel whose work is
 // estimated at w.
-func (o *op) dispatch(key string, build func() wgpu.KernelSpec, groups [3]uint32, w wgpu.Work, p shaders.Params, bufs ...*wgpu.Buffer) error {
+func (o *op) dispatch(key string, build func() wgpu.KernelSpec, groups [3]uint32, w wgpu.Work, p shaders.Block, bufs ...*wgpu.Buffer) error {
 	k, err := o.e.dev.KernelFor(key, build)
 	if err != nil {
 		return &OpError{Op: o.name, Shapes: o.shapes(), Err: err}

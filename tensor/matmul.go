@@ -68,10 +68,12 @@ func (e *Engine) matmul(site stack, a, b *Tensor, ta, tb bool) *Tensor {
 	case "register":
 		k.Register = true
 	}
-	meta := u32s([]int{M, N, K}, batch, broadcastStrides(aBatch, batch), broadcastStrides(bBatch, batch))
+	batchDims, aStrides, bStrides := u32s(batch), u32s(broadcastStrides(aBatch, batch)), u32s(broadcastStrides(bBatch, batch))
 	bufs := []*wgpu.Buffer{a.buf(), b.buf(), out.buf()}
 	for _, pc := range e.matmulPieces(k, M, N, K, batch.Size()) {
-		p := shaders.Params{Header: [4]uint32{uint32(batch.Size()), 0, uint32(pc.kEnd)}, First: pc.first, Meta: meta}
+		p := &shaders.MatMulParams{M: uint32(M), N: uint32(N), K: uint32(K),
+			FirstCol: pc.first[0], FirstRow: pc.first[1], FirstBatch: pc.first[2], KFirst: pc.first[3], KEnd: uint32(pc.kEnd),
+			BatchDims: batchDims, AStrides: aStrides, BStrides: bStrides}
 		if err := o.dispatch(k.Key(), k.Spec, pc.groups, pc.work, p, bufs...); err != nil {
 			out.Dispose()
 			return e.errTensor(err)

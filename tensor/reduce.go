@@ -162,7 +162,7 @@ func (o *op) reduceRows(rop shaders.ReduceOp, src, out *Tensor, rows, length int
 		defer idx.Dispose()
 		bufs = append(bufs, idx.buf())
 	}
-	p := shaders.Params{Header: [4]uint32{2: uint32(length), 3: uint32(segs)}}
+	p := &shaders.RowParams{Length: uint32(length), Segments: uint32(segs)}
 	if err := o.spread(part.Key(), part.Spec, 1, rows*segs, part.RowWork(shaders.ReduceSegment), p, bufs); err != nil {
 		return err
 	}
@@ -208,7 +208,7 @@ func (o *op) rows(key string, build func() wgpu.KernelSpec, perGroup bool, rows,
 	if perGroup {
 		wg = 1
 	}
-	p := shaders.Params{Header: [4]uint32{2: uint32(length)}, Scalars: [4]float32{scale}}
+	p := &shaders.RowParams{Length: uint32(length), Scale: scale}
 	return o.spread(key, build, wg, rows, each, p, bufs)
 }
 

@@ -117,7 +117,7 @@ func (o *op) copyRegion(src, dst *Tensor, dims []int, srcOff int, srcStrides []i
 		return nil
 	}
 	c := shaders.Copy{Rank: len(dims)}
-	p := shaders.Params{Header: [4]uint32{2: uint32(srcOff), 3: uint32(dstOff)}, Meta: u32s(dims, srcStrides, dstStrides)}
+	p := &shaders.CopyParams{SrcOffset: uint32(srcOff), DstOffset: uint32(dstOff), Dims: u32s(dims), SrcStrides: u32s(srcStrides), DstStrides: u32s(dstStrides)}
 	return o.run(c.Key(), c.Spec, n, c.ThreadWork(), p, src.buf(), dst.buf())
 }
 
@@ -392,7 +392,7 @@ func (e *Engine) Gather(x, indices *Tensor, axis int) *Tensor {
 	inner := Shape(x.shape[ax+1:]).Size()
 	if shape.Size() > 0 {
 		g := shaders.Gather{}
-		p := shaders.Params{Header: [4]uint32{2: uint32(inner), 3: uint32(indices.Size())}, Meta: []uint32{uint32(x.shape[ax])}}
+		p := &shaders.GatherParams{Inner: uint32(inner), Count: uint32(indices.Size()), Axis: uint32(x.shape[ax])}
 		if err := o.run(g.Key(), g.Spec, shape.Size(), g.ThreadWork(), p, x.buf(), indices.buf(), out.buf()); err != nil {
 			out.Dispose()
 			return o.e.errTensor(err)

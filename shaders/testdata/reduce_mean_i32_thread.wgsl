@@ -1,0 +1,26 @@
+struct Params {
+	first: u32,
+	end: u32,
+	row: u32,
+	length: u32,
+	segments: u32,
+	scale: f32,
+}
+@group(0) @binding(0) var<storage, read> src: array<i32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<f32>;
+@group(0) @binding(2) var<uniform> p: Params;
+const none = 0xffffffffu;
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+	let row = g.x + g.y * p.row + p.first;
+	if (row >= p.end) { return; }
+	let len = p.length;
+	let base = row * len;
+	var acc = f32(0);
+	var ai = none;
+	for (var s = 0u; s < len; s++) {
+		let j = s; let v = f32(src[base + j]);
+		acc = acc + v;
+	}
+	dst[row] = acc * p.scale;
+}
