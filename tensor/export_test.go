@@ -3,6 +3,11 @@ package tensor
 // Hooks for the external tests (package tensor_test), which cannot be
 // internal tests: testgpu imports tensor.
 
+// MatMulKernel names the family of matmul kernels e uses: "vec4",
+// "register" or "tiled" (Engine.Profile names the pipeline each product
+// ran).
+func MatMulKernel(e *Engine) string { return e.matMulKernel() }
+
 // OnClaim makes every op on e call f once it has claimed e, before it
 // checks its inputs: f runs while the op holds e.
 func OnClaim(e *Engine, f func()) { e.hooks.claimed = f }

@@ -40,7 +40,7 @@ func TestMatMulShapes(t *testing.T) {
 		t.Run(kernel, func(t *testing.T) {
 			t.Setenv("WGT_MATMUL", kernel)
 			e := testgpu.Engine(t)
-			require.Equal(t, kernel, e.MatMulKernel())
+			require.Equal(t, kernel, tensor.MatMulKernel(e))
 			matmulShapes(t, e)
 		})
 	}

@@ -61,7 +61,7 @@ func (e *Engine) matmul(site stack, a, b *Tensor, ta, tb bool) *Tensor {
 		return out
 	}
 	k := shaders.MatMul{TransA: ta, TransB: tb, BatchRank: len(batch)}
-	switch e.MatMulKernel() {
+	switch e.matMulKernel() {
 	case "vec4":
 		k.Vec4 = shaders.Vec4Fits(ta, tb, K, N)
 		k.Register = !k.Vec4
@@ -129,11 +129,11 @@ func (e *Engine) matmulPieces(k shaders.MatMul, M, N, K, batches int) []tilePiec
 	return pieces
 }
 
-// MatMulKernel names the family of matmul kernels e's device uses: "vec4"
+// matMulKernel names the family of matmul kernels e's device uses: "vec4"
 // on CPU adapters (the Vec4 kernel where a product's shapes allow it, the
 // Register kernel elsewhere: see shaders.MatMul), "tiled" (workgroup-memory
 // tiles) on GPUs. WGT_MATMUL=tiled|register|vec4 overrides the choice.
-func (e *Engine) MatMulKernel() string {
+func (e *Engine) matMulKernel() string {
 	switch k := os.Getenv("WGT_MATMUL"); k {
 	case "tiled", "register", "vec4":
 		return k

@@ -132,7 +132,7 @@ func TestNilAndZeroEngine(t *testing.T) {
 			assert.NoError(t, e.WriteProfile(&bytes.Buffer{}), "an empty profile")
 			assert.Error(t, e.Flush())
 			_ = e.SetFusion(true)
-			_ = e.MatMulKernel()
+			_ = tensor.MatMulKernel(e)
 		})
 	}
 }
