@@ -54,12 +54,18 @@ func exitStatus(err error) int {
 	return 1
 }
 
-const usage = `usage:
-  wgbench list
-  wgbench run [-suite smoke|quick|full] [-count N] [-adapter all|NAME|#N] [-backend vulkan|gl|...] [-json FILE] [-format table|bench]
-  wgbench compare [-threshold PCT] [-alpha A] OLD.json NEW.json
+const usage = `wgbench benchmarks wgtensor on every adapter of the machine, side by side.
+
+usage:
+  wgbench list                  the adapters; * marks the one run uses by default
+  wgbench run [flags]           run a suite of workloads (wgbench run -h for the flags)
+  wgbench compare [flags] OLD.json NEW.json
+                                significant changes between two runs; exit 1 on a regression
   wgbench plot -o FILE.svg|FILE.png RESULTS.json [AFTER.json]
-  wgbench help`
+                                a bar chart per workload, AFTER beside RESULTS
+  wgbench help                  this text
+
+Flags may come before or after the arguments.`
 
 // usageError is a command line wgbench cannot run; main prints usage
 // after it and exits 2.
