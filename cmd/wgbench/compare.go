@@ -48,7 +48,7 @@ func compareCmd(args []string, stdout io.Writer) error {
 		return err
 	}
 	if n := compare(oldRep, newRep, o, stdout); n > 0 {
-		return fmt.Errorf("%w: %d results worse by more than %g%%, failed or wrong", errRegression, n, o.threshold)
+		return fmt.Errorf("%w: results worse by more than %g%%, failed or wrong: %d", errRegression, o.threshold, n)
 	}
 	return nil
 }
@@ -155,7 +155,7 @@ func compare(oldRep, newRep Report, opts compareOptions, w io.Writer) int {
 	listOnly(w, "only in OLD", onlyOld)
 	listOnly(w, "only in NEW", onlyNew)
 	listOnly(w, "units differ, not compared", unlike)
-	fmt.Fprintf(w, "%d regressions (significant at alpha %g and worse by more than %g%%, or newly wrong)\n", regressions, opts.alpha, opts.threshold)
+	fmt.Fprintf(w, "regressions: %d (significant at alpha %g and worse by more than %g%%, or newly wrong)\n", regressions, opts.alpha, opts.threshold)
 	return regressions
 }
 

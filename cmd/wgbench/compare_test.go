@@ -37,7 +37,7 @@ func TestCompareFailsOnASignificantRegression(t *testing.T) {
 	assert.Equal(t, 1, exitStatus(err))
 	assert.Regexp(t, `matmul_256 +llvmpipe/vulkan +2\.00 GFLOP/s ±\d+% +1\.00 GFLOP/s ±\d+% +-50\.0% +worse +p=0\.\d+ n=7 +REGRESSION`, out, "half the GFLOP/s")
 	assert.Regexp(t, `small_ops_1k +llvmpipe/vulkan .* \+100\.0% +worse .*REGRESSION`, out, "twice the µs per op")
-	assert.Contains(t, out, "3 regressions")
+	assert.Contains(t, out, "regressions: 3")
 }
 
 func TestCompareSaysBetterByTheUnitsDirection(t *testing.T) {
@@ -45,7 +45,7 @@ func TestCompareSaysBetterByTheUnitsDirection(t *testing.T) {
 	require.NoError(t, err)
 	assert.Regexp(t, `matmul_256 +llvmpipe/vulkan .* \+100\.0% +better `, out, "more GFLOP/s")
 	assert.Regexp(t, `small_ops_1k +llvmpipe/vulkan .* -50\.0% +better `, out, "fewer µs per op")
-	assert.Contains(t, out, "0 regressions")
+	assert.Contains(t, out, "regressions: 0")
 }
 
 func TestCompareSameDistributionsPass(t *testing.T) {
