@@ -2,7 +2,10 @@ package optim_test
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -326,5 +329,26 @@ func TestStateRoundTrip(t *testing.T) {
 	})
 	for i := range ps {
 		assert.Equal(t, f32s(t, ps[i].T), f32s(t, copies[i].T))
+	}
+}
+
+// State tensors are reported at the user's line that called the Step that
+// created them, not inside the optimizer.
+func TestStateIsReportedAtTheUsersStep(t *testing.T) {
+	e := testgpu.Engine(t)
+	r := rand.New(rand.NewPCG(17, 18))
+	ps := newParams(e, r)
+	defer disposeParams(ps)
+	o := allOptimizers()[1].must(t, e, ps)
+	var stepLine int
+	inScope(t, e, func() {
+		gs := gradsFor(t, e, r, ps)
+		_, _, stepLine, _ = runtime.Caller(0)
+		require.NoError(t, o.Step(gs)) // the line after Caller
+	})
+	want := fmt.Sprintf("step_test.go:%d", stepLine+1)
+	require.NotEmpty(t, o.State())
+	for _, s := range o.State() {
+		assert.True(t, strings.HasSuffix(s.T.Site().String(), want), "%s created at %s, want %s", s.Name, s.T.Site(), want)
 	}
 }
