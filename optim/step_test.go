@@ -14,6 +14,7 @@ import (
 	"github.com/wgtensor/wgtensor/internal/testgpu"
 	"github.com/wgtensor/wgtensor/optim"
 	"github.com/wgtensor/wgtensor/tensor"
+	"github.com/wgtensor/wgtensor/wgpu"
 )
 
 // allOptimizers makes one optimizer of each kind, with every state slot in
@@ -351,4 +352,34 @@ func TestStateIsReportedAtTheUsersStep(t *testing.T) {
 	for _, s := range o.State() {
 		assert.True(t, strings.HasSuffix(s.T.Site().String(), want), "%s created at %s, want %s", s.Name, s.T.Site(), want)
 	}
+}
+
+// A step that fails part-way through creating a parameter's state (out of
+// memory after the first of Adam's two moments) leaves no state behind:
+// the next step starts the state afresh, as if the failed one never ran.
+func TestFailedStepLeavesNoState(t *testing.T) {
+	d := testgpu.Open(t)
+	e := testgpu.EngineOn(t, d)
+	w := e.Zeros(tensor.Float32, 1000)
+	defer w.Dispose()
+	g := e.Fill(tensor.Float32, 1, 1000)
+	defer g.Dispose()
+	ps := []optim.Param{{Name: "w", T: w}}
+	warm := allOptimizers()[0].must(t, e, ps) // dispatches once: the device's own buffers exist
+	require.NoError(t, warm.Step([]*tensor.Tensor{g}))
+	require.NoError(t, e.Flush())
+	require.NoError(t, d.Pool().Trim())
+	stats := d.Pool().Stats()
+	d.Pool().SetMemoryLimit(stats.LiveBytes + stats.PooledBytes + 4096 + 1024) // one moment, not two
+	a, err := optim.NewAdam(e, ps, optim.AdamDefaults())
+	require.NoError(t, err)
+	defer a.Dispose()
+	err = a.Step([]*tensor.Tensor{g})
+	require.ErrorIs(t, err, wgpu.ErrOutOfMemory)
+	assert.Contains(t, err.Error(), "optim: adam: state w.exp_avg_sq")
+	assert.Empty(t, a.State())
+	assert.Equal(t, 0, a.Steps("w"))
+	d.Pool().SetMemoryLimit(0)
+	require.NoError(t, a.Step([]*tensor.Tensor{g}))
+	assert.Len(t, a.State(), 2)
 }
