@@ -31,6 +31,10 @@ type Optimizer interface {
 	State() []Param
 	// SetState writes src into the state tensor called name.
 	SetState(name string, src *tensor.Tensor) error
+	// Steps is the step count of the parameter called name; SetSteps
+	// sets it (a checkpoint's load).
+	Steps(name string) int
+	SetSteps(name string, n int) error
 	// Dispose frees every state tensor.
 	Dispose()
 }
