@@ -38,7 +38,7 @@ type OpRecord struct {
 type Attrs struct {
 	Axes           []int    // reductions (all axes when the op was given none), Squeeze (as given)
 	KeepDims       bool     // reductions
-	Axis           int      // Softmax, LogSoftmax, ExpandDims, Concat, Stack, Split, Gather, ArgMax, ArgMin (normalised)
+	Axis           int      // Softmax, LogSoftmax, ExpandDims, Concat, Stack, Split, Gather, ScatterAdd, ArgMax, ArgMin (normalised)
 	Perm           []int    // Transpose (as given; nil reverses)
 	TransA, TransB bool     // MatMulT
 	Begin, Size    []int    // Slice (as given)

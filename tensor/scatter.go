@@ -39,6 +39,7 @@ func (e *Engine) ScatterAdd(x, indices, updates *Tensor, axis int) *Tensor {
 	if !ok {
 		return o.fail(ErrAxis, "axis %d", axis)
 	}
+	o.attrs.Axis = ax
 	want := Shape(slices.Concat(x.shape[:ax], indices.shape, x.shape[ax+1:]))
 	if !updates.shape.Equal(want) {
 		return o.fail(ErrShape, "updates must be %v along axis %d", want, ax)
