@@ -116,3 +116,23 @@ func shapeAt(shape []int, ax int) int {
 	}
 	return shape[ax]
 }
+
+// Empty inputs get empty gradients of their shape, through reductions and
+// shape ops alike.
+func TestGradientsOfEmptyInputs(t *testing.T) {
+	e := testgpu.Engine(t)
+	for name, f := range map[string]func(x *tensor.Tensor) *tensor.Tensor{
+		"sum":         func(x *tensor.Tensor) *tensor.Tensor { return e.Sum(x, false, 0) },
+		"mean":        func(x *tensor.Tensor) *tensor.Tensor { return e.Mean(x, true, 1) },
+		"prod":        func(x *tensor.Tensor) *tensor.Tensor { return e.Prod(x, false, 0) },
+		"transpose":   func(x *tensor.Tensor) *tensor.Tensor { return e.Transpose(x) },
+		"concat":      func(x *tensor.Tensor) *tensor.Tensor { return e.Concat(0, x, x) },
+		"gather none": func(x *tensor.Tensor) *tensor.Tensor { return e.Gather(x, e.FromInt32s(nil, 0), 1) },
+		"pad":         func(x *tensor.Tensor) *tensor.Tensor { return e.Pad(x, [][2]int{{1, 1}, {0, 0}}, 0) },
+	} {
+		got := gradOf(t, e, nil, []int{0, 3}, f)
+		if len(got) != 0 {
+			t.Errorf("%s: gradient %v of an empty input", name, got)
+		}
+	}
+}
