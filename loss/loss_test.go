@@ -165,3 +165,21 @@ func TestLossErrors(t *testing.T) {
 		c.y.Dispose()
 	}
 }
+
+// The tensors a loss returns are attributed to the caller's line, not to
+// package loss.
+func TestLossSiteIsTheCallersLine(t *testing.T) {
+	e := testgpu.Engine(t)
+	x := e.FromFloat32s([]float32{1, 2, 3, 4}, 2, 2)
+	defer x.Dispose()
+	y := e.FromInt32s([]int32{0, 1}, 2)
+	defer y.Dispose()
+	for name, l := range map[string]*tensor.Tensor{
+		"softmax cross-entropy": loss.SoftmaxCrossEntropy(e, x, y, loss.None),
+		"binary cross-entropy":  loss.SigmoidCrossEntropy(e, x, x, loss.Mean),
+		"squared error":         loss.MeanSquaredError(e, x, x, loss.Sum),
+	} {
+		assert.Contains(t, l.Site().String(), "loss/loss_test.go:", name)
+		l.Dispose()
+	}
+}
