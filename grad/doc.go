@@ -28,6 +28,14 @@
 // none, and asking for one through them fails with ErrNoGradient, which
 // says why.
 //
+// Where an op is not differentiable the rules choose as TensorFlow and
+// PyTorch do: Max and Min split the gradient evenly among the elements
+// tied for the result; Prod's gradient is exact with zeros in the input
+// (the product of the other elements); ArgMax and ArgMin have none.
+// Gather's gradient is a tensor.Engine.ScatterAdd into zeros (repeated
+// indices add up, indices out of range get nothing). The losses' fused
+// ops (package loss) have rules of their own.
+//
 // # Memory
 //
 // A tape saves, for each op it records, only the inputs and outputs that
