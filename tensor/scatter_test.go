@@ -268,3 +268,24 @@ func TestScatterAddErrors(t *testing.T) {
 	err := e.ScatterAdd(x, idx, u, 1).Err()
 	assert.Contains(t, err.Error(), "[3 2]", "the error names the shape updates must have")
 }
+
+// Edge values: infinities add up as float32 does (Inf + -Inf is NaN, a
+// finite sum may overflow), and an element no index hits keeps its bits,
+// -0 included.
+func TestScatterAddEdgeValues(t *testing.T) {
+	e := testgpu.Engine(t)
+	inf := float32(math.Inf(1))
+	x := e.FromFloat32s([]float32{1, float32(math.Copysign(0, -1)), 2, 3e38}, 4)
+	defer x.Dispose()
+	idx := e.FromInt32s([]int32{0, 2, 2, 3, 0}, 5)
+	defer idx.Dispose()
+	u := e.FromFloat32s([]float32{inf, inf, -inf, 3e38, 1}, 5)
+	defer u.Dispose()
+	y := e.ScatterAdd(x, idx, u, 0)
+	defer y.Dispose()
+	got := f32s(t, y)
+	assert.True(t, math.IsInf(float64(got[0]), 1), "1 + Inf + 1: %v", got[0])
+	assert.True(t, math.Signbit(float64(got[1])) && got[1] == 0, "-0, never hit, stays -0: %v", got[1])
+	assert.True(t, math.IsNaN(float64(got[2])), "Inf + -Inf: %v", got[2])
+	assert.True(t, math.IsInf(float64(got[3]), 1), "3e38 + 3e38 overflows: %v", got[3])
+}
