@@ -8,8 +8,8 @@ import (
 
 func TestScatterAddSpec(t *testing.T) {
 	keys := map[string]bool{Gather{}.Key(): true}
-	for _, T := range []Type{F32, I32, U32} {
-		k := ScatterAdd{T: T}
+	for _, k := range []ScatterAdd{{T: F32}, {T: I32}, {T: U32}, {T: F32, ByIndex: true}, {T: U32, ByIndex: true}} {
+		T := k.T
 		spec := k.Spec()
 		assert.False(t, keys[k.Key()], "key %q names two kernels", k.Key())
 		keys[k.Key()] = true

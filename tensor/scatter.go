@@ -20,9 +20,11 @@ import (
 // Gather, negative indices count from the end and indices out of range
 // add nothing (checking them would need a readback).
 //
-// Its cost is one pass over the indices per element of x, in dispatches
-// of shaders.ScatterChunk indices: suited to gradients of embeddings and
-// lookups, not to scattering millions of indices into a large x.
+// Its cost is a pass over the indices per element of updates when there
+// are fewer indices than positions along axis (up to
+// shaders.ScatterChunk of them: an embedding's gradient), else per
+// element of x: suited to gradients of lookups, not to scattering
+// millions of indices into a large x.
 func (e *Engine) ScatterAdd(x, indices, updates *Tensor, axis int) *Tensor {
 	o, bad := e.begin("scatter_add", callerSite(), x, indices, updates)
 	if bad != nil {
@@ -55,8 +57,11 @@ func (e *Engine) ScatterAdd(x, indices, updates *Tensor, axis int) *Tensor {
 	return out
 }
 
-// scatterAdd copies x into out, then adds updates into it, ScatterChunk
-// indices per dispatch, in index order.
+// scatterAdd copies x into out, then adds updates into it in index order:
+// with a thread per update element when the indices are fewer than the
+// positions along the axis and fit one dispatch (count·updates rather
+// than count·x), else with a thread per element of out, ScatterChunk
+// indices per dispatch. Both sum the same values in the same order.
 func (o *op) scatterAdd(x, indices, updates, out *Tensor, ax int) error {
 	if err := o.copyRegion(x, out, x.shape, 0, x.shape.strides(), 0, x.shape.strides()); err != nil {
 		return err
@@ -65,13 +70,18 @@ func (o *op) scatterAdd(x, indices, updates, out *Tensor, ax int) error {
 	if n == 0 || count == 0 {
 		return nil
 	}
-	k := shaders.ScatterAdd{T: x.dtype.wgsl()}
+	k := shaders.ScatterAdd{T: x.dtype.wgsl(), ByIndex: count <= shaders.ScatterChunk && count < x.shape[ax]}
 	inner := Shape(x.shape[ax+1:]).Size()
+	params := func(begin, end int) shaders.Params {
+		return shaders.Params{Header: [4]uint32{2: uint32(inner), 3: uint32(count)},
+			Meta: []uint32{uint32(x.shape[ax]), uint32(begin), uint32(end)}}
+	}
+	if k.ByIndex {
+		return o.run(k.Key(), k.Spec, updates.Size(), k.ThreadWork(count), params(0, count), indices.buf(), updates.buf(), out.buf())
+	}
 	for begin := 0; begin < count; begin += shaders.ScatterChunk {
 		end := min(begin+shaders.ScatterChunk, count)
-		p := shaders.Params{Header: [4]uint32{2: uint32(inner), 3: uint32(count)},
-			Meta: []uint32{uint32(x.shape[ax]), uint32(begin), uint32(end)}}
-		if err := o.run(k.Key(), k.Spec, n, k.ThreadWork(end-begin), p, indices.buf(), updates.buf(), out.buf()); err != nil {
+		if err := o.run(k.Key(), k.Spec, n, k.ThreadWork(end-begin), params(begin, end), indices.buf(), updates.buf(), out.buf()); err != nil {
 			return err
 		}
 	}

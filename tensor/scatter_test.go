@@ -116,6 +116,11 @@ func TestScatterAddAgainstReference(t *testing.T) {
 		{[]int{257, 3}, []int{1000}, 0},
 		{[]int{3, 5, 1, 2}, []int{3}, 2},
 		{[]int{300, 70}, []int{513}, 1},
+		// Fewer indices than positions: a thread per update element.
+		{[]int{50, 4}, []int{7}, 0},
+		{[]int{3, 100, 2}, []int{4, 5}, 1},
+		{[]int{2, 3000}, []int{shaders.ScatterChunk}, -1},
+		{[]int{9}, []int{1}, 0},
 	} {
 		for _, dt := range []tensor.DType{tensor.Float32, tensor.Int32, tensor.Uint32} {
 			checkScatterAdd(t, e, r, c.xs, c.is, c.axis, dt)
@@ -233,6 +238,31 @@ func TestScatterAddIsDeterministic(t *testing.T) {
 	first := run(whole)
 	assert.Equal(t, first, run(whole))
 	assert.Equal(t, first, run(split))
+}
+
+// The kernel by update element (fewer indices than positions) and the
+// kernel by element of x sum the same values in the same order: the same
+// indices and updates into an x of 200 positions and of 5 give the same
+// bits at the 5 positions both have.
+func TestScatterAddKernelsAgree(t *testing.T) {
+	e := testgpu.Engine(t)
+	r := rand.New(rand.NewPCG(13, 14))
+	iv := make([]int32, 100)
+	for i := range iv {
+		iv[i] = int32(r.IntN(5))
+	}
+	idx := e.FromInt32s(iv, 100)
+	defer idx.Dispose()
+	u := e.FromFloat32s(randF32(r, 100*3, -1e3, 1e3), 100, 3)
+	defer u.Dispose()
+	into := func(positions int) []float32 {
+		x := e.Zeros(tensor.Float32, positions, 3)
+		defer x.Dispose()
+		y := e.ScatterAdd(x, idx, u, 0)
+		defer y.Dispose()
+		return f32s(t, y)[:5*3]
+	}
+	assert.Equal(t, into(5), into(200))
 }
 
 func TestScatterAddErrors(t *testing.T) {
