@@ -139,6 +139,7 @@ func (e *Engine) unary(site stack, name string, x *Tensor, s0, s1 float32) *Tens
 		return bad
 	}
 	defer o.end()
+	o.attrs.Alpha, o.attrs.Lo, o.attrs.Hi = s0, s0, s1 // LeakyRelu's alpha; Clip's lo and hi
 	expr := unaryOps[name](x.dtype.wgsl())
 	if expr == "" {
 		return o.fail(ErrDType, "%s takes float32, not %s", name, x.dtype)
@@ -158,6 +159,7 @@ func (e *Engine) Cast(x *Tensor, dtype DType) *Tensor {
 		return bad
 	}
 	defer o.end()
+	o.attrs.DType = dtype
 	if !dtype.valid() {
 		return o.fail(ErrDType, "to %v", dtype)
 	}

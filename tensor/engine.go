@@ -38,9 +38,11 @@ type Engine struct {
 	// without the lock.
 	owner atomic.Uintptr
 
-	mu       sync.Mutex // protects the fields below
+	mu       sync.Mutex // protects the fields below and recorders
 	live     map[*Tensor]struct{}
 	trackers []tidy.Tracker
+
+	recorderState // record.go
 
 	fuseMu sync.Mutex // protects the fields below; taken before mu and the device's locks
 	fuse   bool       // fuse elementwise ops (fusion.go)
@@ -223,9 +225,12 @@ type op struct {
 	name   string
 	site   stack
 	inputs []*Tensor
-	held   []*storage  // the inputs' storage, referenced until end
-	heldIn [3]*storage // held's first elements, saving an allocation per op
-	made   []tracked   // the tensors it made, for the tracker that was innermost
+	held   []*storage   // the inputs' storage, referenced until end
+	heldIn [3]*storage  // held's first elements, saving an allocation per op
+	made   []tracked    // the tensors it made, for the tracker that was innermost
+	rec    *recorderBox // the recorder listening when it began, usually none
+	outs   []*Tensor    // the tensors it made, while rec listens
+	attrs  Attrs        // its arguments, for rec
 }
 
 // tracked is a tensor an op made and the tracker to tell about it.
@@ -269,6 +274,7 @@ func (e *Engine) beginLazy(name string, site stack, inputs ...*Tensor) (*op, *Te
 		return nil, e.errTensor(opErr(name, o.shapes(), ErrConcurrentUse, "%s", why))
 	}
 	runHook(e.hooks.claimed)
+	o.rec = e.listening()
 	if err := o.holdInputs(); err != nil {
 		o.end()
 		return nil, e.errTensor(err)
@@ -324,10 +330,22 @@ func (o *op) holdInputs() error {
 	return nil
 }
 
-// end releases the engine and the inputs' storage, then tells the trackers
-// about the tensors the op made: no tracker runs while the engine is held.
+// end releases the engine, tells the recorder about the op while its
+// inputs' storage is still held, releases that storage, then tells the
+// trackers about the tensors the op made: no recorder or tracker runs
+// while the engine is held.
 func (o *op) end() {
 	o.e.busy.Store(0)
+	if o.rec != nil {
+		defer o.release()
+		o.recordTo(o.rec)
+		return
+	}
+	o.release()
+}
+
+// release gives back the inputs' storage and tells the trackers.
+func (o *op) release() {
 	for _, st := range o.held {
 		st.release()
 	}
@@ -385,6 +403,9 @@ func (o *op) register(t *Tensor) *Tensor {
 		o.made = append(o.made, tracked{e.trackers[n-1], t})
 	}
 	e.mu.Unlock()
+	if o.rec != nil {
+		o.outs = append(o.outs, t)
+	}
 	return t
 }
 

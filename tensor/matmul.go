@@ -26,6 +26,7 @@ func (e *Engine) matmul(site stack, a, b *Tensor, ta, tb bool) *Tensor {
 		return bad
 	}
 	defer o.end()
+	o.attrs.TransA, o.attrs.TransB = ta, tb
 	if a.dtype != Float32 || b.dtype != Float32 {
 		return o.fail(ErrDType, "matmul takes float32, got %s and %s", a.dtype, b.dtype)
 	}

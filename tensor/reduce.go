@@ -70,6 +70,7 @@ func (e *Engine) reduce(site stack, rop shaders.ReduceOp, x *Tensor, keepDims bo
 		return bad
 	}
 	defer o.end()
+	o.noteAxes(x.Rank(), keepDims, axes)
 	return o.reduce(rop, x, keepDims, axes)
 }
 
@@ -240,6 +241,7 @@ func (e *Engine) softmax(site stack, x *Tensor, axis int, log bool) *Tensor {
 	if !ok {
 		return o.fail(ErrAxis, "axis %d", axis)
 	}
+	o.attrs.Axis = ax
 	last := x.Rank() - 1
 	if x.shape[ax] > shaders.MaxRowLength {
 		return o.fail(ErrShape, "%d elements along axis %d; at most %d", x.shape[ax], axis, shaders.MaxRowLength)

@@ -28,6 +28,7 @@ func (e *Engine) Reshape(x *Tensor, shape ...int) *Tensor {
 	if err != nil {
 		return o.fail(ErrShape, "to %v: %v", Shape(shape), err)
 	}
+	o.attrs.Shape = s
 	return o.view(x, s)
 }
 
@@ -80,6 +81,7 @@ func (e *Engine) ExpandDims(x *Tensor, axis int) *Tensor {
 	if !ok {
 		return o.fail(ErrAxis, "axis %d", axis)
 	}
+	o.attrs.Axis = ax
 	return o.view(x, slices.Insert(x.shape.clone(), ax, 1))
 }
 
@@ -91,6 +93,7 @@ func (e *Engine) Squeeze(x *Tensor, axes ...int) *Tensor {
 		return bad
 	}
 	defer o.end()
+	o.attrs.Axes = axes
 	drop := make([]bool, x.Rank())
 	for _, a := range axes {
 		ax, ok := normAxis(a, x.Rank())
@@ -143,6 +146,7 @@ func (e *Engine) Transpose(x *Tensor, perm ...int) *Tensor {
 		return bad
 	}
 	defer o.end()
+	o.attrs.Perm = perm
 	return o.transpose(x, perm)
 }
 
@@ -180,6 +184,7 @@ func (e *Engine) Slice(x *Tensor, begin, size []int) *Tensor {
 		return bad
 	}
 	defer o.end()
+	o.attrs.Begin, o.attrs.Size = begin, size
 	return o.slice(x, begin, size)
 }
 
@@ -222,6 +227,7 @@ func (e *Engine) BroadcastTo(x *Tensor, shape ...int) *Tensor {
 	}
 	defer o.end()
 	s := Shape(shape).clone()
+	o.attrs.Shape = s
 	if err := s.check(); err != nil {
 		return o.fail(ErrShape, "to %v", err)
 	}
@@ -251,6 +257,7 @@ func (o *op) concat(axis int, ts []*Tensor) *Tensor {
 	if !ok {
 		return o.fail(ErrAxis, "axis %d", axis)
 	}
+	o.attrs.Axis = ax // Concat's, or Stack's new axis
 	shape := first.shape.clone()
 	shape[ax] = 0
 	for i, t := range ts {
@@ -349,6 +356,7 @@ func (e *Engine) Split(x *Tensor, axis int, sizes ...int) []*Tensor {
 	if total != dim || len(sizes) == 0 {
 		return []*Tensor{o.fail(ErrShape, "sizes %v do not add up to dimension %d (%d)", sizes, ax, dim)}
 	}
+	o.attrs.Axis, o.attrs.Sizes = ax, sizes
 	out := make([]*Tensor, 0, len(sizes))
 	begin := make([]int, x.Rank())
 	size := x.shape.clone()
@@ -384,6 +392,7 @@ func (e *Engine) Gather(x, indices *Tensor, axis int) *Tensor {
 	if !ok {
 		return o.fail(ErrAxis, "axis %d", axis)
 	}
+	o.attrs.Axis = ax
 	shape := slices.Concat(x.shape[:ax], indices.shape, x.shape[ax+1:])
 	out, err := o.alloc(shape, x.dtype)
 	if err != nil {
@@ -409,6 +418,7 @@ func (e *Engine) Pad(x *Tensor, pads [][2]int, value float64) *Tensor {
 		return bad
 	}
 	defer o.end()
+	o.attrs.Pads, o.attrs.Value = pads, value
 	if len(pads) != x.Rank() {
 		return o.fail(ErrShape, "%d pads for rank %d", len(pads), x.Rank())
 	}

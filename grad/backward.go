@@ -1,0 +1,336 @@
+package grad
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/wgtensor/wgtensor/tensor"
+	"github.com/wgtensor/wgtensor/tidy"
+)
+
+// NoPath says what Gradients gives a tensor the result does not depend on.
+type NoPath int
+
+const (
+	// ZeroGradient gives it a gradient of zeros of its shape.
+	ZeroGradient NoPath = iota
+	// NoPathError makes Gradients fail with ErrNoPath, naming the tensor.
+	NoPathError
+)
+
+// Options tune Gradients. The zero Options (or nil) differentiate a scalar
+// result, give zeros where there is no path, and free the tape's saved
+// tensors as backward consumes them.
+type Options struct {
+	// Seed is the gradient of the result: its shape and dtype. Required
+	// when the result has more than one element; ones otherwise. It stays
+	// the caller's.
+	Seed *tensor.Tensor
+	// NoPath chooses zeros or an error for a tensor the result does not
+	// depend on.
+	NoPath NoPath
+	// Keep keeps the saved tensors for another backward over the tape;
+	// without it a second backward fails with ErrTapeUsed.
+	Keep bool
+}
+
+// Gradients returns the gradient of y with respect to each of wrt, by a
+// backward pass over the ops t recorded. The gradients are ordinary
+// tensors of the caller, created in its current tidy scope. Everything
+// else backward creates is freed before it returns, and unless
+// opts.Keep each saved tensor is freed as soon as its op's rule has run
+// (the rest when backward ends): after an error too, so that an error
+// part-way through leaves nothing live but what the caller had.
+//
+// y and wrt must be float32: integer results and comparisons have no
+// gradient (ErrNoGradient). A y with more than one element needs
+// opts.Seed (ErrSeed). A path through an op with no rule, or through a
+// tensor assigned in place since the tape saved it, fails (ErrNoGradient,
+// ErrModified).
+func (t *Tape) Gradients(y *tensor.Tensor, wrt []*tensor.Tensor, opts *Options) ([]*tensor.Tensor, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	nodes, err := t.take(opts.Keep)
+	if err != nil {
+		return nil, err
+	}
+	if !opts.Keep {
+		defer freeAll(nodes)
+	}
+	if err := checkArgs(y, wrt, opts.Seed); err != nil {
+		return nil, err
+	}
+	return tidy.Run(t.e, func() ([]*tensor.Tensor, error) {
+		b := &backward{e: t.e, nodes: nodes, keep: opts.Keep, grads: map[uint64]*tensor.Tensor{}}
+		gs, err := b.run(y, wrt, opts)
+		if err != nil {
+			return nil, err // disposed with the rest by the scope
+		}
+		return gs, nil
+	})
+}
+
+// take returns t's graph for a backward; without keep, t is used up.
+func (t *Tape) take(keep bool) ([]*node, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := t.usableLocked("gradients"); err != nil {
+		return nil, err
+	}
+	nodes := t.nodes
+	if !keep {
+		t.nodes, t.used = nil, true
+	}
+	return nodes, nil
+}
+
+func freeAll(nodes []*node) {
+	for _, n := range nodes {
+		n.free()
+	}
+}
+
+// checkArgs checks what Gradients can tell before it computes.
+func checkArgs(y *tensor.Tensor, wrt []*tensor.Tensor, seed *tensor.Tensor) error {
+	if err := y.Err(); err != nil {
+		return fmt.Errorf("grad: the result carries an error: %w", err)
+	}
+	if y.DType() != tensor.Float32 {
+		return fmt.Errorf("%w: the result is %s: integer results and comparisons have no gradient", ErrNoGradient, y.DType())
+	}
+	for i, w := range wrt {
+		if err := w.Err(); err != nil {
+			return fmt.Errorf("grad: wrt[%d] carries an error: %w", i, err)
+		}
+		if w.DType() != tensor.Float32 {
+			return fmt.Errorf("%w: wrt[%d] is %s: integer tensors have no gradient", ErrNoGradient, i, w.DType())
+		}
+	}
+	switch {
+	case seed == nil && y.Size() != 1:
+		return fmt.Errorf("%w: the result has shape %v: a non-scalar result needs Options.Seed", ErrSeed, y.Shape())
+	case seed == nil:
+		return nil
+	case seed.Err() != nil:
+		return fmt.Errorf("%w: %w", ErrSeed, seed.Err())
+	case !seed.Shape().Equal(y.Shape()) || seed.DType() != tensor.Float32:
+		return fmt.Errorf("%w: seed is %s %v, the result float32 %v", ErrSeed, seed.DType(), seed.Shape(), y.Shape())
+	}
+	return nil
+}
+
+// backward is one backward pass over nodes.
+type backward struct {
+	e     *tensor.Engine
+	nodes []*node
+	keep  bool
+	grads map[uint64]*tensor.Tensor // the gradient reaching each tensor so far
+	want  map[uint64]bool           // the tensors whose gradients are returned
+}
+
+func (b *backward) run(y *tensor.Tensor, wrt []*tensor.Tensor, opts *Options) ([]*tensor.Tensor, error) {
+	active := b.paths(y.ID(), wrt)
+	b.want = map[uint64]bool{}
+	for _, w := range wrt {
+		b.want[w.ID()] = true
+	}
+	seed := opts.Seed
+	if seed == nil {
+		seed = b.e.Ones(tensor.Float32, y.Shape()...)
+	} else {
+		seed = b.e.Clone(seed)
+	}
+	if err := seed.Err(); err != nil {
+		return nil, err
+	}
+	b.grads[y.ID()] = seed
+	for i := len(b.nodes) - 1; i >= 0; i-- {
+		if !active[i] {
+			continue
+		}
+		if err := b.step(b.nodes[i]); err != nil {
+			return nil, err
+		}
+	}
+	return b.results(wrt, opts.NoPath)
+}
+
+// paths marks the nodes on a path from a tensor of wrt to y. Gradients flow through float32
+// tensors only.
+func (b *backward) paths(y uint64, wrt []*tensor.Tensor) (active []bool) {
+	from := map[uint64]bool{}
+	for _, w := range wrt {
+		from[w.ID()] = true
+	}
+	for _, n := range b.nodes {
+		if n.anyIn(from) {
+			for _, o := range n.out {
+				if o.dtype == tensor.Float32 {
+					from[o.id] = true
+				}
+			}
+		}
+	}
+	reached := map[uint64]bool{y: true}
+	active = make([]bool, len(b.nodes))
+	for i := len(b.nodes) - 1; i >= 0; i-- {
+		n := b.nodes[i]
+		if !n.anyOut(reached) || !n.anyIn(from) {
+			continue
+		}
+		active[i] = true
+		for _, in := range n.in {
+			if from[in.id] && in.dtype == tensor.Float32 {
+				reached[in.id] = true
+			}
+		}
+	}
+	return active
+}
+
+func (n *node) anyIn(set map[uint64]bool) bool {
+	for _, r := range n.in {
+		if set[r.id] {
+			return true
+		}
+	}
+	return false
+}
+
+func (n *node) anyOut(set map[uint64]bool) bool {
+	for _, r := range n.out {
+		if set[r.id] {
+			return true
+		}
+	}
+	return false
+}
+
+// step runs n's rule on the gradients of its outputs and adds what it
+// returns to the gradients of its inputs.
+func (b *backward) step(n *node) error {
+	if n.rule == nil {
+		return fmt.Errorf("%w: no gradient rule for op %q (register one: see the package doc)", ErrNoGradient, n.op)
+	}
+	if n.rule.NoGrad != "" {
+		return fmt.Errorf("%w: op %q: %s", ErrNoGradient, n.op, n.rule.NoGrad)
+	}
+	if err := n.checkVersions(); err != nil {
+		return err
+	}
+	dy := make([]*tensor.Tensor, len(n.out))
+	for i, o := range n.out {
+		dy[i] = b.grads[o.id]
+	}
+	c := &Context{E: b.e, Op: n.op, Attrs: n.attrs, n: n}
+	dx, err := tidy.Run(b.e, func() ([]*tensor.Tensor, error) {
+		dx, err := n.rule.Backward(c, dy)
+		if err == nil && len(dx) != len(n.in) {
+			err = fmt.Errorf("grad: the rule for %q returned %d gradients for %d inputs", n.op, len(dx), len(n.in))
+		}
+		if err != nil {
+			return nil, err
+		}
+		return dx, nil
+	})
+	if err != nil {
+		return fmt.Errorf("grad: backward of %q: %w", n.op, err)
+	}
+	taken, err := b.accumulate(n, dy, dx)
+	b.consumed(n, dy, taken)
+	return err
+}
+
+// accumulate adds dx[i] to the gradient of n's input i and returns the
+// tensors of dy it took for that. A tensor the backward still needs
+// elsewhere (taken already, saved by n, or the gradient of an output the
+// caller asked for) is cloned, so that each gradient is a tensor of its
+// own.
+func (b *backward) accumulate(n *node, dy, dx []*tensor.Tensor) (taken map[*tensor.Tensor]bool, err error) {
+	taken = map[*tensor.Tensor]bool{}
+	reserved := map[*tensor.Tensor]bool{}
+	for _, x := range slices.Concat(n.savedIn, n.savedOut) {
+		reserved[x] = true
+	}
+	for i, o := range n.out {
+		if b.want[o.id] {
+			reserved[dy[i]] = true
+		}
+	}
+	for i, g := range dx {
+		in := n.in[i]
+		if g == nil || in.dtype != tensor.Float32 {
+			continue
+		}
+		if err := g.Err(); err != nil {
+			return taken, fmt.Errorf("grad: backward of %q, input %d: %w", n.op, i, err)
+		}
+		if !g.Shape().Equal(in.shape) {
+			return taken, fmt.Errorf("grad: the rule for %q returned a gradient of shape %v for input %d of shape %v", n.op, g.Shape(), i, in.shape)
+		}
+		if taken[g] || reserved[g] {
+			g = b.e.Clone(g)
+		}
+		taken[g] = true
+		if err := b.add(in.id, g); err != nil {
+			return taken, err
+		}
+	}
+	return taken, nil
+}
+
+// consumed frees what n's backward has used: its saved tensors, unless
+// the tape is kept, and the gradients of its outputs, unless returned to
+// the caller or taken as an input's gradient.
+func (b *backward) consumed(n *node, dy []*tensor.Tensor, taken map[*tensor.Tensor]bool) {
+	if !b.keep {
+		n.free()
+	}
+	for i, o := range n.out {
+		if dy[i] == nil || b.want[o.id] {
+			continue
+		}
+		delete(b.grads, o.id)
+		if !taken[dy[i]] {
+			dy[i].Dispose()
+		}
+	}
+}
+
+// add adds g to the gradient of tensor id.
+func (b *backward) add(id uint64, g *tensor.Tensor) error {
+	old := b.grads[id]
+	if old == nil {
+		b.grads[id] = g
+		return g.Err()
+	}
+	sum := b.e.Add(old, g)
+	old.Dispose()
+	g.Dispose()
+	b.grads[id] = sum
+	return sum.Err()
+}
+
+// results returns the gradient of each tensor of wrt.
+func (b *backward) results(wrt []*tensor.Tensor, noPath NoPath) ([]*tensor.Tensor, error) {
+	out := make([]*tensor.Tensor, len(wrt))
+	given := map[uint64]bool{}
+	for i, w := range wrt {
+		g := b.grads[w.ID()]
+		switch {
+		case g == nil && noPath == NoPathError:
+			return nil, fmt.Errorf("%w: the result does not depend on wrt[%d] (tensor %d, %v)", ErrNoPath, i, w.ID(), w.Shape())
+		case g == nil:
+			g = b.e.Zeros(tensor.Float32, w.Shape()...)
+		case given[w.ID()]:
+			g = b.e.Clone(g) // wrt names one tensor twice
+		}
+		given[w.ID()] = true
+		if err := g.Err(); err != nil {
+			return nil, err
+		}
+		out[i] = g
+	}
+	return out, nil
+}

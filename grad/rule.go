@@ -1,0 +1,93 @@
+package grad
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/wgtensor/wgtensor/tensor"
+)
+
+// Rule says how to differentiate one op of package tensor. Register it
+// under the op's name (the name its errors carry: "add", "matmul",
+// "sum", ...).
+type Rule struct {
+	// Inputs and Outputs list, by index, the op's inputs and outputs that
+	// Backward reads (Context.Input, Context.Output). A tape saves those
+	// when it records the op, sharing their storage, and nothing else:
+	// list only what the rule needs. Shapes and dtypes are always known.
+	Inputs, Outputs []int
+	// Backward returns the gradient of each of the op's inputs, given dy,
+	// the gradient of each of its outputs. dy[i] is nil for an output no
+	// gradient reached (only ops with several outputs see one). A nil
+	// gradient means none flows to that input (Where's condition). Each
+	// gradient has its input's shape (SumTo reduces a broadcast one).
+	//
+	// Backward runs inside a tidy scope: what it creates and does not
+	// return is disposed for it, and it must dispose nothing it is given.
+	// It may return dy[i], or one tensor for several inputs.
+	Backward func(c *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, error)
+	// NoGrad, when set, says why the op has no gradient ("comparisons
+	// return uint32"): asking for a gradient through it is an error that
+	// says so. Backward is then unused.
+	NoGrad string
+}
+
+// Context is what a Rule's Backward knows of the op it differentiates.
+type Context struct {
+	E     *tensor.Engine // the engine to compute the gradients on
+	Op    string         // the op's name
+	Attrs tensor.Attrs   // its attributes
+	n     *node
+}
+
+// Input returns the op's input i as saved by the tape; the rule must list
+// i in Rule.Inputs. It is nil otherwise.
+func (c *Context) Input(i int) *tensor.Tensor { return c.n.savedIn[i] }
+
+// Output returns the op's output i as saved by the tape, if listed in
+// Rule.Outputs; nil otherwise.
+func (c *Context) Output(i int) *tensor.Tensor { return c.n.savedOut[i] }
+
+// NumInputs returns how many inputs the op had.
+func (c *Context) NumInputs() int { return len(c.n.in) }
+
+// InputShape returns the shape of the op's input i.
+func (c *Context) InputShape(i int) tensor.Shape { return c.n.in[i].shape }
+
+// InputDType returns the dtype of the op's input i.
+func (c *Context) InputDType(i int) tensor.DType { return c.n.in[i].dtype }
+
+// OutputShape returns the shape of the op's output i.
+func (c *Context) OutputShape(i int) tensor.Shape { return c.n.out[i].shape }
+
+var (
+	rulesMu sync.RWMutex
+	rules   = map[string]*Rule{}
+)
+
+// Register makes r the rule for the op named op. Rules are registered
+// from init functions; registering a second rule for one op, or a rule
+// with neither Backward nor NoGrad, panics (a programming error). It is
+// safe for concurrent use.
+func Register(op string, r Rule) {
+	if r.Backward == nil && r.NoGrad == "" {
+		panic(fmt.Sprintf("grad: rule for %q has neither Backward nor NoGrad", op))
+	}
+	rulesMu.Lock()
+	defer rulesMu.Unlock()
+	if _, dup := rules[op]; dup {
+		panic(fmt.Sprintf("grad: a rule for %q is registered already", op))
+	}
+	rules[op] = &r
+}
+
+// ruleFor returns the rule registered for op, or nil.
+func ruleFor(op string) *Rule {
+	rulesMu.RLock()
+	defer rulesMu.RUnlock()
+	return rules[op]
+}
+
+// HasRule reports whether a rule (with a gradient or saying why none) is
+// registered for op.
+func HasRule(op string) bool { return ruleFor(op) != nil }

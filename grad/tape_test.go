@@ -1,0 +1,86 @@
+package grad
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/wgtensor/wgtensor/internal/testgpu"
+	"github.com/wgtensor/wgtensor/tensor"
+	"github.com/wgtensor/wgtensor/tidy"
+)
+
+// floats reads t back, failing the test on an error.
+func floats(t *testing.T, x *tensor.Tensor) []float32 {
+	t.Helper()
+	v, err := x.Float32s(context.Background())
+	if err != nil {
+		t.Fatalf("read %v: %v", x, err)
+	}
+	return v
+}
+
+// disposeAll disposes ts.
+func disposeAll(ts ...*tensor.Tensor) {
+	for _, x := range ts {
+		x.Dispose()
+	}
+}
+
+// The gradient of x·w + b, seeded with ones, with respect to x, w and b,
+// by hand.
+func TestTapeGradientsOfALinearLayer(t *testing.T) {
+	e := testgpu.Engine(t)
+	err := tidy.Do(e, func() error {
+		x := e.FromFloat32s([]float32{1, 2, 3, 4, 5, 6}, 2, 3)
+		w := e.FromFloat32s([]float32{1, -1, 2, 0, 0.5, 1}, 3, 2)
+		b := e.FromFloat32s([]float32{0.5, -0.5}, 2)
+		tape := NewTape(e)
+		var loss *tensor.Tensor
+		if err := tape.Record(func() error {
+			loss = e.Add(e.MatMul(x, w), b)
+			return loss.Err()
+		}); err != nil {
+			return err
+		}
+		gs, err := tape.Gradients(loss, []*tensor.Tensor{x, w, b}, &Options{Seed: e.Ones(tensor.Float32, 2, 2)})
+		if err != nil {
+			return err
+		}
+		// d/dx = ones(2,2)·wᵀ: row sums of w; d/dw = xᵀ·ones: column sums of x; d/db = 2.
+		want := [][]float32{{0, 2, 1.5, 0, 2, 1.5}, {5, 5, 7, 7, 9, 9}, {2, 2}}
+		for i, g := range gs {
+			if got := floats(t, g); !slices.Equal(got, want[i]) {
+				t.Errorf("gradient %d: got %v, want %v", i, got, want[i])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestIntegerResultsHaveNoGradient(t *testing.T) {
+	e := testgpu.Engine(t)
+	err := tidy.Do(e, func() error {
+		x := e.FromFloat32s([]float32{1, -2, 3}, 3)
+		tape := NewTape(e)
+		var c *tensor.Tensor
+		if err := tape.Record(func() error {
+			c = e.Greater(x, e.Scalar(0))
+			return c.Err()
+		}); err != nil {
+			return err
+		}
+		_, err := tape.Gradients(c, []*tensor.Tensor{x}, nil)
+		if !errors.Is(err, ErrNoGradient) {
+			t.Errorf("gradient of a comparison: got %v, want ErrNoGradient", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

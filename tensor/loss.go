@@ -1,0 +1,93 @@
+package tensor
+
+import (
+	"strings"
+
+	"github.com/wgtensor/wgtensor/shaders"
+)
+
+// Fused forward ops of the losses (package loss reduces them; package grad
+// differentiates them).
+
+// SoftmaxCrossEntropy returns, for each row of logits along its last axis
+// (the classes), the cross-entropy of softmax(row) against the row's
+// target, in one kernel that never forms the softmax: the result has
+// logits' shape without the last axis. targets are either int32 class
+// labels of that shape, or float32 probabilities of logits' shape:
+//
+//	labels:        loss = logsumexp(x) - x[label]
+//	probabilities: loss = Σ_j t_j · (logsumexp(x) - x_j)
+//
+// It subtracts each row's maximum first, so logits of any finite size
+// (±1e4 and beyond) give finite, accurate losses. A label out of
+// [0, classes) gives NaN (checking labels would need a readback). Rows
+// hold at most shaders.MaxXentClasses classes; each is summed by one
+// thread in order.
+func (e *Engine) SoftmaxCrossEntropy(logits, targets *Tensor) *Tensor {
+	o, bad := e.begin("softmax_cross_entropy", callerSite(), logits, targets)
+	if bad != nil {
+		return bad
+	}
+	defer o.end()
+	if logits.dtype != Float32 {
+		return o.fail(ErrDType, "logits are %s, not float32", logits.dtype)
+	}
+	if logits.Rank() == 0 {
+		return o.fail(ErrShape, "logits need a class axis")
+	}
+	rowShape := logits.shape[:logits.Rank()-1].clone()
+	classes := logits.shape[logits.Rank()-1]
+	k := shaders.SoftmaxXent{Dense: targets.dtype == Float32}
+	switch {
+	case targets.dtype == Int32 && !targets.shape.Equal(rowShape):
+		return o.fail(ErrShape, "int32 labels must be %v", rowShape)
+	case targets.dtype == Float32 && !targets.shape.Equal(logits.shape):
+		return o.fail(ErrShape, "float32 probabilities must be %v", logits.shape)
+	case targets.dtype != Int32 && targets.dtype != Float32:
+		return o.fail(ErrDType, "targets are %s: int32 labels or float32 probabilities", targets.dtype)
+	case classes > shaders.MaxXentClasses:
+		return o.fail(ErrShape, "%d classes; at most %d", classes, shaders.MaxXentClasses)
+	case classes == 0 && rowShape.Size() > 0:
+		return o.fail(ErrShape, "rows of no classes")
+	}
+	out, err := o.alloc(rowShape, Float32)
+	if err != nil {
+		return e.errTensor(err)
+	}
+	if rows := rowShape.Size(); rows > 0 {
+		if err := o.rows(k.Key(), k.Spec, false, rows, classes, k.RowWork(classes), 0, logits.buf(), targets.buf(), out.buf()); err != nil {
+			out.Dispose()
+			return e.errTensor(err)
+		}
+	}
+	return out
+}
+
+// sigmoidXentExpr is max(x, 0) - x·z + log1p(exp(-|x|)) for logits a0 and
+// targets a1. WGSL has no log1p, and compilers may fold the usual
+// log(1+u)·u/((1+u)-1) (llvmpipe's GL does): below 1/16 log1p(u) is its
+// series to u^7 (relative error under 1e-9), above it log(1+u), whose
+// rounding of 1+u costs at most 2^-24/log1p(1/16), about 1e-6 relative.
+var sigmoidXentExpr = strings.ReplaceAll("fmax_(a0, 0.0) - a0 * a1 + select(log_(1.0 + U), "+
+	"U * (1.0 - U * (1.0 / 2.0 - U * (1.0 / 3.0 - U * (1.0 / 4.0 - U * (1.0 / 5.0 - U * (1.0 / 6.0 - U / 7.0)))))), U < 0.0625)",
+	"U", "exp_(neg_(abs_(a0)))")
+
+// SigmoidCrossEntropy returns the binary cross-entropy of sigmoid(logits)
+// against targets (probabilities of the positive class), elementwise with
+// broadcasting, in the stable form
+//
+//	max(x, 0) - x·z + log1p(exp(-|x|))
+//
+// which is finite for every finite logit. It is an elementwise op and
+// fuses with its neighbours.
+func (e *Engine) SigmoidCrossEntropy(logits, targets *Tensor) *Tensor {
+	o, bad := e.beginLazy("sigmoid_cross_entropy", callerSite(), logits, targets)
+	if bad != nil {
+		return bad
+	}
+	defer o.end()
+	if logits.dtype != Float32 || targets.dtype != Float32 {
+		return o.fail(ErrDType, "%s logits and %s targets; both must be float32", logits.dtype, targets.dtype)
+	}
+	return o.mapOp("sigmoid_cross_entropy", sigmoidXentExpr, Float32, []*Tensor{logits, targets}, [4]float32{})
+}
