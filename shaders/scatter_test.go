@@ -14,7 +14,7 @@ func TestScatterAddSpec(t *testing.T) {
 		assert.False(t, keys[k.Key()], "key %q names two kernels", k.Key())
 		keys[k.Key()] = true
 		assert.Equal(t, k.Key(), spec.Key)
-		assert.EqualValues(t, len(Params{Meta: make([]uint32, k.MetaWords())}.Bytes()), spec.ParamsSize)
+		assert.EqualValues(t, len((&ScatterAddParams{}).Bytes()), spec.ParamsSize)
 		assert.Contains(t, spec.Source, "array<"+string(T)+">")
 	}
 	assert.Less(t, ScatterChunk, MaxLoopTrips, "a dispatch's loop stays within Mesa's trips")

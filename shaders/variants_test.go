@@ -83,6 +83,14 @@ func variants() []variant {
 		add(fmt.Sprintf("copy_r%d", r), c, c.params())
 	}
 	add("gather", Gather{}, &GatherParams{})
+	for _, T := range types {
+		for _, byIndex := range []bool{false, true} {
+			add("scatter_add_"+string(T)+flag(byIndex, "_by_index"), ScatterAdd{T: T, ByIndex: byIndex}, &ScatterAddParams{})
+		}
+	}
+	for _, dense := range []bool{false, true} {
+		add("softmax_xent"+flag(dense, "_dense"), SoftmaxXent{Dense: dense}, &RowParams{})
+	}
 	for _, p := range elementwisePrograms() {
 		vs = append(vs, variant{Name: p.name, Kernel: p.k, Spec: p.k.Spec(),
 			ParamsLen: len(p.k.Params(0, 0, 0, make([]NodeParams, len(p.k.Nodes)), make([]uint32, p.k.MetaWords())))})

@@ -72,9 +72,8 @@ func (o *op) scatterAdd(x, indices, updates, out *Tensor, ax int) error {
 	}
 	k := shaders.ScatterAdd{T: x.dtype.wgsl(), ByIndex: count <= shaders.ScatterChunk && count < x.shape[ax]}
 	inner := Shape(x.shape[ax+1:]).Size()
-	params := func(begin, end int) shaders.Params {
-		return shaders.Params{Header: [4]uint32{2: uint32(inner), 3: uint32(count)},
-			Meta: []uint32{uint32(x.shape[ax]), uint32(begin), uint32(end)}}
+	params := func(begin, end int) *shaders.ScatterAddParams {
+		return &shaders.ScatterAddParams{Inner: uint32(inner), Count: uint32(count), Axis: uint32(x.shape[ax]), Begin: uint32(begin), Stop: uint32(end)}
 	}
 	if k.ByIndex {
 		return o.run(k.Key(), k.Spec, updates.Size(), k.ThreadWork(count), params(0, count), indices.buf(), updates.buf(), out.buf())
