@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,10 +25,13 @@ import (
 //
 //   - @binding(0) to @binding(n-1): the n inputs, in the order of
 //     Launch.Inputs, as var<storage, read>;
+//   - the next u bindings: the u tensors updated in place, in the order
+//     of Launch.InOut, as var<storage, read_write> (none in most
+//     launches, so that the outputs follow the inputs);
 //   - the next m bindings: the m outputs, in the order of Launch.Outputs,
 //     as var<storage, read_write>;
-//   - @binding(n+m): the uniform block, a struct whose first 16 bytes are
-//     the launch header and whose next bytes are Launch.Params.
+//   - @binding(n+u+m): the uniform block, a struct whose first 16 bytes
+//     are the launch header and whose next bytes are Launch.Params.
 //
 // Each tensor is bound whole, as a contiguous row-major array of its
 // dtype's WGSL type (array<f32>, array<i32> or array<u32>; an
@@ -134,8 +138,20 @@ type Launch struct {
 	// views (Reshape shares storage) or results of ops not yet run: the
 	// kernel sees each input's values, contiguous and row-major.
 	Inputs []*Tensor
+	// InOut are existing tensors the kernel updates in place (an optimizer
+	// writes a parameter and its state in one kernel), bound read_write
+	// after the inputs and before the outputs, in order: the kernel reads
+	// and writes their own storage, as Engine.Assign does, so every view
+	// of it sees the new values and its Version goes up by one. Like
+	// Assign's, the writes are ordered with every other op: an op or a
+	// readback called before RunKernel sees the old values. Each must be
+	// a live tensor of the engine's device whose storage no input and no
+	// other InOut shares (WebGPU binds a buffer writable once per
+	// dispatch).
+	InOut []*Tensor
 	// Outputs are allocated by the engine and bound read_write after the
-	// inputs, in order. There is at least one.
+	// inputs and InOut, in order. A launch has at least one output or one
+	// InOut.
 	Outputs []Out
 	// Threads is the number of invocations to run, at most MaxElements; 0
 	// runs none.
@@ -150,8 +166,9 @@ type Launch struct {
 	Params []any
 }
 
-// RunKernel runs k over l.Threads invocations, reading l.Inputs, and
-// returns one new tensor per output in l.Outputs, written by k. The
+// RunKernel runs k over l.Threads invocations, reading l.Inputs and
+// updating l.InOut in place, and returns one new tensor per output in
+// l.Outputs, written by k (an empty slice when l has only InOut). The
 // results are ordinary tensors: counted by Memory, created at the caller's
 // line, tracked by the innermost tidy scope, and read back like any other.
 // Like every op it is recorded, not run: it is submitted with the batch.
@@ -163,8 +180,8 @@ type Launch struct {
 // device allows) returns tensors that each carry an *OpError naming the
 // kernel and the input shapes (an input carrying an error passes that
 // error on, as with every op), and holds nothing: one tensor if l asks
-// for no output. A compile error wraps wgpu.ErrCompile and holds the
-// compiler's message. Like every op, RunKernel belongs to the Engine's
+// for no output. A failed launch writes no InOut and bumps no Version. A
+// compile error wraps wgpu.ErrCompile and holds the compiler's message. Like every op, RunKernel belongs to the Engine's
 // goroutine.
 func (e *Engine) RunKernel(k Kernel, l Launch) []*Tensor {
 	return e.runKernel(callerSite(), k, l)
@@ -173,13 +190,18 @@ func (e *Engine) RunKernel(k Kernel, l Launch) []*Tensor {
 func (e *Engine) runKernel(site stack, k Kernel, l Launch) []*Tensor {
 	name := fmt.Sprintf("kernel %q", k.Name)
 	failAll := func(bad *Tensor) []*Tensor { return errTensors(e, bad, len(l.Outputs)) }
-	o, bad := e.begin(name, site, l.Inputs...)
+	o, bad := e.begin(name, site, slices.Concat(l.Inputs, l.InOut)...)
 	if bad != nil {
 		return failAll(bad)
 	}
 	defer o.end()
 	if err := o.checkLaunch(k, l); err != nil {
 		return failAll(e.errTensor(err))
+	}
+	for _, t := range l.InOut {
+		if err := o.beforeWrite(t); err != nil {
+			return failAll(e.errTensor(err))
+		}
 	}
 	kern, err := o.compileCustom(k, l)
 	if err != nil {
@@ -194,6 +216,9 @@ func (e *Engine) runKernel(site stack, k Kernel, l Launch) []*Tensor {
 			t.Dispose()
 		}
 		return failAll(e.errTensor(err))
+	}
+	for _, t := range l.InOut {
+		t.st.version.Add(1)
 	}
 	return outs
 }
@@ -243,8 +268,11 @@ func (o *op) checkLaunch(k Kernel, l Launch) error {
 		return fail(ErrArgument, "work per invocation %v", k.Work)
 	case l.Threads < 0 || l.Threads > MaxElements:
 		return fail(ErrArgument, "%d threads; at most %d (MaxElements)", l.Threads, MaxElements)
-	case len(l.Outputs) == 0:
-		return fail(ErrArgument, "no outputs: a kernel writes at least one")
+	case len(l.Outputs) == 0 && len(l.InOut) == 0:
+		return fail(ErrArgument, "no outputs and no InOut: a kernel writes at least one")
+	}
+	if err := checkInOutAliasing(l); err != nil {
+		return fail(ErrArgument, "%v", err)
 	}
 	if dims, ok := declaredWorkgroup(k.Source); ok && (dims != [3]int{wg, 1, 1}) {
 		return fail(ErrArgument, "the shader declares @workgroup_size%v and Workgroup is %d: a Kernel's workgroup is one-dimensional, and the two must agree", dims, wg)
@@ -260,7 +288,7 @@ func (o *op) checkLaunch(k Kernel, l Launch) error {
 			return fail(wgpu.ErrLimit, "output %d %v is %d B, the device binds at most %d B", i, out.Shape, b, lim.MaxStorageBufferBindingSize)
 		}
 	}
-	for i, t := range l.Inputs {
+	for i, t := range slices.Concat(l.Inputs, l.InOut) {
 		if b := t.st.buf.BindingSize(); b > lim.MaxStorageBufferBindingSize {
 			return fail(wgpu.ErrLimit, "input %d is %d B, the device binds at most %d B", i, b, lim.MaxStorageBufferBindingSize)
 		}
@@ -270,6 +298,24 @@ func (o *op) checkLaunch(k Kernel, l Launch) error {
 		case float32, int32, uint32:
 		default:
 			return fail(ErrArgument, "param %d is %T; want float32, int32 or uint32", i, p)
+		}
+	}
+	return nil
+}
+
+// checkInOutAliasing returns an error if a tensor of l.InOut shares its
+// storage with an input or another InOut.
+func checkInOutAliasing(l Launch) error {
+	for i, t := range l.InOut {
+		for j, in := range l.Inputs {
+			if in.st == t.st {
+				return fmt.Errorf("InOut %d shares its storage with input %d", i, j)
+			}
+		}
+		for j, u := range l.InOut[:i] {
+			if u.st == t.st {
+				return fmt.Errorf("InOut %d shares its storage with InOut %d", i, j)
+			}
 		}
 	}
 	return nil
@@ -326,8 +372,9 @@ func paramsBlock(params []any) []byte {
 // compileCustom returns k's pipeline for l's bindings and params,
 // compiling it on the first launch of its key on the device.
 func (o *op) compileCustom(k Kernel, l Launch) (*wgpu.Kernel, error) {
-	nin, nout := len(l.Inputs), len(l.Outputs)
+	nin, nout := len(l.Inputs), len(l.InOut)+len(l.Outputs)
 	size := uint64(paramsSize(len(l.Params)))
+	// InOut and outputs bind alike (read_write): only their sum matters.
 	key := fmt.Sprintf("custom/%s/%dr%dw%dB", k.cacheKey(), nin, nout, size)
 	kern, err := o.e.dev.KernelFor(key, func() wgpu.KernelSpec {
 		bindings := make([]wgpu.Access, 0, nin+nout)
@@ -399,8 +446,8 @@ func (o *op) launch(kern *wgpu.Kernel, k Kernel, l Launch, outs []*Tensor) error
 	if len(pieces) == 0 {
 		return nil
 	}
-	bufs := make([]*wgpu.Buffer, 0, len(l.Inputs)+len(outs))
-	for _, t := range l.Inputs {
+	bufs := make([]*wgpu.Buffer, 0, len(l.Inputs)+len(l.InOut)+len(outs))
+	for _, t := range slices.Concat(l.Inputs, l.InOut) {
 		bufs = append(bufs, t.st.buf) // dispatched already by begin
 	}
 	for _, t := range outs {

@@ -138,6 +138,7 @@ func (e *Engine) record(res *Tensor, n shaders.Node, params shaders.NodeParams, 
 	n.Args = args.refs
 	for _, l := range args.newLeaves {
 		l.st.retain()
+		l.st.readers.add(g)
 		g.leaves = append(g.leaves, l)
 	}
 	nd := &node{g: g, index: len(g.nodes), st: res.st, op: n, params: params}
@@ -237,6 +238,7 @@ func (g *group) drop() {
 		n.st.pending.CompareAndSwap(n, nil)
 	}
 	for _, l := range g.leaves {
+		l.st.readers.remove(g)
 		l.st.release()
 	}
 }
@@ -298,6 +300,7 @@ func (e *Engine) flushGroupLocked() error {
 		}
 	}
 	for _, l := range g.leaves {
+		l.st.readers.remove(g)
 		l.st.release()
 	}
 	return err

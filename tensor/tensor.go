@@ -10,8 +10,10 @@ import (
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
-// Tensor is an n-dimensional array of one dtype on the GPU. Tensors are
-// immutable: ops return new tensors. Reshape and Clone share storage with
+// Tensor is an n-dimensional array of one dtype on the GPU. Ops return
+// new tensors; only Engine.Assign and a custom kernel's Launch.InOut write
+// into an existing tensor's storage, seen by every tensor sharing it
+// (Version counts those writes). Reshape and Clone share storage with
 // their source, reference-counted, so disposing one never frees storage
 // another still uses.
 //
@@ -65,6 +67,11 @@ type storage struct {
 	pending atomic.Pointer[node]
 	// failed is the error of a dispatch that should have written buf.
 	failed atomic.Pointer[error]
+	// version counts the in-place writes to buf (assign.go).
+	version atomic.Uint64
+	// readers are the fusion groups not yet dispatched that read buf
+	// (assign.go): an in-place write dispatches them first.
+	readers readerSet
 }
 
 // retain takes another reference; the caller must hold one already.

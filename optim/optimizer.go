@@ -1,0 +1,314 @@
+package optim
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/wgtensor/wgtensor/tensor"
+)
+
+// Param is a named parameter: a float32 tensor that an optimizer updates
+// in place and a checkpoint saves under Name. Names follow PyTorch's
+// state-dict style ("0.weight", "layers.2.bias"); an optimizer's state for
+// a parameter is named after it ("0.weight.exp_avg"). The caller owns T:
+// an optimizer never disposes it.
+type Param struct {
+	Name string
+	T    *tensor.Tensor
+}
+
+// Optimizer is what SGD, Adam, AdamW and RMSProp have in common.
+type Optimizer interface {
+	// Step updates every parameter whose gradient is not nil, in place,
+	// each with one kernel.
+	Step(grads []*tensor.Tensor) error
+	// Params lists the parameters, in the order Step takes their
+	// gradients.
+	Params() []Param
+	// State lists the state tensors created so far, by name.
+	State() []Param
+	// SetState writes src into the state tensor called name.
+	SetState(name string, src *tensor.Tensor) error
+	// Dispose frees every state tensor.
+	Dispose()
+}
+
+// Errors. Every error an optimizer returns wraps one of these, or the
+// error of a tensor it was given (tensor.ErrShape, tensor.ErrDType,
+// tensor.ErrDisposed and the like).
+var (
+	// ErrArgument: a bad hyperparameter, parameter list, gradient list or
+	// state name.
+	ErrArgument = errors.New("optim: invalid argument")
+	// ErrDisposed: the optimizer was disposed.
+	ErrDisposed = errors.New("optim: optimizer was disposed")
+)
+
+// slotState is the state of one parameter: its step count and its state
+// tensors by slot ("exp_avg"), created at the first step that needs them.
+type slotState struct {
+	steps int
+	slots map[string]*tensor.Tensor
+}
+
+// base holds what every optimizer keeps: the engine, the parameters and
+// their state, and the kernels compiled for the configurations seen.
+type base struct {
+	e        *tensor.Engine
+	kind     string
+	params   []Param
+	state    []slotState
+	kernels  map[string]tensor.Kernel
+	disposed bool
+}
+
+// newBase checks params: each named, names unique, each a live float32
+// tensor of e.
+func newBase(e *tensor.Engine, kind string, params []Param) (base, error) {
+	b := base{e: e, kind: kind, params: slices.Clone(params), state: make([]slotState, len(params)), kernels: map[string]tensor.Kernel{}}
+	if e == nil {
+		return b, b.errorf(ErrArgument, "nil engine")
+	}
+	seen := map[string]bool{}
+	for i, p := range params {
+		switch {
+		case p.Name == "":
+			return b, b.errorf(ErrArgument, "parameter %d has no name", i)
+		case seen[p.Name]:
+			return b, b.errorf(ErrArgument, "two parameters are named %q", p.Name)
+		}
+		seen[p.Name] = true
+		if err := b.checkParam(p); err != nil {
+			return b, err
+		}
+	}
+	return b, nil
+}
+
+func (b *base) errorf(kind error, format string, args ...any) error {
+	return fmt.Errorf("optim: %s: %s: %w", b.kind, fmt.Sprintf(format, args...), kind)
+}
+
+// checkParam returns the error updating p would fail with now.
+func (b *base) checkParam(p Param) error {
+	t := p.T
+	switch {
+	case t == nil:
+		return b.errorf(ErrArgument, "parameter %q is nil", p.Name)
+	case t.Err() != nil:
+		return fmt.Errorf("optim: %s: parameter %q: %w", b.kind, p.Name, t.Err())
+	case t.IsDisposed():
+		return fmt.Errorf("optim: %s: parameter %q: %w", b.kind, p.Name, tensor.ErrDisposed)
+	case t.DType() != tensor.Float32:
+		return fmt.Errorf("optim: %s: parameter %q is %s; optimizers update float32: %w", b.kind, p.Name, t.DType(), tensor.ErrDType)
+	}
+	return nil
+}
+
+// checkLike returns the error of using g, described by what (the
+// gradient of p, a state of p), for p: g must be a live tensor of p's
+// shape and dtype.
+func (b *base) checkLike(what string, p Param, g *tensor.Tensor) error {
+	switch {
+	case g == nil:
+		return fmt.Errorf("optim: %s: %s is nil: %w", b.kind, what, ErrArgument)
+	case g.Err() != nil:
+		return fmt.Errorf("optim: %s: %s: %w", b.kind, what, g.Err())
+	case g.IsDisposed():
+		return fmt.Errorf("optim: %s: %s: %w", b.kind, what, tensor.ErrDisposed)
+	case g.DType() != p.T.DType():
+		return fmt.Errorf("optim: %s: %s is %s, the parameter %s: %w", b.kind, what, g.DType(), p.T.DType(), tensor.ErrDType)
+	case !g.Shape().Equal(p.T.Shape()):
+		return fmt.Errorf("optim: %s: %s is %v, the parameter %v: %w", b.kind, what, g.Shape(), p.T.Shape(), tensor.ErrShape)
+	}
+	return nil
+}
+
+// update is one optimizer's rule for a step: the state slots it needs
+// under the current hyperparameters, in binding order, the kernel for
+// those slots, and the kernel's params for a parameter at its step
+// (counted from 1) whose state was just created (fresh) or not.
+type update struct {
+	slots  []string
+	kernel func() tensor.Kernel
+	params func(step int, fresh bool) []any
+}
+
+// step checks every parameter and gradient first, so that a bad one
+// updates nothing, then runs u's kernel once per parameter whose
+// gradient is not nil (as PyTorch skips a parameter whose grad is None).
+func (b *base) step(grads []*tensor.Tensor, u update) error {
+	if b.disposed {
+		return b.errorf(ErrDisposed, "step")
+	}
+	if len(grads) != len(b.params) {
+		return b.errorf(ErrArgument, "%d gradients for %d parameters", len(grads), len(b.params))
+	}
+	for i, g := range grads {
+		if g == nil {
+			continue
+		}
+		if err := b.checkParam(b.params[i]); err != nil {
+			return err
+		}
+		if err := b.checkLike(fmt.Sprintf("gradient of %q", b.params[i].Name), b.params[i], g); err != nil {
+			return err
+		}
+	}
+	key := strings.Join(u.slots, ",")
+	k, ok := b.kernels[key]
+	if !ok {
+		k = u.kernel()
+		b.kernels[key] = k
+	}
+	for i, g := range grads {
+		if g == nil {
+			continue
+		}
+		if err := b.update(i, g, k, u); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// update runs k on parameter i with gradient g and its state.
+func (b *base) update(i int, g *tensor.Tensor, k tensor.Kernel, u update) error {
+	p, st := b.params[i], &b.state[i]
+	fresh, err := b.ensure(i, u.slots)
+	if err != nil {
+		return err
+	}
+	inOut := make([]*tensor.Tensor, 0, 1+len(u.slots))
+	inOut = append(inOut, p.T)
+	for _, s := range u.slots {
+		inOut = append(inOut, st.slots[s])
+	}
+	res := b.e.RunKernel(k, tensor.Launch{Inputs: []*tensor.Tensor{g}, InOut: inOut, Threads: p.T.Size(), Params: u.params(st.steps+1, fresh)})
+	for _, r := range res {
+		if err := r.Err(); err != nil {
+			return fmt.Errorf("optim: %s: update of %q: %w", b.kind, p.Name, err)
+		}
+	}
+	st.steps++
+	return nil
+}
+
+// ensure creates the state slots of parameter i that do not exist yet,
+// zeroed, and reports whether it created any.
+func (b *base) ensure(i int, slots []string) (fresh bool, err error) {
+	p, st := b.params[i], &b.state[i]
+	for _, s := range slots {
+		if st.slots[s] != nil {
+			continue
+		}
+		z := b.e.Zeros(tensor.Float32, p.T.Shape()...)
+		if err := z.Err(); err != nil {
+			return fresh, fmt.Errorf("optim: %s: state %s.%s: %w", b.kind, p.Name, s, err)
+		}
+		z.Keep() // state outlives the caller's scopes: Dispose frees it
+		if st.slots == nil {
+			st.slots = map[string]*tensor.Tensor{}
+		}
+		st.slots[s] = z
+		fresh = true
+	}
+	return fresh, nil
+}
+
+// Params returns the parameters, in the order Step takes their gradients.
+func (b *base) Params() []Param { return slices.Clone(b.params) }
+
+// State returns the state tensors created so far, named
+// "<parameter>.<slot>" ("0.weight.exp_avg"), in the order of the
+// parameters and then of the slots' names: the optimizer's part of a
+// checkpoint. The tensors are the optimizer's own, not copies: read them,
+// do not dispose them (Dispose does). State is empty before the first
+// step and after Dispose.
+func (b *base) State() []Param {
+	var out []Param
+	for i, st := range b.state {
+		names := make([]string, 0, len(st.slots))
+		for s := range st.slots {
+			names = append(names, s)
+		}
+		slices.Sort(names)
+		for _, s := range names {
+			out = append(out, Param{Name: b.params[i].Name + "." + s, T: st.slots[s]})
+		}
+	}
+	return out
+}
+
+// Steps returns how many steps updated the parameter called name (the
+// count Adam's bias correction uses), or -1 if no parameter is called so.
+func (b *base) Steps(name string) int {
+	i := b.index(name)
+	if i < 0 {
+		return -1
+	}
+	return b.state[i].steps
+}
+
+// SetSteps sets the step count of the parameter called name, as a
+// checkpoint being loaded does.
+func (b *base) SetSteps(name string, n int) error {
+	i := b.index(name)
+	switch {
+	case b.disposed:
+		return b.errorf(ErrDisposed, "set steps")
+	case i < 0:
+		return b.errorf(ErrArgument, "no parameter is called %q", name)
+	case n < 0:
+		return b.errorf(ErrArgument, "%d steps", n)
+	}
+	b.state[i].steps = n
+	return nil
+}
+
+// setState writes src's values into the state tensor called name
+// ("<parameter>.<slot>"), creating it if no step has yet, as a checkpoint
+// being loaded does. src must have the parameter's shape and be float32;
+// the caller keeps owning it. slots are every state name the optimizer
+// knows.
+func (b *base) setState(name string, src *tensor.Tensor, slots []string) error {
+	if b.disposed {
+		return b.errorf(ErrDisposed, "set state %q", name)
+	}
+	for i, p := range b.params {
+		slot, ok := strings.CutPrefix(name, p.Name+".")
+		if !ok || !slices.Contains(slots, slot) {
+			continue
+		}
+		if err := b.checkLike(fmt.Sprintf("state %q", name), p, src); err != nil {
+			return err
+		}
+		if _, err := b.ensure(i, []string{slot}); err != nil {
+			return err
+		}
+		if err := b.e.Assign(b.state[i].slots[slot], src); err != nil {
+			return fmt.Errorf("optim: %s: state %q: %w", b.kind, name, err)
+		}
+		return nil
+	}
+	return b.errorf(ErrArgument, "no state is called %q (slots %v)", name, slots)
+}
+
+func (b *base) index(name string) int {
+	return slices.IndexFunc(b.params, func(p Param) bool { return p.Name == name })
+}
+
+// Dispose frees every state tensor the optimizer created; the parameters
+// are the caller's and stay. Later steps fail with ErrDisposed. Disposing
+// twice is harmless.
+func (b *base) Dispose() {
+	for i := range b.state {
+		for _, t := range b.state[i].slots {
+			t.Dispose()
+		}
+		b.state[i] = slotState{}
+	}
+	b.disposed = true
+}

@@ -1,0 +1,106 @@
+package optim
+
+import (
+	"math"
+
+	"github.com/wgtensor/wgtensor/tensor"
+)
+
+// RMSPropConfig holds RMSProp's hyperparameters, as torch.optim.RMSprop
+// names them. RMSPropDefaults returns PyTorch's defaults.
+type RMSPropConfig struct {
+	LR          float64 // learning rate, ≥ 0
+	Alpha       float64 // smoothing constant α, in [0, 1]
+	Eps         float64 // added to the denominator, ≥ 0
+	WeightDecay float64 // L2 penalty λ ≥ 0, added to the gradient
+	Momentum    float64 // momentum factor μ ≥ 0; 0 keeps no buffer
+	Centered    bool    // normalise by the variance, not the second moment
+}
+
+// RMSPropDefaults returns torch.optim.RMSprop's defaults: lr 1e-2, alpha
+// 0.99, eps 1e-8, no weight decay, no momentum, not centered.
+func RMSPropDefaults() RMSPropConfig {
+	return RMSPropConfig{LR: 1e-2, Alpha: 0.99, Eps: 1e-8}
+}
+
+// RMSProp is the RMSProp optimizer (Hinton), computing what
+// torch.optim.RMSprop computes. For each parameter p with gradient g:
+//
+//	g ← g + λp                       (if λ ≠ 0)
+//	s ← αs + (1−α)g²
+//	a ← √(s − ḡ²) + ε, with ḡ ← αḡ + (1−α)g, if Centered; else √s + ε
+//	b ← μb + g/a, p ← p − lr·b       (if μ > 0)
+//	p ← p − lr·g/a                   (if μ = 0)
+//
+// The state ("<param>.square_avg", with Centered "<param>.grad_avg", with
+// Momentum "<param>.momentum_buffer") is created, zeroed, at the first
+// step that needs it. The hyperparameters are fields (RMSPropConfig):
+// change them between steps freely; no kernel is compiled again (turning
+// Centered or Momentum on compiles that kernel once).
+//
+// An RMSProp belongs to the goroutine that uses its engine, like the
+// engine's ops.
+type RMSProp struct {
+	RMSPropConfig
+	base
+}
+
+// NewRMSProp returns an RMSProp optimizer updating params on e.
+func NewRMSProp(e *tensor.Engine, params []Param, c RMSPropConfig) (*RMSProp, error) {
+	b, err := newBase(e, "rmsprop", params)
+	if err != nil {
+		return nil, err
+	}
+	return &RMSProp{RMSPropConfig: c, base: b}, nil
+}
+
+// rmspropSlots is every state slot RMSProp knows.
+var rmspropSlots = []string{"square_avg", "grad_avg", "momentum_buffer"}
+
+// Step updates each parameter with its gradient, as SGD.Step does: one
+// kernel per parameter, nil gradients skipped, everything checked before
+// anything is updated.
+func (r *RMSProp) Step(grads []*tensor.Tensor) error {
+	c := r.RMSPropConfig
+	switch {
+	case !(c.LR >= 0) || math.IsInf(c.LR, 0):
+		return r.errorf(ErrArgument, "learning rate %v", c.LR)
+	case !(c.Alpha >= 0 && c.Alpha <= 1):
+		return r.errorf(ErrArgument, "alpha %v", c.Alpha)
+	case !(c.Eps >= 0):
+		return r.errorf(ErrArgument, "eps %v", c.Eps)
+	case !(c.WeightDecay >= 0):
+		return r.errorf(ErrArgument, "weight decay %v", c.WeightDecay)
+	case !(c.Momentum >= 0):
+		return r.errorf(ErrArgument, "momentum %v", c.Momentum)
+	}
+	spec := kernelSpec{name: "rmsprop", members: []string{"lr", "alpha", "eps", "wd", "momentum"}, slots: []string{"square_avg"}}
+	spec.body = `	if (u.wd != 0.0f) { g = g + u.wd * p; }
+	let s = u.alpha * square_avg[i] + (1.0f - u.alpha) * g * g;
+	square_avg[i] = s;
+`
+	if c.Centered {
+		spec.slots = append(spec.slots, "grad_avg")
+		spec.body += `	let ga = grad_avg[i] + (1.0f - u.alpha) * (g - grad_avg[i]);
+	grad_avg[i] = ga;
+	let avg = sqrt(s - ga * ga) + u.eps;
+`
+	} else {
+		spec.body += "\tlet avg = sqrt(s) + u.eps;\n"
+	}
+	if c.Momentum > 0 {
+		spec.slots = append(spec.slots, "momentum_buffer")
+		spec.body += "\tlet b = u.momentum * momentum_buffer[i] + g / avg;\n\tmomentum_buffer[i] = b;\n\tp = p - u.lr * b;\n"
+	} else {
+		spec.body += "\tp = p - u.lr * (g / avg);\n"
+	}
+	return r.step(grads, update{slots: spec.slots, kernel: spec.kernel, params: func(int, bool) []any {
+		return f32s(c.LR, c.Alpha, c.Eps, c.WeightDecay, c.Momentum)
+	}})
+}
+
+// SetState writes src into the state tensor called name
+// ("0.weight.square_avg"), as SGD.SetState does.
+func (r *RMSProp) SetState(name string, src *tensor.Tensor) error {
+	return r.setState(name, src, rmspropSlots)
+}
