@@ -155,6 +155,10 @@ func (o *op) recordTo(rec *recorderBox) {
 type recorderState struct {
 	recorder  atomic.Pointer[recorderBox] // the innermost of recorders, read by ops without the lock
 	recorders []Recorder                  // under Engine.mu
+	// scratch takes the attributes of ops no recorder listens to, so that
+	// an op allocates nothing for them; only the op that holds the engine
+	// writes it.
+	scratch Attrs
 }
 
 // noteAxes sets a reduction's attributes, its axes normalised (all of
