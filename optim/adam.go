@@ -93,20 +93,11 @@ func (a *Adam) Step(grads []*tensor.Tensor) error {
 	case !(c.WeightDecay >= 0):
 		return a.errorf(ErrArgument, "weight decay %v", c.WeightDecay)
 	}
-	spec := kernelSpec{name: "adam", members: []string{"decay", "l2", "beta1", "beta2", "eps", "step_size", "bc2_sqrt"}, slots: adamSlots[:2]}
-	spec.body = `	if (u.decay != 1.0f) { p = p * u.decay; }
-	if (u.l2 != 0.0f) { g = g + u.l2 * p; }
-	let m = exp_avg[i] + (1.0f - u.beta1) * (g - exp_avg[i]);
-	var v = u.beta2 * exp_avg_sq[i] + (1.0f - u.beta2) * g * g;
-	exp_avg[i] = m;
-	exp_avg_sq[i] = v;
-`
+	slots := adamSlots[:2]
 	if c.AMSGrad {
-		spec.slots = adamSlots
-		spec.body += "\tv = max(max_exp_avg_sq[i], v);\n\tmax_exp_avg_sq[i] = v;\n"
+		slots = adamSlots
 	}
-	spec.body += "\tp = p - u.step_size * (m / (sqrt(v) / u.bc2_sqrt + u.eps));\n"
-	return a.step(grads, update{slots: spec.slots, kernel: spec.kernel, params: func(t int, _ bool) []any {
+	return a.step(grads, update{slots: slots, kernel: func() tensor.Kernel { return adamKernel(slots) }, params: func(t int, _ bool) []any {
 		decay, l2 := 1.0, c.WeightDecay
 		if a.decoupled {
 			decay, l2 = 1-c.LR*c.WeightDecay, 0
@@ -115,6 +106,24 @@ func (a *Adam) Step(grads []*tensor.Tensor) error {
 		bc2 := 1 - math.Pow(c.Beta2, float64(t))
 		return f32s(decay, l2, c.Beta1, c.Beta2, c.Eps, c.LR/bc1, math.Sqrt(bc2))
 	}})
+}
+
+// adamKernel is Adam's update with the given state slots: the moments,
+// and with AMSGrad their maximum.
+func adamKernel(slots []string) tensor.Kernel {
+	spec := kernelSpec{name: "adam", members: []string{"decay", "l2", "beta1", "beta2", "eps", "step_size", "bc2_sqrt"}, slots: slots}
+	spec.body = `	if (u.decay != 1.0f) { p = p * u.decay; }
+	if (u.l2 != 0.0f) { g = g + u.l2 * p; }
+	let m = exp_avg[i] + (1.0f - u.beta1) * (g - exp_avg[i]);
+	var v = u.beta2 * exp_avg_sq[i] + (1.0f - u.beta2) * g * g;
+	exp_avg[i] = m;
+	exp_avg_sq[i] = v;
+`
+	if len(slots) == len(adamSlots) {
+		spec.body += "\tv = max(max_exp_avg_sq[i], v);\n\tmax_exp_avg_sq[i] = v;\n"
+	}
+	spec.body += "\tp = p - u.step_size * (m / (sqrt(v) / u.bc2_sqrt + u.eps));\n"
+	return spec.kernel()
 }
 
 // SetState writes src into the state tensor called name

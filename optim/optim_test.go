@@ -245,7 +245,7 @@ func TestOptimizersMatchFloat64Reference(t *testing.T) {
 }
 
 func stepsOf(o optim.Optimizer, name string) int {
-	return o.(interface{ Steps(string) int }).Steps(name)
+	return o.Steps(name)
 }
 
 func splitName(s string) (param, slot string) {

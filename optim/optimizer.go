@@ -31,6 +31,10 @@ type Optimizer interface {
 	State() []Param
 	// SetState writes src into the state tensor called name.
 	SetState(name string, src *tensor.Tensor) error
+	// Steps is the step count of the parameter called name; SetSteps
+	// sets it (a checkpoint's load).
+	Steps(name string) int
+	SetSteps(name string, n int) error
 	// Dispose frees every state tensor.
 	Dispose()
 }
@@ -177,8 +181,9 @@ func (b *base) step(grads []*tensor.Tensor, u update) error {
 // update runs k on parameter i with gradient g and its state.
 func (b *base) update(i int, g *tensor.Tensor, k tensor.Kernel, u update) error {
 	p, st := b.params[i], &b.state[i]
-	fresh, err := b.ensure(i, u.slots)
+	created, err := b.ensure(i, u.slots)
 	if err != nil {
+		b.forget(i, created)
 		return err
 	}
 	inOut := make([]*tensor.Tensor, 0, 1+len(u.slots))
@@ -186,9 +191,10 @@ func (b *base) update(i int, g *tensor.Tensor, k tensor.Kernel, u update) error 
 	for _, s := range u.slots {
 		inOut = append(inOut, st.slots[s])
 	}
-	res := b.e.RunKernel(k, tensor.Launch{Inputs: []*tensor.Tensor{g}, InOut: inOut, Threads: p.T.Size(), Params: u.params(st.steps+1, fresh)})
+	res := b.e.RunKernel(k, tensor.Launch{Inputs: []*tensor.Tensor{g}, InOut: inOut, Threads: p.T.Size(), Params: u.params(st.steps+1, len(created) > 0)})
 	for _, r := range res {
 		if err := r.Err(); err != nil {
+			b.forget(i, created) // the next step creates them afresh
 			return fmt.Errorf("optim: %s: update of %q: %w", b.kind, p.Name, err)
 		}
 	}
@@ -197,8 +203,8 @@ func (b *base) update(i int, g *tensor.Tensor, k tensor.Kernel, u update) error 
 }
 
 // ensure creates the state slots of parameter i that do not exist yet,
-// zeroed, and reports whether it created any.
-func (b *base) ensure(i int, slots []string) (fresh bool, err error) {
+// zeroed, and returns the names of those it created.
+func (b *base) ensure(i int, slots []string) (created []string, err error) {
 	p, st := b.params[i], &b.state[i]
 	for _, s := range slots {
 		if st.slots[s] != nil {
@@ -206,16 +212,25 @@ func (b *base) ensure(i int, slots []string) (fresh bool, err error) {
 		}
 		z := b.e.Zeros(tensor.Float32, p.T.Shape()...)
 		if err := z.Err(); err != nil {
-			return fresh, fmt.Errorf("optim: %s: state %s.%s: %w", b.kind, p.Name, s, err)
+			return created, fmt.Errorf("optim: %s: state %s.%s: %w", b.kind, p.Name, s, err)
 		}
 		z.Keep() // state outlives the caller's scopes: Dispose frees it
 		if st.slots == nil {
 			st.slots = map[string]*tensor.Tensor{}
 		}
 		st.slots[s] = z
-		fresh = true
+		created = append(created, s)
 	}
-	return fresh, nil
+	return created, nil
+}
+
+// forget disposes the state slots of parameter i that a failed step
+// created, so that a failure leaves the state as it found it.
+func (b *base) forget(i int, created []string) {
+	for _, s := range created {
+		b.state[i].slots[s].Dispose()
+		delete(b.state[i].slots, s)
+	}
 }
 
 // Params returns the parameters, in the order Step takes their gradients.
@@ -285,10 +300,12 @@ func (b *base) setState(name string, src *tensor.Tensor, slots []string) error {
 		if err := b.checkLike(fmt.Sprintf("state %q", name), p, src); err != nil {
 			return err
 		}
-		if _, err := b.ensure(i, []string{slot}); err != nil {
+		created, err := b.ensure(i, []string{slot})
+		if err != nil {
 			return err
 		}
 		if err := b.e.Assign(b.state[i].slots[slot], src); err != nil {
+			b.forget(i, created)
 			return fmt.Errorf("optim: %s: state %q: %w", b.kind, name, err)
 		}
 		return nil

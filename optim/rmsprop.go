@@ -2,6 +2,7 @@ package optim
 
 import (
 	"math"
+	"slices"
 
 	"github.com/wgtensor/wgtensor/tensor"
 )
@@ -74,13 +75,28 @@ func (r *RMSProp) Step(grads []*tensor.Tensor) error {
 	case !(c.Momentum >= 0):
 		return r.errorf(ErrArgument, "momentum %v", c.Momentum)
 	}
-	spec := kernelSpec{name: "rmsprop", members: []string{"lr", "alpha", "eps", "wd", "momentum"}, slots: []string{"square_avg"}}
+	slots := []string{"square_avg"}
+	if c.Centered {
+		slots = append(slots, "grad_avg")
+	}
+	if c.Momentum > 0 {
+		slots = append(slots, "momentum_buffer")
+	}
+	return r.step(grads, update{slots: slots, kernel: func() tensor.Kernel { return rmspropKernel(slots) }, params: func(int, bool) []any {
+		return f32s(c.LR, c.Alpha, c.Eps, c.WeightDecay, c.Momentum)
+	}})
+}
+
+// rmspropKernel is RMSProp's update with the given state slots: the
+// square average, then the gradient average if centered, then the
+// momentum buffer if any.
+func rmspropKernel(slots []string) tensor.Kernel {
+	spec := kernelSpec{name: "rmsprop", members: []string{"lr", "alpha", "eps", "wd", "momentum"}, slots: slots}
 	spec.body = `	if (u.wd != 0.0f) { g = g + u.wd * p; }
 	let s = u.alpha * square_avg[i] + (1.0f - u.alpha) * g * g;
 	square_avg[i] = s;
 `
-	if c.Centered {
-		spec.slots = append(spec.slots, "grad_avg")
+	if slices.Contains(slots, "grad_avg") {
 		spec.body += `	let ga = grad_avg[i] + (1.0f - u.alpha) * (g - grad_avg[i]);
 	grad_avg[i] = ga;
 	let avg = sqrt(s - ga * ga) + u.eps;
@@ -88,15 +104,12 @@ func (r *RMSProp) Step(grads []*tensor.Tensor) error {
 	} else {
 		spec.body += "\tlet avg = sqrt(s) + u.eps;\n"
 	}
-	if c.Momentum > 0 {
-		spec.slots = append(spec.slots, "momentum_buffer")
+	if slices.Contains(slots, "momentum_buffer") {
 		spec.body += "\tlet b = u.momentum * momentum_buffer[i] + g / avg;\n\tmomentum_buffer[i] = b;\n\tp = p - u.lr * b;\n"
 	} else {
 		spec.body += "\tp = p - u.lr * (g / avg);\n"
 	}
-	return r.step(grads, update{slots: spec.slots, kernel: spec.kernel, params: func(int, bool) []any {
-		return f32s(c.LR, c.Alpha, c.Eps, c.WeightDecay, c.Momentum)
-	}})
+	return spec.kernel()
 }
 
 // SetState writes src into the state tensor called name

@@ -65,10 +65,21 @@ func (s *SGD) Step(grads []*tensor.Tensor) error {
 	case c.Nesterov && (c.Momentum <= 0 || c.Dampening != 0):
 		return s.errorf(ErrArgument, "Nesterov momentum needs a momentum and zero dampening")
 	}
-	spec := kernelSpec{name: "sgd", members: []string{"lr", "momentum", "dampening", "wd", "nesterov", "fresh"}}
-	spec.body = "\tif (u.wd != 0.0f) { g = g + u.wd * p; }\n"
+	var slots []string
 	if c.Momentum != 0 {
-		spec.slots = sgdSlots
+		slots = sgdSlots
+	}
+	return s.step(grads, update{slots: slots, kernel: func() tensor.Kernel { return sgdKernel(slots) }, params: func(_ int, fresh bool) []any {
+		return f32s(c.LR, c.Momentum, c.Dampening, c.WeightDecay, flag(c.Nesterov), flag(fresh))
+	}})
+}
+
+// sgdKernel is SGD's update with the given state slots: none, or the
+// momentum buffer.
+func sgdKernel(slots []string) tensor.Kernel {
+	spec := kernelSpec{name: "sgd", members: []string{"lr", "momentum", "dampening", "wd", "nesterov", "fresh"}, slots: slots}
+	spec.body = "\tif (u.wd != 0.0f) { g = g + u.wd * p; }\n"
+	if len(slots) > 0 {
 		spec.body += `	var b = momentum_buffer[i];
 	if (u.fresh != 0.0f) { b = g; } else { b = u.momentum * b + (1.0f - u.dampening) * g; }
 	momentum_buffer[i] = b;
@@ -76,9 +87,7 @@ func (s *SGD) Step(grads []*tensor.Tensor) error {
 `
 	}
 	spec.body += "\tp = p - u.lr * g;\n"
-	return s.step(grads, update{slots: spec.slots, kernel: spec.kernel, params: func(_ int, fresh bool) []any {
-		return f32s(c.LR, c.Momentum, c.Dampening, c.WeightDecay, flag(c.Nesterov), flag(fresh))
-	}})
+	return spec.kernel()
 }
 
 // SetState writes src into the state tensor called name

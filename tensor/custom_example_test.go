@@ -66,6 +66,6 @@ func ExampleEngine_RunKernel() {
 	fmt.Println("live tensors:", e.NumTensors())
 	// Output:
 	// [2 4] [1 3 6 10 5 11 18 26] <nil>
-	// tensor: kernel "cumsum_rows" [2 4]: no outputs: a kernel writes at least one: bad argument
+	// tensor: kernel "cumsum_rows" [2 4]: no outputs and no InOut: a kernel writes at least one: bad argument
 	// live tensors: 0
 }

@@ -34,6 +34,19 @@
 // work budget, as for its own ops; pipelines are cached per device by the
 // Kernel's key. The results are ordinary tensors, and bad launches,
 // WGSL that does not compile included, return tensors carrying the error.
+// Launch.InOut binds existing tensors read_write to be updated in place,
+// as an optimizer updates a parameter and its state in one kernel.
+//
+// # In-place writes
+//
+// Ops return new tensors. Engine.Assign (tfjs's variable.assign) and a
+// kernel's Launch.InOut are the only writes into an existing tensor's
+// storage. They write through: every tensor sharing the storage (Reshape,
+// Clone, ExpandDims, Squeeze) sees the new values. They are ordered as
+// calls are: ops and readbacks called before see the old values, those
+// called after the new ones, fused ops still pending included. Each
+// storage counts its in-place writes (Tensor.Version), so that a tape
+// that saved a tensor can tell it was overwritten since.
 //
 // # Transfers
 //
