@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -294,4 +295,66 @@ func recordAndCheck(e *tensor.Engine, c float32, steps int) error {
 		}
 	}
 	return nil
+}
+
+// here returns the line of its caller.
+func here() int {
+	_, _, line, _ := runtime.Caller(1)
+	return line
+}
+
+// liveAt counts e's live tensors created at line of memory_test.go.
+func liveAt(e *tensor.Engine, line int) int {
+	n := 0
+	for _, ti := range e.LiveTensors() {
+		if ti.Site.String() == fmt.Sprintf("grad/memory_test.go:%d", line) {
+			n++
+		}
+	}
+	return n
+}
+
+var observed = make(chan [2]int, 1) // what the "observe" rule counted
+
+func init() {
+	Register(`kernel "observe"`, Rule{Backward: func(c *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		observed <- [2]int{liveAt(c.E, observeLines[0]), liveAt(c.E, observeLines[1])}
+		return dy, nil
+	}})
+}
+
+var observeLines [2]int // the lines of the forward ops observed: exp, mul
+
+// Backward frees each saved tensor once its op's rule has run: when the
+// rule of the first op runs (last), the tensors saved by the ops after it
+// are gone, unless the tape is kept.
+func TestBackwardFreesSavedTensorsAsItGoes(t *testing.T) {
+	e := testgpu.Engine(t)
+	for _, keep := range []bool{false, true} {
+		require.NoError(t, tidy.Do(e, func() error {
+			x := e.FromFloat32s([]float32{1, 2}, 2)
+			w := e.FromFloat32s([]float32{3, 4}, 2)
+			tape := NewTape(e)
+			var y *tensor.Tensor
+			require.NoError(t, tape.Record(func() error {
+				a := e.RunKernel(tensor.Kernel{Name: "observe", Workgroup: 64, Source: failHalfway.Source}, tensor.Launch{
+					Inputs: []*tensor.Tensor{x}, Outputs: []tensor.Out{{Shape: x.Shape(), DType: tensor.Float32}}, Threads: 2,
+				})[0]
+				var m *tensor.Tensor
+				m, observeLines[1] = e.Mul(a, w), here()
+				y, observeLines[0] = e.Exp(m), here()
+				return y.Err()
+			}))
+			// Before: exp's result and its saved copy; mul's result and its two saved inputs.
+			assert.Equal(t, [2]int{2, 3}, [2]int{liveAt(e, observeLines[0]), liveAt(e, observeLines[1])})
+			_, err := tape.Gradients(y, []*tensor.Tensor{x, w}, &Options{Seed: x, Keep: keep})
+			require.NoError(t, err)
+			want := [2]int{1, 1}
+			if keep {
+				want = [2]int{2, 3}
+			}
+			assert.Equal(t, want, <-observed, "keep %v: live at the exp and mul lines while the first rule runs", keep)
+			return nil
+		}))
+	}
 }
