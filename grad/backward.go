@@ -44,12 +44,16 @@ type Options struct {
 //
 // y and wrt must be float32: integer results and comparisons have no
 // gradient (ErrNoGradient). A y with more than one element needs
-// opts.Seed (ErrSeed). A path through an op with no rule, or through a
+// opts.Seed (ErrSeed). Those errors leave the tape as it was; any later
+// one uses it up unless opts.Keep. A path through an op with no rule, or through a
 // tensor assigned in place since the tape saved it, fails (ErrNoGradient,
 // ErrModified).
 func (t *Tape) Gradients(y *tensor.Tensor, wrt []*tensor.Tensor, opts *Options) ([]*tensor.Tensor, error) {
 	if opts == nil {
 		opts = &Options{}
+	}
+	if err := checkArgs(y, wrt, opts.Seed); err != nil {
+		return nil, err // the tape is left as it was
 	}
 	nodes, err := t.take(opts.Keep)
 	if err != nil {
@@ -57,9 +61,6 @@ func (t *Tape) Gradients(y *tensor.Tensor, wrt []*tensor.Tensor, opts *Options) 
 	}
 	if !opts.Keep {
 		defer freeAll(nodes)
-	}
-	if err := checkArgs(y, wrt, opts.Seed); err != nil {
-		return nil, err
 	}
 	return tidy.Run(t.e, func() ([]*tensor.Tensor, error) {
 		b := &backward{e: t.e, nodes: nodes, keep: opts.Keep, grads: map[uint64]*tensor.Tensor{}}

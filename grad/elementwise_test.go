@@ -232,3 +232,28 @@ func TestPowExponentGradientAtNonPositiveBase(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Clip passes the gradient at its bounds, as inside them (PyTorch's
+// clamp), and none outside.
+func TestClipPassesAtItsBounds(t *testing.T) {
+	e := testgpu.Engine(t)
+	err := tidy.Do(e, func() error {
+		x := e.FromFloat32s([]float32{-1, 1.5, 2, -3, 0}, 5)
+		tape := NewTape(e)
+		var y *tensor.Tensor
+		if err := tape.Record(func() error { y = e.Clip(x, -1, 1.5); return y.Err() }); err != nil {
+			return err
+		}
+		gs, err := tape.Gradients(y, []*tensor.Tensor{x}, &Options{Seed: e.Ones(tensor.Float32, 5)})
+		if err != nil {
+			return err
+		}
+		if got, want := floats(t, gs[0]), []float32{1, 1, 0, 0, 1}; !slices.Equal(got, want) {
+			t.Errorf("gradient %v, want %v", got, want)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/wgtensor/wgtensor/internal/testgpu"
@@ -74,13 +75,77 @@ func TestIntegerResultsHaveNoGradient(t *testing.T) {
 		}); err != nil {
 			return err
 		}
-		_, err := tape.Gradients(c, []*tensor.Tensor{x}, nil)
+		_, err := tape.Gradients(c, []*tensor.Tensor{x}, nil) // leaves the tape as it was
+		if !errors.Is(err, ErrNoGradient) || !strings.Contains(err.Error(), "uint32") {
+			t.Errorf("gradient of a comparison: got %v, want ErrNoGradient naming uint32", err)
+		}
+		_, err = tape.Gradients(x, []*tensor.Tensor{c}, &Options{Seed: x})
 		if !errors.Is(err, ErrNoGradient) {
-			t.Errorf("gradient of a comparison: got %v, want ErrNoGradient", err)
+			t.Errorf("gradient with respect to a comparison: got %v, want ErrNoGradient", err)
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A path through an op with no rule fails, naming the op; one with a rule
+// that says why it has none says why.
+func TestOpWithoutRuleFailsNamingIt(t *testing.T) {
+	e := testgpu.Engine(t)
+	err := tidy.Do(e, func() error {
+		x := e.FromFloat32s([]float32{1, -2, 3}, 3)
+		tape := NewTape(e)
+		var y *tensor.Tensor
+		if err := tape.Record(func() error {
+			y = e.Exp(e.RunKernel(copyNoRule, tensor.Launch{
+				Inputs:  []*tensor.Tensor{x},
+				Outputs: []tensor.Out{{Shape: x.Shape(), DType: tensor.Float32}},
+				Threads: x.Size(),
+			})[0])
+			return y.Err()
+		}); err != nil {
+			return err
+		}
+		_, err := tape.Gradients(y, []*tensor.Tensor{x}, &Options{Seed: x})
+		if !errors.Is(err, ErrNoGradient) || !strings.Contains(err.Error(), "copy_no_rule") {
+			t.Errorf("got %v, want ErrNoGradient naming the kernel", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// copyNoRule is failHalfway's kernel under a name no rule is registered for.
+var copyNoRule = tensor.Kernel{Name: "copy_no_rule", Workgroup: failHalfway.Workgroup, Source: failHalfway.Source}
+
+// Gradients are the caller's: created in its tidy scope, disposed when it
+// ends; the tape's saved tensors go with the tape.
+func TestGradientsBelongToTheCallersScope(t *testing.T) {
+	e := testgpu.Engine(t)
+	x := e.FromFloat32s([]float32{1, 2}, 2)
+	defer x.Dispose()
+	var gs []*tensor.Tensor
+	err := tidy.Do(e, func() error {
+		tape := NewTape(e)
+		var y *tensor.Tensor
+		if err := tape.Record(func() error { y = e.Mul(x, x); return y.Err() }); err != nil {
+			return err
+		}
+		var err error
+		gs, err = tape.Gradients(y, []*tensor.Tensor{x}, &Options{Seed: x})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !gs[0].IsDisposed() {
+		t.Errorf("the gradient outlived the caller's scope")
+	}
+	if n := e.NumTensors(); n != 1 {
+		t.Errorf("%d tensors live after the scope, want 1 (x)", n)
 	}
 }

@@ -14,12 +14,8 @@ type savedVersion struct {
 }
 
 // versionOf returns the version of t's storage: how many times it was
-// assigned in place.
-//
-// HOOK(version): in-place assignment and its per-storage counter come from
-// the optim branch ("tensor: in-place"); until it is merged no storage is
-// ever assigned, and every version is 0.
-func versionOf(t *tensor.Tensor) uint64 { return 0 }
+// assigned in place (tensor.Engine.Assign, in-place kernels).
+func versionOf(t *tensor.Tensor) uint64 { return t.Version() }
 
 // checkVersions returns ErrModified if a tensor n saved was assigned in
 // place since.

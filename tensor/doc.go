@@ -128,6 +128,15 @@
 // nil or zero Tensor, whose other methods answer with zero values. A panic
 // inside an op (from a tidy.Tracker, say) never leaves its Engine claimed.
 //
+// # Recording ops
+//
+// A Recorder pushed on an Engine (PushRecorder) is told about each op the
+// Engine completes: its name, inputs, outputs and attributes (OpRecord),
+// after the op has released the Engine and before it returns; it may keep
+// inputs and outputs without a copy (OpRecord.Save). Package grad's tapes
+// are recorders; tensor knows nothing of them. While no recorder is
+// pushed, an op records nothing and allocates nothing for it.
+//
 // # Concurrency
 //
 // An Engine belongs to one goroutine at a time; concurrent ops on one

@@ -230,7 +230,7 @@ type op struct {
 	made   []tracked    // the tensors it made, for the tracker that was innermost
 	rec    *recorderBox // the recorder listening when it began, usually none
 	outs   []*Tensor    // the tensors it made, while rec listens
-	attrs  Attrs        // its arguments, for rec
+	attrs  *Attrs       // its arguments: for rec, or the engine's scratch
 }
 
 // tracked is a tensor an op made and the tracker to tell about it.
@@ -274,7 +274,10 @@ func (e *Engine) beginLazy(name string, site stack, inputs ...*Tensor) (*op, *Te
 		return nil, e.errTensor(opErr(name, o.shapes(), ErrConcurrentUse, "%s", why))
 	}
 	runHook(e.hooks.claimed)
-	o.rec = e.listening()
+	o.rec, o.attrs = e.listening(), &e.scratch
+	if o.rec != nil {
+		o.attrs = &Attrs{}
+	}
 	if err := o.holdInputs(); err != nil {
 		o.end()
 		return nil, e.errTensor(err)

@@ -67,9 +67,10 @@ func (a Attrs) clone() Attrs {
 // recorder to keep until its backward pass: it is counted like any
 // tensor (Memory, LiveTensors, Summary, the profile) at the site of the
 // op that saved it, and no tidy scope tracks it, so the recorder owns it
-// and must Dispose it. t must be one of r's inputs or outputs; it may
-// have been disposed by another goroutine since the op checked it, as
-// the op still holds its storage. Save is valid only during RecordOp.
+// and must Dispose it. t must be one of r's inputs or outputs (else the
+// result carries ErrArgument and holds nothing); it may have been
+// disposed by another goroutine since the op checked it, as the op still
+// holds its storage. Save is valid only during RecordOp.
 func (r *OpRecord) Save(t *Tensor) *Tensor {
 	if !slices.Contains(r.Inputs, t) && !slices.Contains(r.Outputs, t) {
 		return r.eng.errTensor(opErr("save", nil, ErrArgument, "tensor %d is neither an input nor an output of %s", t.ID(), r.Name))
@@ -155,6 +156,10 @@ func (o *op) recordTo(rec *recorderBox) {
 type recorderState struct {
 	recorder  atomic.Pointer[recorderBox] // the innermost of recorders, read by ops without the lock
 	recorders []Recorder                  // under Engine.mu
+	// scratch takes the attributes of ops no recorder listens to, so that
+	// an op allocates nothing for them; only the op that holds the engine
+	// writes it.
+	scratch Attrs
 }
 
 // noteAxes sets a reduction's attributes, its axes normalised (all of
