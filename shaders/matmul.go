@@ -39,10 +39,11 @@ import (
 // from memory. That wins on CPU adapters (lavapipe), where a barrier is
 // expensive and the compiler vectorises across invocations.
 //
-// With Vec4 (no transposes, K and N multiples of four; see Vec4Fits) the
-// kernel is Register's, wider: each of 8×8 threads computes 16 rows × 16
-// columns of a 128×128 tile, reading A and B as vec4s (four k of a row of
-// A, four columns of a row of B) and keeping 64 vec4 sums. A CPU adapter
+// With Vec4 (K and N multiples of four, and M when A is transposed; see
+// Vec4Fits) the kernel is Register's, wider: each of 8×8 threads computes
+// 16 rows × 16 columns of a 128×128 tile, reading A and B as vec4s (four k
+// of a row of A, four columns of a row of B; with a transpose, four rows
+// of A at one k, four k of a column of B) and keeping 64 vec4 sums. A CPU adapter
 // spends most of a matmul's time on loads, each costing a loop over the
 // vector's lanes; one vec4 load costs much less than four scalar ones, and
 // every value loaded here feeds 16 or 64 multiply-adds. On lavapipe it
@@ -55,9 +56,10 @@ type MatMul struct {
 }
 
 // Vec4Fits reports whether the Vec4 kernel takes a product of these
-// transposes and K, N: both multiples of four.
-func Vec4Fits(transA, transB bool, K, N int) bool {
-	return !transA && !transB && K%4 == 0 && N%4 == 0
+// transposes and shape (M×K times K×N): K and N multiples of four, and M
+// too when A is transposed (its rows, read as vec4s, are M long).
+func Vec4Fits(transA, transB bool, M, K, N int) bool {
+	return K%4 == 0 && N%4 == 0 && (!transA || M%4 == 0)
 }
 
 // MaxMatMulK is the longest inner dimension the tensor package's MatMul
@@ -192,7 +194,12 @@ func (m MatMul) Spec() wgpu.KernelSpec {
 // named values, not an array, so that they stay in registers. It shares
 // matmul.wgsl's bindings and batch offsets. Loads past the matrix edge are
 // clamped to its last row or column block: they feed only sums that are
-// not written.
+// not written. Each step of four k loads 16 vec4s of A and 16 of B,
+// whatever the transposes: four k of a row of A (or, with TransA, four
+// rows of A at one k), and four columns of B at one k (or, with TransB,
+// four k of a column, regrouped by k in registers). Every sum adds its
+// products in the order of k, as the other kernels do: all give the same
+// bits.
 func (m MatMul) vec4Source(data matmulKernel) string {
 	var b strings.Builder
 	b.WriteString(fill("matmul_head", data))
@@ -200,18 +207,13 @@ func (m MatMul) vec4Source(data matmulKernel) string {
 @compute @workgroup_size(8, 8)
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
 	let M = p.m; let N = p.n; let K = p.k;
-	let K4 = K / 4u; let N4 = N / 4u;%s
+	let M4 = M / 4u; let K4 = K / 4u; let N4 = N / 4u;%s
 	aoff = aoff * M * K4;
 	boff = boff * K * N4;
 	let row0 = ((w.y + p.first_row) * 8u + l.y) * %du;
 	let cb0 = ((w.x + p.first_col) * 8u + l.x) * %du;
 `, fill("matmul_batch", data), vec4Rows, vec4Blocks)
-	for i := range vec4Rows {
-		fmt.Fprintf(&b, "\tlet ra%d = aoff + min(row0 + %du, M - 1u) * K4;\n", i, i)
-	}
-	for j := range vec4Blocks {
-		fmt.Fprintf(&b, "\tlet bc%d = boff + min(cb0 + %du, N4 - 1u);\n", j, j)
-	}
+	m.vec4Bases(&b)
 	b.WriteString("\tlet cbase = z * M * N4;\n")
 	for i := range vec4Rows {
 		for j := range vec4Blocks {
@@ -225,18 +227,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 		}
 	}
 	b.WriteString("\t}\n\tfor (var kb = p.k_first / 4u; kb < p.k_end / 4u; kb++) {\n")
-	for i := range vec4Rows {
-		fmt.Fprintf(&b, "\t\tlet a%d = a[ra%d + kb];\n", i, i)
-	}
-	b.WriteString("\t\tlet krow = kb * 4u * N4;\n")
-	for kk, lane := range "xyzw" {
-		for j := range vec4Blocks {
-			fmt.Fprintf(&b, "\t\tlet b%d_%d = bm[bc%d + krow + %du * N4];\n", kk, j, j, kk)
-			for i := range vec4Rows {
-				fmt.Fprintf(&b, "\t\ts%d_%d = fma(vec4<f32>(a%d.%c), b%d_%d, s%d_%d);\n", i, j, i, lane, kk, j, i, j)
-			}
-		}
-	}
+	m.vec4Step(&b)
 	b.WriteString("\t}\n")
 	for i := range vec4Rows {
 		for j := range vec4Blocks {
@@ -245,4 +236,69 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 	}
 	b.WriteString("}\n")
 	return b.String()
+}
+
+// lanes names a vec4's components.
+const lanes = "xyzw"
+
+// vec4Bases writes the Vec4 kernel's base offsets, clamped to the matrix:
+// of each row of A the thread reads (ra<i>, or with TransA of each block
+// of four rows, ra<q>), and of each block of four columns of B (bc<j>).
+func (m MatMul) vec4Bases(b *strings.Builder) {
+	if m.TransA {
+		for q := range vec4Rows / 4 {
+			fmt.Fprintf(b, "\tlet ra%d = aoff + min(row0 / 4u + %du, M4 - 1u);\n", q, q)
+		}
+	} else {
+		for i := range vec4Rows {
+			fmt.Fprintf(b, "\tlet ra%d = aoff + min(row0 + %du, M - 1u) * K4;\n", i, i)
+		}
+	}
+	for j := range vec4Blocks {
+		if m.TransB {
+			fmt.Fprintf(b, "\tlet bc%d = boff + min(cb0 + %du, N4 - 1u) * 4u * K4;\n", j, j)
+		} else {
+			fmt.Fprintf(b, "\tlet bc%d = boff + min(cb0 + %du, N4 - 1u);\n", j, j)
+		}
+	}
+}
+
+// vec4Step writes one trip of the Vec4 kernel's loop: the products of
+// four k, kb * 4 to kb * 4 + 3, in that order for every sum.
+func (m MatMul) vec4Step(b *strings.Builder) {
+	// aAt is the value of A at row i and k = kb * 4 + kk.
+	aAt := func(i, kk int) string { return fmt.Sprintf("a%d.%c", i, lanes[kk]) }
+	if m.TransA {
+		for kk := range 4 {
+			for q := range vec4Rows / 4 {
+				fmt.Fprintf(b, "\t\tlet a%d_%d = a[ra%d + (kb * 4u + %du) * M4];\n", kk, q, q, kk)
+			}
+		}
+		aAt = func(i, kk int) string { return fmt.Sprintf("a%d_%d.%c", kk, i/4, lanes[i%4]) }
+	} else {
+		for i := range vec4Rows {
+			fmt.Fprintf(b, "\t\tlet a%d = a[ra%d + kb];\n", i, i)
+		}
+	}
+	if !m.TransB {
+		b.WriteString("\t\tlet krow = kb * 4u * N4;\n")
+	}
+	for kk := range 4 {
+		for j := range vec4Blocks {
+			if m.TransB {
+				if kk == 0 {
+					for t := range 4 {
+						fmt.Fprintf(b, "\t\tlet bt%d_%d = bm[bc%d + %du * K4 + kb];\n", j, t, j, t)
+					}
+				}
+				fmt.Fprintf(b, "\t\tlet b%d_%d = vec4<f32>(bt%d_0.%c, bt%d_1.%c, bt%d_2.%c, bt%d_3.%c);\n",
+					kk, j, j, lanes[kk], j, lanes[kk], j, lanes[kk], j, lanes[kk])
+			} else {
+				fmt.Fprintf(b, "\t\tlet b%d_%d = bm[bc%d + krow + %du * N4];\n", kk, j, j, kk)
+			}
+			for i := range vec4Rows {
+				fmt.Fprintf(b, "\t\ts%d_%d = fma(vec4<f32>(%s), b%d_%d, s%d_%d);\n", i, j, aAt(i, kk), kk, j, i, j)
+			}
+		}
+	}
 }

@@ -63,7 +63,7 @@ func (e *Engine) matmul(site stack, a, b *Tensor, ta, tb bool) *Tensor {
 	k := shaders.MatMul{TransA: ta, TransB: tb, BatchRank: len(batch)}
 	switch e.matMulKernel() {
 	case "vec4":
-		k.Vec4 = shaders.Vec4Fits(ta, tb, K, N)
+		k.Vec4 = shaders.Vec4Fits(ta, tb, M, K, N)
 		k.Register = !k.Vec4
 	case "register":
 		k.Register = true
