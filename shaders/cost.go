@@ -55,12 +55,16 @@ func (s Softmax) RowWork(length int) float64 {
 	return 16000 + 16*float64(length)
 }
 
-// GroupWork is the work of one workgroup of m, one tile of the result, over
-// an inner dimension of K: its multiply-adds at the kernel's rate (vec4
-// about 0.08 ns each on lavapipe in a large product, 0.33 in a product of
-// one tile, which runs on one core; register 0.28; tiled, with its
-// barriers, about 1.5).
+// GroupWork is the work of one workgroup of m, one tile of the result (with
+// Small, SmallThreads elements), over an inner dimension of K: its
+// multiply-adds at the kernel's rate (vec4 about 0.08 ns each on lavapipe
+// in a large product, 0.33 in a product of one tile, which runs on one
+// core; register 0.28; tiled, with its barriers, about 1.5), and with Small
+// each element's fixed cost.
 func (m MatMul) GroupWork(K int) float64 {
+	if m.Small {
+		return SmallThreads * (smallElementWork + float64(K)*smallFMAWork)
+	}
 	perFMA := 2.0
 	switch {
 	case m.Vec4:
@@ -70,6 +74,18 @@ func (m MatMul) GroupWork(K int) float64 {
 	}
 	return float64(m.TileRows()) * float64(m.TileCols()) * float64(max(K, 1)) * perFMA
 }
+
+// The Small kernel's work per element of C (its index arithmetic) and per
+// multiply-add, each of whose two loads is a gather on a CPU adapter: per
+// multiply-add it costs about seven times what the register kernel does in
+// a product of whole tiles (128×256 times 256×10 ran as fast with either,
+// the register kernel computing 6.4 times the elements), and much less in
+// a batch of matrices smaller than a tile (a batch of 16×16 products ran
+// 4 times, of 6×6 ones 20 times, of 1×1 ones 500 times as fast).
+const (
+	smallElementWork = 20.0
+	smallFMAWork     = 3.5
+)
 
 // Split returns how many items (threads, rows, tiles) of work each one
 // dispatch may take so that its work stays within budget: at least one,

@@ -30,9 +30,9 @@ import (
 // one dispatch would: the result is the same, bit for bit. The range's
 // ends are multiples of 16 (MatMulTileK), or K.
 //
-// The tiled and register kernels' sources are matmul_tiled.wgsl and
-// matmul_register.wgsl; the Vec4 kernel, unrolled, is generated in Go
-// (vec4Source). What they share is in matmul.wgsl.
+// The tiled, register and small kernels' sources are matmul_tiled.wgsl,
+// matmul_register.wgsl and matmul_small.wgsl; the Vec4 kernel, unrolled,
+// is generated in Go (vec4Source). What they share is in matmul.wgsl.
 //
 // With Register the kernel uses no workgroup memory and no barriers: each
 // of 8×8 threads computes an 8×8 block of the same 64×64 tile straight
@@ -48,11 +48,18 @@ import (
 // vector's lanes; one vec4 load costs much less than four scalar ones, and
 // every value loaded here feeds 16 or 64 multiply-adds. On lavapipe it
 // runs at 2.5 to 3 times Register's speed.
+//
+// With Small each thread computes one element of C, for products of small
+// matrices (a batch of 6×6 ones, a 10-column output) where a tile of
+// 64×64 or 128×128 would mostly compute elements past the matrix edge:
+// its work is in proportion to the product's, the grid's x counting groups
+// of SmallThreads elements over every batch's rows and columns.
 type MatMul struct {
 	TransA, TransB bool
 	BatchRank      int
 	Register       bool
 	Vec4           bool
+	Small          bool
 }
 
 // Vec4Fits reports whether the Vec4 kernel takes a product of these
@@ -88,9 +95,11 @@ func (m MatMul) Key() string {
 	return fmt.Sprintf("matmul/%s/%v/%v/b%d", m.Kind(), m.TransA, m.TransB, m.BatchRank)
 }
 
-// Kind names m's kernel: "vec4", "register" or "tiled".
+// Kind names m's kernel: "small", "vec4", "register" or "tiled".
 func (m MatMul) Kind() string {
 	switch {
+	case m.Small:
+		return "small"
 	case m.Vec4:
 		return "vec4"
 	case m.Register:
@@ -113,6 +122,20 @@ func (m MatMul) TileCols() int {
 		return vec4Tile
 	}
 	return MatMulTileN
+}
+
+// SmallThreads is the workgroup size of the Small kernel, the elements of
+// C one workgroup computes.
+const SmallThreads = 64
+
+// Groups returns the workgroups a product of batches M×N matrices takes,
+// as the grid counts them: columns of tiles, rows of tiles and batches;
+// with Small, groups of SmallThreads elements, 1 and 1.
+func (m MatMul) Groups(M, N, batches int) (cols, rows, zs int) {
+	if m.Small {
+		return (batches*M*N + SmallThreads - 1) / SmallThreads, 1, 1
+	}
+	return (N + m.TileCols() - 1) / m.TileCols(), (M + m.TileRows() - 1) / m.TileRows(), batches
 }
 
 // The Vec4 kernel's threads each compute vec4Rows rows × vec4Blocks vec4s
@@ -169,12 +192,15 @@ type matmulKernel struct {
 	Stage, Block, Sums   int
 }
 
-// Spec generates m's kernel: the tiled and register kernels from
-// matmul_tiled.wgsl and matmul_register.wgsl, the Vec4 kernel in Go.
+// Spec generates m's kernel: the tiled, register and small kernels from
+// their .wgsl templates, the Vec4 kernel in Go.
 func (m MatMul) Spec() wgpu.KernelSpec {
 	data := matmulKernel{MatMul: m, Params: declareParams(m.params()), Elem: "f32", Tile: MatMulTileM}
 	var src string
 	switch {
+	case m.Small:
+		data.Threads = SmallThreads
+		src = fill("matmul_small.wgsl", data)
 	case m.Vec4:
 		data.Elem = "vec4<f32>"
 		src = m.vec4Source(data)

@@ -36,7 +36,7 @@ func matmulCase(t *testing.T, e *tensor.Engine, r *rand.Rand, as, bs []int, ta, 
 // the shapes it does not take) is the default on CPU adapters, tiled on
 // GPUs.
 func TestMatMulShapes(t *testing.T) {
-	for _, kernel := range []string{"tiled", "register", "vec4"} {
+	for _, kernel := range []string{"tiled", "register", "vec4", "small"} {
 		t.Run(kernel, func(t *testing.T) {
 			t.Setenv("WGT_MATMUL", kernel)
 			e := testgpu.Engine(t)
