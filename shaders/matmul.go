@@ -49,11 +49,12 @@ import (
 // every value loaded here feeds 16 or 64 multiply-adds. On lavapipe it
 // runs at 2.5 to 3 times Register's speed.
 //
-// With Small each thread computes one element of C, for products of small
-// matrices (a batch of 6×6 ones, a 10-column output) where a tile of
-// 64×64 or 128×128 would mostly compute elements past the matrix edge:
-// its work is in proportion to the product's, the grid's x counting groups
-// of SmallThreads elements over every batch's rows and columns.
+// With Small each thread computes a block of SmallBlock×SmallBlock
+// elements of C as Register's threads do, for products of small matrices
+// (a batch of 6×6 ones, a 10-column output) where a tile of 64×64 or
+// 128×128 would mostly compute elements past the matrix edge: the grid's x
+// counts groups of SmallThreads blocks over every batch's blocks, so that
+// its work is in proportion to the product's.
 type MatMul struct {
 	TransA, TransB bool
 	BatchRank      int
@@ -124,19 +125,26 @@ func (m MatMul) TileCols() int {
 	return MatMulTileN
 }
 
-// SmallThreads is the workgroup size of the Small kernel, the elements of
-// C one workgroup computes.
-const SmallThreads = 64
+// The Small kernel's shape: workgroups of SmallThreads threads, each
+// computing a block of SmallBlock×SmallBlock elements of C.
+const (
+	SmallThreads = 64
+	SmallBlock   = 4
+)
 
 // Groups returns the workgroups a product of batches M×N matrices takes,
 // as the grid counts them: columns of tiles, rows of tiles and batches;
-// with Small, groups of SmallThreads elements, 1 and 1.
+// with Small, groups of SmallThreads blocks, 1 and 1.
 func (m MatMul) Groups(M, N, batches int) (cols, rows, zs int) {
 	if m.Small {
-		return (batches*M*N + SmallThreads - 1) / SmallThreads, 1, 1
+		blocks := batches * ceilDiv(M, SmallBlock) * ceilDiv(N, SmallBlock)
+		return ceilDiv(blocks, SmallThreads), 1, 1
 	}
-	return (N + m.TileCols() - 1) / m.TileCols(), (M + m.TileRows() - 1) / m.TileRows(), batches
+	return ceilDiv(N, m.TileCols()), ceilDiv(M, m.TileRows()), batches
 }
+
+// ceilDiv is n / d rounded up.
+func ceilDiv(n, d int) int { return (n + d - 1) / d }
 
 // The Vec4 kernel's threads each compute vec4Rows rows × vec4Blocks vec4s
 // of columns; 8×8 threads make a tile of vec4Tile × vec4Tile.
@@ -199,7 +207,8 @@ func (m MatMul) Spec() wgpu.KernelSpec {
 	var src string
 	switch {
 	case m.Small:
-		data.Threads = SmallThreads
+		data.Threads, data.Block, data.StepK = SmallThreads, SmallBlock, MatMulTileK
+		data.Sums = SmallBlock * SmallBlock
 		src = fill("matmul_small.wgsl", data)
 	case m.Vec4:
 		data.Elem = "vec4<f32>"

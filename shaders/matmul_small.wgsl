@@ -1,27 +1,22 @@
-{{- /* MatMul's small kernel: each of .Threads threads computes one element
-of C, at a flat index over every batch's rows and columns (the grid's x
-counts groups of .Threads from first_col), summing its k straight from
-memory. See MatMul. */ -}}
+{{- /* MatMul's small kernel: the register kernel's blocks of .Block×.Block
+elements of C, one per thread, over a flat index of every batch's blocks
+(the grid's x counts groups of .Threads blocks from first_col), so that a
+small matrix takes only the blocks it covers. See MatMul. */ -}}
 {{template "matmul_head" .}}
 @compute @workgroup_size({{.Threads}})
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li: u32) {
 	let M = p.m; let N = p.n; let K = p.k;
-	let mn = M * N;
-	var total = mn;
+	let col_blocks = (N + {{.Block}}u - 1u) / {{.Block}}u;
+	let blocks = (M + {{.Block}}u - 1u) / {{.Block}}u * col_blocks;
+	var total = blocks;
 {{- range down .BatchRank}}
 	total *= {{at "batch_dims" .}};
 {{- end}}
 	let i = (w.x + p.first_col) * {{.Threads}}u + li;
 	if (i >= total) { return; }
-	let z = i / mn;
-	let row = (i % mn) / N;
-	let col = i % N;{{template "matmul_offsets" .}}
-	aoff = aoff * M * K + {{if .TransA}}row{{else}}row * K{{end}};
-	boff = boff * K * N + {{if .TransB}}col * K{{else}}col{{end}};
-	var s = 0.0;
-	if (p.k_first > 0u) { s = c[i]; }
-	for (var k = p.k_first; k < p.k_end; k++) {
-		s = fma(a[aoff + {{if .TransA}}k * M{{else}}k{{end}}], bm[boff + {{if .TransB}}k{{else}}k * N{{end}}], s);
-	}
-	c[i] = s;
+	let z = i / blocks;
+	let row0 = (i % blocks) / col_blocks * {{.Block}}u;
+	let col0 = (i % col_blocks) * {{.Block}}u;{{template "matmul_offsets" .}}
+	aoff = aoff * M * K;
+	boff = boff * K * N;{{template "matmul_block" .}}
 }
