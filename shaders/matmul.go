@@ -79,8 +79,9 @@ const MaxMatMulK = MaxLoopTrips * MatMulTileK
 // First). On lavapipe and llvmpipe (Mesa's gallivm) one budget of 65,535
 // trips covers a top-level loop together with every loop nested in it:
 // past it the loop stops silently. The K loops here spend about 18 trips
-// per 16 k (the tiled and register kernels: 16 inner trips and 2 for the
-// outer one), so one dispatch of 65,536 k summed only 58,255 of them.
+// per 16 k (the tiled, register and small kernels: 16 inner trips and 2
+// for the outer one), so one dispatch of 65,536 k summed only 58,255 of
+// them.
 // 16,384 k stay far below the budget in every kernel.
 const MatMulKRange = 1 << 14
 
