@@ -55,12 +55,16 @@ func (s Softmax) RowWork(length int) float64 {
 	return 16000 + 16*float64(length)
 }
 
-// GroupWork is the work of one workgroup of m, one tile of the result, over
-// an inner dimension of K: its multiply-adds at the kernel's rate (vec4
-// about 0.08 ns each on lavapipe in a large product, 0.33 in a product of
-// one tile, which runs on one core; register 0.28; tiled, with its
-// barriers, about 1.5).
+// GroupWork is the work of one workgroup of m, one tile of the result (with
+// Small, SmallThreads blocks), over an inner dimension of K: its
+// multiply-adds at the kernel's rate (vec4 about 0.08 ns each on lavapipe
+// in a large product, 0.33 in a product of one tile, which runs on one
+// core; register 0.28; tiled, with its barriers, about 1.5), and with Small
+// each block's fixed cost.
 func (m MatMul) GroupWork(K int) float64 {
+	if m.Small {
+		return SmallThreads * (smallBlockWork + float64(K)*SmallBlock*SmallBlock*smallFMAWork)
+	}
 	perFMA := 2.0
 	switch {
 	case m.Vec4:
@@ -70,6 +74,17 @@ func (m MatMul) GroupWork(K int) float64 {
 	}
 	return float64(m.TileRows()) * float64(m.TileCols()) * float64(max(K, 1)) * perFMA
 }
+
+// The Small kernel's work per block of C (its index arithmetic, and the
+// sums of elements past the matrix edge) and per multiply-add: about twice
+// the register kernel's in a product of whole tiles (128×784 times
+// 784×256), much less where the register kernel's tiles would be mostly
+// empty (128×256 times 256×10 ran 2.7 times as fast, a batch of 16×16
+// products 10 times, of 6×6 ones 40 times, of 1×1 ones 170 times).
+const (
+	smallBlockWork = 40.0
+	smallFMAWork   = 1.0
+)
 
 // Split returns how many items (threads, rows, tiles) of work each one
 // dispatch may take so that its work stays within budget: at least one,

@@ -11,9 +11,9 @@
 // go:embed and filled by text/template (templates.go) from the constants
 // the dispatch code uses:
 //
-//   - matmul_tiled.wgsl and matmul_register.wgsl: MatMul's tiled and
-//     register kernels; matmul.wgsl holds what every MatMul kernel shares
-//     (bindings, batch offsets).
+//   - matmul_tiled.wgsl, matmul_register.wgsl and matmul_small.wgsl:
+//     MatMul's tiled, register and small kernels; matmul.wgsl holds what
+//     every MatMul kernel shares (bindings, batch offsets).
 //   - reduce.wgsl: Reduce, a thread or a workgroup per row or segment.
 //   - softmax.wgsl: Softmax and log-softmax.
 //   - copy.wgsl and gather.wgsl: Copy and Gather.

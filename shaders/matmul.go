@@ -30,34 +30,44 @@ import (
 // one dispatch would: the result is the same, bit for bit. The range's
 // ends are multiples of 16 (MatMulTileK), or K.
 //
-// The tiled and register kernels' sources are matmul_tiled.wgsl and
-// matmul_register.wgsl; the Vec4 kernel, unrolled, is generated in Go
-// (vec4Source). What they share is in matmul.wgsl.
+// The tiled, register and small kernels' sources are matmul_tiled.wgsl,
+// matmul_register.wgsl and matmul_small.wgsl; the Vec4 kernel, unrolled,
+// is generated in Go (vec4Source). What they share is in matmul.wgsl.
 //
 // With Register the kernel uses no workgroup memory and no barriers: each
 // of 8×8 threads computes an 8×8 block of the same 64×64 tile straight
 // from memory. That wins on CPU adapters (lavapipe), where a barrier is
 // expensive and the compiler vectorises across invocations.
 //
-// With Vec4 (no transposes, K and N multiples of four; see Vec4Fits) the
-// kernel is Register's, wider: each of 8×8 threads computes 16 rows × 16
-// columns of a 128×128 tile, reading A and B as vec4s (four k of a row of
-// A, four columns of a row of B) and keeping 64 vec4 sums. A CPU adapter
+// With Vec4 (K and N multiples of four, and M when A is transposed; see
+// Vec4Fits) the kernel is Register's, wider: each of 8×8 threads computes
+// 16 rows × 16 columns of a 128×128 tile, reading A and B as vec4s (four k
+// of a row of A, four columns of a row of B; with a transpose, four rows
+// of A at one k, four k of a column of B) and keeping 64 vec4 sums. A CPU adapter
 // spends most of a matmul's time on loads, each costing a loop over the
 // vector's lanes; one vec4 load costs much less than four scalar ones, and
 // every value loaded here feeds 16 or 64 multiply-adds. On lavapipe it
 // runs at 2.5 to 3 times Register's speed.
+//
+// With Small each thread computes a block of SmallBlock×SmallBlock
+// elements of C as Register's threads do, for products of small matrices
+// (a batch of 6×6 ones, a 10-column output) where a tile of 64×64 or
+// 128×128 would mostly compute elements past the matrix edge: the grid's x
+// counts groups of SmallThreads blocks over every batch's blocks, so that
+// its work is in proportion to the product's.
 type MatMul struct {
 	TransA, TransB bool
 	BatchRank      int
 	Register       bool
 	Vec4           bool
+	Small          bool
 }
 
 // Vec4Fits reports whether the Vec4 kernel takes a product of these
-// transposes and K, N: both multiples of four.
-func Vec4Fits(transA, transB bool, K, N int) bool {
-	return !transA && !transB && K%4 == 0 && N%4 == 0
+// transposes and shape (M×K times K×N): K and N multiples of four, and M
+// too when A is transposed (its rows, read as vec4s, are M long).
+func Vec4Fits(transA, transB bool, M, K, N int) bool {
+	return K%4 == 0 && N%4 == 0 && (!transA || M%4 == 0)
 }
 
 // MaxMatMulK is the longest inner dimension the tensor package's MatMul
@@ -69,8 +79,9 @@ const MaxMatMulK = MaxLoopTrips * MatMulTileK
 // First). On lavapipe and llvmpipe (Mesa's gallivm) one budget of 65,535
 // trips covers a top-level loop together with every loop nested in it:
 // past it the loop stops silently. The K loops here spend about 18 trips
-// per 16 k (the tiled and register kernels: 16 inner trips and 2 for the
-// outer one), so one dispatch of 65,536 k summed only 58,255 of them.
+// per 16 k (the tiled, register and small kernels: 16 inner trips and 2
+// for the outer one), so one dispatch of 65,536 k summed only 58,255 of
+// them.
 // 16,384 k stay far below the budget in every kernel.
 const MatMulKRange = 1 << 14
 
@@ -86,9 +97,11 @@ func (m MatMul) Key() string {
 	return fmt.Sprintf("matmul/%s/%v/%v/b%d", m.Kind(), m.TransA, m.TransB, m.BatchRank)
 }
 
-// Kind names m's kernel: "vec4", "register" or "tiled".
+// Kind names m's kernel: "small", "vec4", "register" or "tiled".
 func (m MatMul) Kind() string {
 	switch {
+	case m.Small:
+		return "small"
 	case m.Vec4:
 		return "vec4"
 	case m.Register:
@@ -112,6 +125,27 @@ func (m MatMul) TileCols() int {
 	}
 	return MatMulTileN
 }
+
+// The Small kernel's shape: workgroups of SmallThreads threads, each
+// computing a block of SmallBlock×SmallBlock elements of C.
+const (
+	SmallThreads = 64
+	SmallBlock   = 4
+)
+
+// Groups returns the workgroups a product of batches M×N matrices takes,
+// as the grid counts them: columns of tiles, rows of tiles and batches;
+// with Small, groups of SmallThreads blocks, 1 and 1.
+func (m MatMul) Groups(M, N, batches int) (cols, rows, zs int) {
+	if m.Small {
+		blocks := batches * ceilDiv(M, SmallBlock) * ceilDiv(N, SmallBlock)
+		return ceilDiv(blocks, SmallThreads), 1, 1
+	}
+	return ceilDiv(N, m.TileCols()), ceilDiv(M, m.TileRows()), batches
+}
+
+// ceilDiv is n / d rounded up.
+func ceilDiv(n, d int) int { return (n + d - 1) / d }
 
 // The Vec4 kernel's threads each compute vec4Rows rows × vec4Blocks vec4s
 // of columns; 8×8 threads make a tile of vec4Tile × vec4Tile.
@@ -167,12 +201,16 @@ type matmulKernel struct {
 	Stage, Block, Sums   int
 }
 
-// Spec generates m's kernel: the tiled and register kernels from
-// matmul_tiled.wgsl and matmul_register.wgsl, the Vec4 kernel in Go.
+// Spec generates m's kernel: the tiled, register and small kernels from
+// their .wgsl templates, the Vec4 kernel in Go.
 func (m MatMul) Spec() wgpu.KernelSpec {
 	data := matmulKernel{MatMul: m, Params: declareParams(m.params()), Elem: "f32", Tile: MatMulTileM}
 	var src string
 	switch {
+	case m.Small:
+		data.Threads, data.Block, data.StepK = SmallThreads, SmallBlock, MatMulTileK
+		data.Sums = SmallBlock * SmallBlock
+		src = fill("matmul_small.wgsl", data)
 	case m.Vec4:
 		data.Elem = "vec4<f32>"
 		src = m.vec4Source(data)
@@ -192,7 +230,12 @@ func (m MatMul) Spec() wgpu.KernelSpec {
 // named values, not an array, so that they stay in registers. It shares
 // matmul.wgsl's bindings and batch offsets. Loads past the matrix edge are
 // clamped to its last row or column block: they feed only sums that are
-// not written.
+// not written. Each step of four k loads 16 vec4s of A and 16 of B,
+// whatever the transposes: four k of a row of A (or, with TransA, four
+// rows of A at one k), and four columns of B at one k (or, with TransB,
+// four k of a column, regrouped by k in registers). Every sum adds its
+// products in the order of k, as the other kernels do: all give the same
+// bits.
 func (m MatMul) vec4Source(data matmulKernel) string {
 	var b strings.Builder
 	b.WriteString(fill("matmul_head", data))
@@ -200,18 +243,13 @@ func (m MatMul) vec4Source(data matmulKernel) string {
 @compute @workgroup_size(8, 8)
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
 	let M = p.m; let N = p.n; let K = p.k;
-	let K4 = K / 4u; let N4 = N / 4u;%s
+	let M4 = M / 4u; let K4 = K / 4u; let N4 = N / 4u;%s
 	aoff = aoff * M * K4;
 	boff = boff * K * N4;
 	let row0 = ((w.y + p.first_row) * 8u + l.y) * %du;
 	let cb0 = ((w.x + p.first_col) * 8u + l.x) * %du;
 `, fill("matmul_batch", data), vec4Rows, vec4Blocks)
-	for i := range vec4Rows {
-		fmt.Fprintf(&b, "\tlet ra%d = aoff + min(row0 + %du, M - 1u) * K4;\n", i, i)
-	}
-	for j := range vec4Blocks {
-		fmt.Fprintf(&b, "\tlet bc%d = boff + min(cb0 + %du, N4 - 1u);\n", j, j)
-	}
+	m.vec4Bases(&b)
 	b.WriteString("\tlet cbase = z * M * N4;\n")
 	for i := range vec4Rows {
 		for j := range vec4Blocks {
@@ -225,18 +263,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 		}
 	}
 	b.WriteString("\t}\n\tfor (var kb = p.k_first / 4u; kb < p.k_end / 4u; kb++) {\n")
-	for i := range vec4Rows {
-		fmt.Fprintf(&b, "\t\tlet a%d = a[ra%d + kb];\n", i, i)
-	}
-	b.WriteString("\t\tlet krow = kb * 4u * N4;\n")
-	for kk, lane := range "xyzw" {
-		for j := range vec4Blocks {
-			fmt.Fprintf(&b, "\t\tlet b%d_%d = bm[bc%d + krow + %du * N4];\n", kk, j, j, kk)
-			for i := range vec4Rows {
-				fmt.Fprintf(&b, "\t\ts%d_%d = fma(vec4<f32>(a%d.%c), b%d_%d, s%d_%d);\n", i, j, i, lane, kk, j, i, j)
-			}
-		}
-	}
+	m.vec4Step(&b)
 	b.WriteString("\t}\n")
 	for i := range vec4Rows {
 		for j := range vec4Blocks {
@@ -245,4 +272,69 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 	}
 	b.WriteString("}\n")
 	return b.String()
+}
+
+// lanes names a vec4's components.
+const lanes = "xyzw"
+
+// vec4Bases writes the Vec4 kernel's base offsets, clamped to the matrix:
+// of each row of A the thread reads (ra<i>, or with TransA of each block
+// of four rows, ra<q>), and of each block of four columns of B (bc<j>).
+func (m MatMul) vec4Bases(b *strings.Builder) {
+	if m.TransA {
+		for q := range vec4Rows / 4 {
+			fmt.Fprintf(b, "\tlet ra%d = aoff + min(row0 / 4u + %du, M4 - 1u);\n", q, q)
+		}
+	} else {
+		for i := range vec4Rows {
+			fmt.Fprintf(b, "\tlet ra%d = aoff + min(row0 + %du, M - 1u) * K4;\n", i, i)
+		}
+	}
+	for j := range vec4Blocks {
+		if m.TransB {
+			fmt.Fprintf(b, "\tlet bc%d = boff + min(cb0 + %du, N4 - 1u) * 4u * K4;\n", j, j)
+		} else {
+			fmt.Fprintf(b, "\tlet bc%d = boff + min(cb0 + %du, N4 - 1u);\n", j, j)
+		}
+	}
+}
+
+// vec4Step writes one trip of the Vec4 kernel's loop: the products of
+// four k, kb * 4 to kb * 4 + 3, in that order for every sum.
+func (m MatMul) vec4Step(b *strings.Builder) {
+	// aAt is the value of A at row i and k = kb * 4 + kk.
+	aAt := func(i, kk int) string { return fmt.Sprintf("a%d.%c", i, lanes[kk]) }
+	if m.TransA {
+		for kk := range 4 {
+			for q := range vec4Rows / 4 {
+				fmt.Fprintf(b, "\t\tlet a%d_%d = a[ra%d + (kb * 4u + %du) * M4];\n", kk, q, q, kk)
+			}
+		}
+		aAt = func(i, kk int) string { return fmt.Sprintf("a%d_%d.%c", kk, i/4, lanes[i%4]) }
+	} else {
+		for i := range vec4Rows {
+			fmt.Fprintf(b, "\t\tlet a%d = a[ra%d + kb];\n", i, i)
+		}
+	}
+	if !m.TransB {
+		b.WriteString("\t\tlet krow = kb * 4u * N4;\n")
+	}
+	for kk := range 4 {
+		for j := range vec4Blocks {
+			if m.TransB {
+				if kk == 0 {
+					for t := range 4 {
+						fmt.Fprintf(b, "\t\tlet bt%d_%d = bm[bc%d + %du * K4 + kb];\n", j, t, j, t)
+					}
+				}
+				fmt.Fprintf(b, "\t\tlet b%d_%d = vec4<f32>(bt%d_0.%c, bt%d_1.%c, bt%d_2.%c, bt%d_3.%c);\n",
+					kk, j, j, lanes[kk], j, lanes[kk], j, lanes[kk], j, lanes[kk])
+			} else {
+				fmt.Fprintf(b, "\t\tlet b%d_%d = bm[bc%d + krow + %du * N4];\n", kk, j, j, kk)
+			}
+			for i := range vec4Rows {
+				fmt.Fprintf(b, "\t\ts%d_%d = fma(vec4<f32>(%s), b%d_%d, s%d_%d);\n", i, j, aAt(i, kk), kk, j, i, j)
+			}
+		}
+	}
 }

@@ -8,14 +8,62 @@ uniform block. */ -}}
 @group(0) @binding(2) var<storage, read_write> c: array<{{.Elem}}>;
 @group(0) @binding(3) var<uniform> p: Params;
 {{- end}}
-{{- /* matmul_batch turns the batch index z into the offsets of A's and B's
-matrices (aoff, boff), counted in whole matrices. */ -}}
+{{- /* matmul_batch turns the batch index z, the grid's z counted from
+first_batch, into the offsets of A's and B's matrices (aoff, boff), counted
+in whole matrices; matmul_offsets does so for a z the kernel defined. */ -}}
 {{define "matmul_batch"}}
 	let z = w.z + p.first_batch;
+{{- template "matmul_offsets" .}}
+{{- end}}
+{{define "matmul_offsets"}}
 	var rem = z;
 	var aoff = 0u;
 	var boff = 0u;
 {{- range down .BatchRank}}
 	{ let dim = {{at "batch_dims" .}}; let c = rem % dim; rem = rem / dim; aoff += c * {{at "a_strides" .}}; boff += c * {{at "b_strides" .}}; }
 {{- end}}
+{{- end}}
+{{- /* matmul_block computes the .Block×.Block block of C from row0, col0 of
+matrix z, its sums in registers, straight from memory (aoff and boff are
+the offsets of A's and B's matrices). Loads past the matrix edge are
+clamped to its last row or column: they feed only outputs that are not
+written. */ -}}
+{{define "matmul_block"}}
+	var ri: array<u32, {{.Block}}>;
+	var ci: array<u32, {{.Block}}>;
+	for (var t = 0u; t < {{.Block}}u; t++) {
+		ri[t] = min(row0 + t, M - 1u);
+		ci[t] = min(col0 + t, N - 1u);
+	}
+	let cbase = z * M * N;
+	var acc: array<f32, {{.Sums}}>;
+	if (p.k_first > 0u) {
+		for (var i = 0u; i < {{.Block}}u; i++) {
+			for (var j = 0u; j < {{.Block}}u; j++) {
+				if (row0 + i < M && col0 + j < N) { acc[i * {{.Block}}u + j] = c[cbase + (row0 + i) * N + col0 + j]; }
+			}
+		}
+	}
+	for (var k0 = p.k_first; k0 < p.k_end; k0 += {{.StepK}}u) {
+		for (var kk = 0u; kk < {{.StepK}}u; kk++) {
+			let k = k0 + kk;
+			if (k >= K) { break; }
+			var av: array<f32, {{.Block}}>;
+			var bv: array<f32, {{.Block}}>;
+			for (var i = 0u; i < {{.Block}}u; i++) { av[i] = a[aoff + {{if .TransA}}k * M + ri[i]{{else}}ri[i] * K + k{{end}}]; }
+			for (var j = 0u; j < {{.Block}}u; j++) { bv[j] = bm[boff + {{if .TransB}}ci[j] * K + k{{else}}k * N + ci[j]{{end}}]; }
+			for (var i = 0u; i < {{.Block}}u; i++) {
+				for (var j = 0u; j < {{.Block}}u; j++) {
+					acc[i * {{.Block}}u + j] = fma(av[i], bv[j], acc[i * {{.Block}}u + j]);
+				}
+			}
+		}
+	}
+	for (var i = 0u; i < {{.Block}}u; i++) {
+		let r = row0 + i;
+		for (var j = 0u; j < {{.Block}}u; j++) {
+			let col = col0 + j;
+			if (r < M && col < N) { c[cbase + r * N + col] = acc[i * {{.Block}}u + j]; }
+		}
+	}
 {{- end}}

@@ -219,3 +219,18 @@ func TestElementwisePassesEveryTypeOpaquely(t *testing.T) {
 	assert.Contains(t, src, "node4(bitcast<f32>(bitcast<u32>(v2) ^ p.zero), bitcast<f32>(bitcast<u32>(v3) ^ p.zero), ")
 	assert.Contains(t, src, "n: u32, row: u32, zero: u32, first: u32,")
 }
+
+// The Small kernel's work estimate is in proportion to the product's:
+// twice the batches, twice the work; a batch of 6×6 products costs a
+// small fraction of what the register kernel's 64×64 tiles would.
+func TestSmallMatMulWorkIsInProportion(t *testing.T) {
+	work := func(m MatMul, M, K, N, batches int) float64 {
+		cols, rows, zs := m.Groups(M, N, batches)
+		return float64(cols*rows*zs) * m.GroupWork(K)
+	}
+	small, register := MatMul{Small: true, BatchRank: 1}, MatMul{Register: true, BatchRank: 1}
+	assert.InDelta(t, 2, work(small, 6, 6, 6, 2*65536)/work(small, 6, 6, 6, 65536), 0.01)
+	assert.InDelta(t, 4, work(small, 16, 8, 16, 4096)/work(small, 8, 8, 8, 4096), 0.01, "four times the elements")
+	assert.Less(t, 20*work(small, 6, 6, 6, 65537), work(register, 6, 6, 6, 65537))
+	assert.Less(t, work(MatMul{Vec4: true}, 1024, 1024, 1024, 1), work(small, 1024, 1024, 1024, 1), "a large product keeps its tiles")
+}

@@ -41,14 +41,11 @@ func variants() []variant {
 	add := func(name string, k interface{ Spec() wgpu.KernelSpec }, block Block) {
 		vs = append(vs, variant{Name: name, Kernel: k, Spec: k.Spec(), ParamsLen: len(block.Bytes())})
 	}
-	for _, kind := range []string{"tiled", "register", "vec4"} {
+	for _, kind := range []string{"tiled", "register", "vec4", "small"} {
 		for _, ta := range []bool{false, true} {
 			for _, tb := range []bool{false, true} {
-				if kind == "vec4" && (ta || tb) {
-					continue // Vec4Fits: no transposes
-				}
 				for _, r := range batchRanks {
-					m := MatMul{TransA: ta, TransB: tb, BatchRank: r, Register: kind == "register", Vec4: kind == "vec4"}
+					m := MatMul{TransA: ta, TransB: tb, BatchRank: r, Register: kind == "register", Vec4: kind == "vec4", Small: kind == "small"}
 					add(fmt.Sprintf("matmul_%s%s%s_b%d", kind, flag(ta, "_ta"), flag(tb, "_tb"), r), m, m.params())
 				}
 			}

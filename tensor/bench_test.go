@@ -194,3 +194,73 @@ func BenchmarkOpOverhead(b *testing.B) {
 		e.Reshape(x, 16).Dispose()
 	}
 }
+
+// matmulBenchShapes are the products BenchmarkMatMulShapes times, named
+// by their role: the 784-256-10 MLP's training step at batch 128 (the
+// forward products, the input gradients dY·Wᵀ and the weight gradients
+// Xᵀ·dY), square products with each transpose, and batches of small
+// matrices.
+var matmulBenchShapes = []struct {
+	name   string
+	a, b   []int
+	ta, tb bool
+}{
+	{"mlp/fwd1/128x784x256", []int{128, 784}, []int{784, 256}, false, false},
+	{"mlp/dx1/128x256x784_tb", []int{128, 256}, []int{784, 256}, false, true},
+	{"mlp/dw1/784x128x256_ta", []int{128, 784}, []int{128, 256}, true, false},
+	{"mlp/fwd2/128x256x10", []int{128, 256}, []int{256, 10}, false, false},
+	{"mlp/dx2/128x10x256_tb", []int{128, 10}, []int{256, 10}, false, true},
+	{"mlp/dw2/256x128x10_ta", []int{128, 256}, []int{128, 10}, true, false},
+	{"square/512", []int{512, 512}, []int{512, 512}, false, false},
+	{"square/512_ta", []int{512, 512}, []int{512, 512}, true, false},
+	{"square/512_tb", []int{512, 512}, []int{512, 512}, false, true},
+	{"square/512_ta_tb", []int{512, 512}, []int{512, 512}, true, true},
+	{"batched/4096x6x6x6", []int{4096, 6, 6}, []int{4096, 6, 6}, false, false},
+	{"batched/4096x6x6x6_ta_tb", []int{4096, 6, 6}, []int{4096, 6, 6}, true, true},
+	{"batched/1024x16x16x16", []int{1024, 16, 16}, []int{1024, 16, 16}, false, false},
+	{"batched/16384x1x1x1", []int{16384, 1, 1}, []int{16384, 1, 1}, false, false},
+}
+
+// BenchmarkMatMulShapes times the products of matmulBenchShapes with the
+// kernels the engine chooses; each op is one product, and the last is read
+// back at the end. GFLOP/s counts the useful multiply-adds.
+func BenchmarkMatMulShapes(b *testing.B) {
+	for _, s := range matmulBenchShapes {
+		b.Run(s.name, func(b *testing.B) {
+			e := testgpu.Engine(b)
+			r := rand.New(rand.NewPCG(1, 2))
+			x := e.FromFloat32s(randF32(r, size(s.a), -1, 1), s.a...)
+			y := e.FromFloat32s(randF32(r, size(s.b), -1, 1), s.b...)
+			defer x.Dispose()
+			defer y.Dispose()
+			warm := e.MatMulT(x, y, s.ta, s.tb) // compiles the kernel
+			readBack(b, warm)
+			b.ResetTimer()
+			last := warm
+			for range b.N {
+				last.Dispose()
+				last = e.MatMulT(x, y, s.ta, s.tb)
+			}
+			readBack(b, last)
+			b.StopTimer()
+			shape := last.Shape()
+			last.Dispose()
+			K := s.a[len(s.a)-1]
+			if s.ta {
+				K = s.a[len(s.a)-2]
+			}
+			b.ReportMetric(2*float64(shape.Size()*K)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			// One more product under Engine.Profile: the kernels' own time,
+			// without the host's.
+			p, err := e.Profile(ctxT(b), func() error {
+				c := e.MatMulT(x, y, s.ta, s.tb)
+				defer c.Dispose()
+				return c.Err()
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(p.Total("matmul").Time.Microseconds()), "kernel-µs")
+		})
+	}
+}

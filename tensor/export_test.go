@@ -3,9 +3,9 @@ package tensor
 // Hooks for the external tests (package tensor_test), which cannot be
 // internal tests: testgpu imports tensor.
 
-// MatMulKernel names the family of matmul kernels e uses: "vec4",
-// "register" or "tiled" (Engine.Profile names the pipeline each product
-// ran).
+// MatMulKernel names the family of matmul kernels e uses for large
+// products: "vec4", "register", "tiled", or "small" when WGT_MATMUL forces
+// it (Engine.Profile names the pipeline each product ran).
 func MatMulKernel(e *Engine) string { return e.matMulKernel() }
 
 // OnClaim makes every op on e call f once it has claimed e, before it

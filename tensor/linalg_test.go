@@ -36,7 +36,7 @@ func matmulCase(t *testing.T, e *tensor.Engine, r *rand.Rand, as, bs []int, ta, 
 // the shapes it does not take) is the default on CPU adapters, tiled on
 // GPUs.
 func TestMatMulShapes(t *testing.T) {
-	for _, kernel := range []string{"tiled", "register", "vec4"} {
+	for _, kernel := range []string{"tiled", "register", "vec4", "small"} {
 		t.Run(kernel, func(t *testing.T) {
 			t.Setenv("WGT_MATMUL", kernel)
 			e := testgpu.Engine(t)
@@ -68,6 +68,9 @@ func matmulShapes(t *testing.T, e *tensor.Engine) {
 		{[]int{257, 260}, []int{260, 132}},
 		{[]int{3, 5, 8}, []int{2, 1, 8, 12}},
 		{[]int{3, 0}, []int{0, 8}},
+		// and with A transposed (M a multiple of four too):
+		{[]int{132, 20}, []int{20, 68}},
+		{[]int{2, 1, 36, 8}, []int{3, 8, 12}},
 	} {
 		for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
 			as, bs := append([]int{}, c.a...), append([]int{}, c.b...)

@@ -61,14 +61,7 @@ func (e *Engine) matmul(site stack, a, b *Tensor, ta, tb bool) *Tensor {
 	if shape.Size() == 0 {
 		return out
 	}
-	k := shaders.MatMul{TransA: ta, TransB: tb, BatchRank: len(batch)}
-	switch e.matMulKernel() {
-	case "vec4":
-		k.Vec4 = shaders.Vec4Fits(ta, tb, K, N)
-		k.Register = !k.Vec4
-	case "register":
-		k.Register = true
-	}
+	k := e.matmulKernelFor(shaders.MatMul{TransA: ta, TransB: tb, BatchRank: len(batch)}, M, K, N, batch.Size())
 	batchDims, aStrides, bStrides := u32s(batch), u32s(broadcastStrides(aBatch, batch)), u32s(broadcastStrides(bBatch, batch))
 	bufs := []*wgpu.Buffer{a.buf(), b.buf(), out.buf()}
 	for _, pc := range e.matmulPieces(k, M, N, K, batch.Size()) {
@@ -106,15 +99,15 @@ func (e *Engine) matmulPieces(k shaders.MatMul, M, N, K, batches int) []tilePiec
 		kStep = shaders.MatMulTileK * shaders.Split(kStep/shaders.MatMulTileK, perK*shaders.MatMulTileK, budget, kStep)
 	}
 	each := k.GroupWork(min(kStep, K))
-	cols, rows := (N+k.TileCols()-1)/k.TileCols(), (M+k.TileRows()-1)/k.TileRows()
+	cols, rows, zs := k.Groups(M, N, batches)
 	nx := shaders.Split(cols, each, budget, lim)
 	ny := shaders.Split(rows, each*float64(nx), budget, lim)
-	nz := shaders.Split(batches, each*float64(nx*ny), budget, lim)
+	nz := shaders.Split(zs, each*float64(nx*ny), budget, lim)
 	var pieces []tilePiece
-	for z := 0; z < batches; z += nz {
+	for z := 0; z < zs; z += nz {
 		for y := 0; y < rows; y += ny {
 			for x := 0; x < cols; x += nx {
-				g := [3]uint32{uint32(min(nx, cols-x)), uint32(min(ny, rows-y)), uint32(min(nz, batches-z))}
+				g := [3]uint32{uint32(min(nx, cols-x)), uint32(min(ny, rows-y)), uint32(min(nz, zs-z))}
 				for k0 := 0; k0 == 0 || k0 < K; k0 += kStep {
 					kEnd := min(k0+kStep, K)
 					pieces = append(pieces, tilePiece{
@@ -130,13 +123,52 @@ func (e *Engine) matmulPieces(k shaders.MatMul, M, N, K, batches int) []tilePiec
 	return pieces
 }
 
-// matMulKernel names the family of matmul kernels e's device uses: "vec4"
-// on CPU adapters (the Vec4 kernel where a product's shapes allow it, the
-// Register kernel elsewhere: see shaders.MatMul), "tiled" (workgroup-memory
-// tiles) on GPUs. WGT_MATMUL=tiled|register|vec4 overrides the choice.
-func (e *Engine) matMulKernel() string {
+// matmulKernelFor returns k, a product of batches M×K times K×N matrices,
+// with its kernel chosen: the family's (see matMulKernel), or the Small
+// kernel where its work estimate is lower (small matrices, a few rows or
+// columns), unless WGT_MATMUL forces a family.
+func (e *Engine) matmulKernelFor(k shaders.MatMul, M, K, N, batches int) shaders.MatMul {
+	small := k
+	small.Small = true
+	switch e.matMulKernel() {
+	case "small":
+		return small
+	case "vec4":
+		k.Vec4 = shaders.Vec4Fits(k.TransA, k.TransB, M, K, N)
+		k.Register = !k.Vec4
+	case "register":
+		k.Register = true
+	}
+	if _, forced := forcedMatMulKernel(); !forced && matmulWork(small, M, K, N, batches) < matmulWork(k, M, K, N, batches) {
+		return small
+	}
+	return k
+}
+
+// matmulWork is the work estimate of a product with kernel k.
+func matmulWork(k shaders.MatMul, M, K, N, batches int) float64 {
+	cols, rows, zs := k.Groups(M, N, batches)
+	return float64(cols) * float64(rows) * float64(zs) * k.GroupWork(K)
+}
+
+// forcedMatMulKernel returns the family WGT_MATMUL names, if it names one.
+func forcedMatMulKernel() (string, bool) {
 	switch k := os.Getenv("WGT_MATMUL"); k {
-	case "tiled", "register", "vec4":
+	case "tiled", "register", "vec4", "small":
+		return k, true
+	}
+	return "", false
+}
+
+// matMulKernel names the family of matmul kernels e's device uses for
+// products larger than a few tiles: "vec4" on CPU adapters (the Vec4
+// kernel where a product's shapes allow it, the Register kernel elsewhere:
+// see shaders.MatMul), "tiled" (workgroup-memory tiles) on GPUs; smaller
+// ones may take the Small kernel (see matmulKernelFor).
+// WGT_MATMUL=tiled|register|vec4|small forces one family for every
+// product.
+func (e *Engine) matMulKernel() string {
+	if k, forced := forcedMatMulKernel(); forced {
 		return k
 	}
 	if e.usable("") == nil && e.dev.Info().Type == wgpu.AdapterCPU {

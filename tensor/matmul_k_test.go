@@ -23,7 +23,7 @@ import (
 func TestMatMulLongKIsExact(t *testing.T) {
 	ks := []int{58256, 65535, 65536, 65537, 1<<17 + 1, shaders.MaxMatMulK}
 	for _, budget := range []wgpu.Work{0, wgpu.GPUWorkBudget} {
-		for _, kernel := range []string{"tiled", "register", "vec4"} {
+		for _, kernel := range []string{"tiled", "register", "vec4", "small"} {
 			t.Run(fmt.Sprintf("%s/budget=%d", kernel, budget), func(t *testing.T) {
 				t.Setenv("WGT_MATMUL", kernel)
 				opts := testgpu.DefaultOptions()

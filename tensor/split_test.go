@@ -184,6 +184,8 @@ func TestSplitDispatchesGiveIdenticalResults(t *testing.T) {
 	m1t := input{m1.v[:12*130], []int{12, 130}}
 	m3, m4 := input{randF32(r, 20*100, -1, 1), []int{20, 100}}, input{randF32(r, 100*24, -1, 1), []int{100, 24}}
 	m3t := input{m3.v, []int{100, 20}}
+	small1, small2 := input{randF32(r, 300*7*5, -1, 1), []int{300, 7, 5}}, input{randF32(r, 300*7*3, -1, 1), []int{300, 7, 3}}
+	small3, small4 := input{randF32(r, 40*3*100, -1, 1), []int{40, 3, 100}}, input{randF32(r, 100*2, -1, 1), []int{100, 2}}
 	long := input{randF32(r, 2*70000, -3, 3), []int{2, 70000}} // rows of two segments
 	type ins = []*tensor.Tensor
 	for _, c := range []struct {
@@ -224,6 +226,8 @@ func TestSplitDispatchesGiveIdenticalResults(t *testing.T) {
 		}},
 		{"matmul, batched", []input{m1, m2}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.MatMul(x[0], x[1]) }},
 		{"matmul, transposed", []input{m1t, m2}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.MatMulT(x[0], x[1], true, false) }},
+		{"matmul, small batched", []input{small1, small2}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.MatMulT(x[0], x[1], true, false) }},
+		{"matmul, small, long inner dimension", []input{small3, small4}, func(e *tensor.Engine, x ins) *tensor.Tensor { return e.MatMul(x[0], x[1]) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, splitDispatches := runOn(t, split, c.op, c.in)

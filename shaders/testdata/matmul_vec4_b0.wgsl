@@ -18,7 +18,7 @@ struct Params {
 @compute @workgroup_size(8, 8)
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
 	let M = p.m; let N = p.n; let K = p.k;
-	let K4 = K / 4u; let N4 = N / 4u;
+	let M4 = M / 4u; let K4 = K / 4u; let N4 = N / 4u;
 	let z = w.z + p.first_batch;
 	var rem = z;
 	var aoff = 0u;
