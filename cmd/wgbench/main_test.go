@@ -117,7 +117,7 @@ func TestRunPicksWorkloadsByName(t *testing.T) {
 	for _, w := range c.workloads {
 		names = append(names, w.name)
 	}
-	assert.Equal(t, []string{"small_ops_1k", "mlp_train_step", "mlp_forward", "mlp_forward_tape"}, names)
+	assert.Equal(t, []string{"small_ops_1k", "mlp_train_step", "mlp_forward"}, names)
 }
 
 func TestExitStatus(t *testing.T) {
