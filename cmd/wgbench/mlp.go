@@ -23,7 +23,7 @@ const (
 	mlpLR                                  = 0.1   // SGD's learning rate
 	mlpWarmup                              = 20    // steps before the timed ones
 	mlpSteps                               = 100   // timed steps in each sample of mlp_train_step
-	mlpSmokeSteps                          = 5     // in the smoke suite's
+	mlpSmokeSteps                          = 5     // timed steps of the smoke suite's mlp_train_smoke_5
 	mlpForwardBlocks, mlpBlockPasses       = 10, 5 // mlp_forward's timed blocks of each kind, and passes in a block
 )
 
