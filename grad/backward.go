@@ -128,6 +128,7 @@ type backward struct {
 	keep  bool
 	grads map[uint64]*tensor.Tensor // the gradient reaching each tensor so far
 	want  map[uint64]bool           // the tensors whose gradients are returned
+	from  map[uint64]bool           // the float32 tensors that depend on one of them, and they
 }
 
 func (b *backward) run(y *tensor.Tensor, wrt []*tensor.Tensor, opts *Options) ([]*tensor.Tensor, error) {
@@ -173,6 +174,7 @@ func (b *backward) paths(y uint64, wrt []*tensor.Tensor) (active []bool) {
 			}
 		}
 	}
+	b.from = from
 	reached := map[uint64]bool{y: true}
 	active = make([]bool, len(b.nodes))
 	for i := len(b.nodes) - 1; i >= 0; i-- {
@@ -224,7 +226,10 @@ func (b *backward) step(n *node) error {
 	for i, o := range n.out {
 		dy[i] = b.grads[o.id]
 	}
-	c := &Context{E: b.e, Op: n.op, Attrs: n.attrs, n: n}
+	c := &Context{E: b.e, Op: n.op, Attrs: n.attrs, n: n, needs: make([]bool, len(n.in))}
+	for i, in := range n.in {
+		c.needs[i] = b.from[in.id] && in.dtype == tensor.Float32
+	}
 	dx, err := tidy.Run(b.e, func() ([]*tensor.Tensor, error) {
 		dx, err := n.rule.Backward(c, dy)
 		if err == nil && len(dx) != len(n.in) {

@@ -74,6 +74,10 @@
 // returns one gradient per input, of that input's shape: SumTo reduces the
 // gradient of a broadcast input. The op's attributes (axes, perm, ...)
 // are in Context.Attrs, its shapes in Context.InputShape and OutputShape.
+// An input whose gradient no one asked for, directly or through later
+// ops (Context.NeedsGradient false: a batch of data, targets), may get
+// nil instead: rules whose gradient for it would cost a kernel (matmul,
+// the cross-entropy's targets, scatter-add's updates) skip it.
 // An op with no gradient registers Rule{NoGrad: "why"}.
 //
 // # Checking a rule

@@ -16,27 +16,32 @@ func init() {
 //	Aᵀ·B:  dA = B·dCᵀ,   dB = A·dC
 //	Aᵀ·Bᵀ: dA = Bᵀ·dCᵀ,  dB = dCᵀ·Aᵀ
 //
-// Broadcast batch dimensions are summed back to each input's.
+// Broadcast batch dimensions are summed back to each input's. An input
+// whose gradient no one needs (Context.NeedsGradient) gets none: its
+// product is not computed.
 func matmulGrad(c *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, error) {
 	e, a, b, dc := c.E, c.Input(0), c.Input(1), dy[0]
-	var da, db *tensor.Tensor
+	var da, db func() *tensor.Tensor
 	switch ta, tb := c.Attrs.TransA, c.Attrs.TransB; {
 	case !ta && !tb:
-		da, db = e.MatMulT(dc, b, false, true), e.MatMulT(a, dc, true, false)
+		da, db = func() *tensor.Tensor { return e.MatMulT(dc, b, false, true) }, func() *tensor.Tensor { return e.MatMulT(a, dc, true, false) }
 	case !ta && tb:
-		da, db = e.MatMul(dc, b), e.MatMulT(dc, a, true, false)
+		da, db = func() *tensor.Tensor { return e.MatMul(dc, b) }, func() *tensor.Tensor { return e.MatMulT(dc, a, true, false) }
 	case ta && !tb:
-		da, db = e.MatMulT(b, dc, false, true), e.MatMul(a, dc)
+		da, db = func() *tensor.Tensor { return e.MatMulT(b, dc, false, true) }, func() *tensor.Tensor { return e.MatMul(a, dc) }
 	default:
-		da, db = e.MatMulT(b, dc, true, true), e.MatMulT(dc, a, true, true)
+		da, db = func() *tensor.Tensor { return e.MatMulT(b, dc, true, true) }, func() *tensor.Tensor { return e.MatMulT(dc, a, true, true) }
 	}
-	ga, err := SumTo(e, da, c.InputShape(0))
-	if err != nil {
-		return nil, err
+	gs := make([]*tensor.Tensor, 2)
+	for i, product := range []func() *tensor.Tensor{da, db} {
+		if !c.NeedsGradient(i) {
+			continue
+		}
+		g, err := SumTo(e, product(), c.InputShape(i))
+		if err != nil {
+			return nil, err
+		}
+		gs[i] = g
 	}
-	gb, err := SumTo(e, db, c.InputShape(1))
-	if err != nil {
-		return nil, err
-	}
-	return []*tensor.Tensor{ga, gb}, nil
+	return gs, nil
 }

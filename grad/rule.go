@@ -19,7 +19,9 @@ type Rule struct {
 	// Backward returns the gradient of each of the op's inputs, given dy,
 	// the gradient of each of its outputs. dy[i] is nil for an output no
 	// gradient reached (only ops with several outputs see one). A nil
-	// gradient means none flows to that input (Where's condition). Each
+	// gradient means none flows to that input (Where's condition); a rule
+	// may also return nil for an input whose gradient no one needs
+	// (Context.NeedsGradient), and should where computing it costs. Each
 	// gradient has its input's shape (SumTo reduces a broadcast one).
 	//
 	// Backward runs inside a tidy scope: what it creates and does not
@@ -38,7 +40,15 @@ type Context struct {
 	Op    string         // the op's name
 	Attrs tensor.Attrs   // its attributes
 	n     *node
+	needs []bool // by input: whether a tensor asked for depends on it
 }
+
+// NeedsGradient reports whether the gradient of the op's input i is
+// needed: whether the input is a float32 tensor that depends on a tensor
+// whose gradient was asked for (or is one). Where it is not, Backward may
+// return nil for it instead of computing what backward would throw away:
+// in a training step, the gradient of the batch through its first matmul.
+func (c *Context) NeedsGradient(i int) bool { return c.needs[i] }
 
 // Input returns the op's input i as saved by the tape; the rule must list
 // i in Rule.Inputs. It is nil otherwise.

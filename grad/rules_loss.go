@@ -17,6 +17,7 @@ func init() {
 //	dx = g · (softmax(x)·Σt - t)
 //	dt = g · (lse(x) - x) = -g · logsoftmax(x)   (probabilities only)
 //
+// dt is computed only when needed (Context.NeedsGradient).
 // Labels get no gradient; a label out of range, whose loss is NaN, gets
 // the gradient of an all-zero target row.
 func softmaxXentGrad(c *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, error) {
@@ -30,6 +31,9 @@ func softmaxXentGrad(c *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, error) 
 		return []*tensor.Tensor{dx, nil}, dx.Err()
 	}
 	dx := e.Mul(g, e.Sub(e.Mul(p, e.Sum(t, true, -1)), t))
+	if !c.NeedsGradient(1) { // targets are data, as a rule
+		return []*tensor.Tensor{dx, nil}, dx.Err()
+	}
 	dt := e.Mul(g, e.Neg(e.LogSoftmax(x, -1)))
 	return []*tensor.Tensor{dx, dt}, firstErr(dx, dt)
 }

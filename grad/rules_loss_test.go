@@ -1,6 +1,7 @@
 package grad
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"testing"
@@ -124,5 +125,47 @@ func TestMeanSquaredErrorGradients(t *testing.T) {
 				}, randIn(rng, -2, 2, c.p...), randIn(rng, -2, 2, c.y...))
 			})
 		}
+	}
+}
+
+// The gradient of softmax cross-entropy with probability targets ran a
+// log-softmax for the targets' gradient even when only the logits' was
+// asked for (targets are data, as a rule); likewise scatter-add gathered
+// the updates' gradient when only the destination's was asked for.
+func TestLossAndScatterAddSkipGradientsNoOneAskedFor(t *testing.T) {
+	e := testgpu.Engine(t)
+	ctx := context.Background()
+	err := tidy.Do(e, func() error {
+		x := e.RandNormal(1, 0, 1, 4, 5)
+		probs := e.Softmax(e.RandNormal(2, 0, 1, 4, 5), -1)
+		dst := e.RandNormal(3, 0, 1, 6)
+		updates := e.RandNormal(4, 0, 1, 3)
+		idx := e.FromInt32s([]int32{0, 2, 5}, 3)
+		for _, c := range []struct {
+			name   string
+			f      func() *tensor.Tensor
+			wrt    *tensor.Tensor
+			kernel string // the kernel the backward must not run
+		}{
+			{"softmax_cross_entropy", func() *tensor.Tensor { return loss.SoftmaxCrossEntropy(e, x, probs, loss.Mean) }, x, "log_softmax"},
+			{"scatter_add", func() *tensor.Tensor { return e.Sum(e.ScatterAdd(dst, idx, updates, 0), false) }, dst, "gather"},
+		} {
+			tape := NewTape(e)
+			var y *tensor.Tensor
+			if err := tape.Record(func() error { y = c.f(); return y.Err() }); err != nil {
+				return err
+			}
+			p, err := e.Profile(ctx, func() error { _, err := tape.Gradients(y, []*tensor.Tensor{c.wrt}, nil); return err })
+			if err != nil {
+				return err
+			}
+			if calls := p.Total(c.kernel).Calls; calls != 0 {
+				t.Errorf("%s: the backward for one input ran %s %d times, for the other's gradient", c.name, c.kernel, calls)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

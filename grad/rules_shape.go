@@ -132,8 +132,12 @@ func gatherGrad(c *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, error) {
 }
 
 // scatterAddGrad: x passes dy through, updates get dy gathered at their
-// positions (Gather is ScatterAdd's adjoint), the indices nothing.
+// positions (Gather is ScatterAdd's adjoint) when needed, the indices
+// nothing.
 func scatterAddGrad(c *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	if !c.NeedsGradient(2) {
+		return []*tensor.Tensor{dy[0], nil, nil}, nil
+	}
 	g := c.E.Gather(dy[0], c.Input(1), c.Attrs.Axis)
 	return []*tensor.Tensor{dy[0], nil, g}, g.Err()
 }

@@ -149,3 +149,50 @@ func TestGradientsBelongToTheCallersScope(t *testing.T) {
 		t.Errorf("%d tensors live after the scope, want 1 (x)", n)
 	}
 }
+
+// Backward computed the gradient of every float input of an op on a
+// path, also of inputs no gradient asked for flows to: in a training
+// step, the gradient of the batch x through x·w1 (the step's largest
+// matmul). Each transpose case of matmul, the gradient with respect to w
+// only, runs one matmul in the backward pass, and the gradient is right.
+func TestBackwardSkipsGradientsNoOneAskedFor(t *testing.T) {
+	e := testgpu.Engine(t)
+	ctx := context.Background()
+	for _, c := range []struct{ ta, tb bool }{{false, false}, {false, true}, {true, false}, {true, true}} {
+		err := tidy.Do(e, func() error {
+			x := e.FromFloat32s([]float32{1, 2, 3, 4, 5, 6}, 2, 3) // used as [2 3], or transposed as [3 2]
+			w := e.FromFloat32s([]float32{1, -1, 2, 0, 0.5, 1}, 3, 2)
+			if c.ta {
+				x = e.Transpose(x, 1, 0)
+			}
+			if c.tb {
+				w = e.Transpose(w, 1, 0)
+			}
+			tape := NewTape(e)
+			var y *tensor.Tensor
+			if err := tape.Record(func() error { y = e.Sum(e.MatMulT(x, w, c.ta, c.tb), false); return y.Err() }); err != nil {
+				return err
+			}
+			var gs []*tensor.Tensor
+			p, err := e.Profile(ctx, func() (err error) { gs, err = tape.Gradients(y, []*tensor.Tensor{w}, nil); return err })
+			if err != nil {
+				return err
+			}
+			if calls := p.Total("matmul").Calls; calls != 1 {
+				t.Errorf("transposes %v %v: backward ran %d matmuls for dw alone, want 1", c.ta, c.tb, calls)
+			}
+			// d/dw Σ x·w: each w[k][j] gets Σ_i x[i][k] = 5, 7, 9 by row k.
+			want := []float32{5, 5, 7, 7, 9, 9}
+			if c.tb {
+				want = []float32{5, 7, 9, 5, 7, 9}
+			}
+			if got := floats(t, gs[0]); !slices.Equal(got, want) {
+				t.Errorf("transposes %v %v: dw = %v, want %v", c.ta, c.tb, got, want)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}

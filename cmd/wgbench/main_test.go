@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -92,6 +93,8 @@ func TestRunRejectsAMistakeBeforeRunning(t *testing.T) {
 		{[]string{"-suite", "smoke", "extra"}, true, `run takes no arguments, not ["extra"]`},
 		{[]string{"-suite", "huge"}, true, `unknown suite "huge"`},
 		{[]string{"-count", "-1"}, true, "-count -1"},
+		{[]string{"-run", "no_such_workload"}, true, `-run "no_such_workload" matches no workload`},
+		{[]string{"-run", "("}, true, "-run: error parsing regexp"},
 		{[]string{"-backend", "pdp11"}, true, "pdp11"},
 		{[]string{"-bogus"}, true, "flag provided but not defined: -bogus"},
 		{[]string{"-json", filepath.Join(t.TempDir(), "no", "such", "dir", "r.json")}, false, "cannot write -json"},
@@ -104,6 +107,17 @@ func TestRunRejectsAMistakeBeforeRunning(t *testing.T) {
 		assert.Equal(t, c.usage, errors.As(err, &ue), "%q: a usage error: %v", c.args, err)
 		assert.Empty(t, out, "%q: nothing ran", c.args)
 	}
+}
+
+// -run picks the suite's workloads by name, in the suite's order.
+func TestRunPicksWorkloadsByName(t *testing.T) {
+	c, err := parseRun([]string{"-suite", "quick", "-run", "^mlp_|small"}, io.Discard)
+	require.NoError(t, err)
+	var names []string
+	for _, w := range c.workloads {
+		names = append(names, w.name)
+	}
+	assert.Equal(t, []string{"small_ops_1k", "mlp_train_step", "mlp_forward"}, names)
 }
 
 func TestExitStatus(t *testing.T) {

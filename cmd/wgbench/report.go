@@ -154,13 +154,20 @@ func formatNumber(v float64) string {
 	return strconv.FormatFloat(v, 'f', decimals, 64)
 }
 
-// formatMetric writes a value in unit: bytes as KiB, MiB...
+// formatMetric writes a value in unit: bytes as KiB, MiB..., counts
+// (tensors) whole.
 func formatMetric(v float64, unit string) string {
-	if unit == "B" && v >= 0 {
+	switch {
+	case unit == "B" && v >= 0:
 		return bytesize.Format(uint64(v))
+	case countUnits[unit] && v == math.Trunc(v):
+		return strconv.FormatFloat(v, 'f', 0, 64) + " " + unit
 	}
 	return formatNumber(v) + " " + unit
 }
+
+// countUnits are the units of metrics that count things.
+var countUnits = map[string]bool{"tensors": true}
 
 // formatValue writes r's median, unit and, for several samples, the
 // confidence interval in percent ("∞" when too few samples give none).

@@ -95,6 +95,14 @@ func TestFormatNumber(t *testing.T) {
 	}
 }
 
+// A count of tensors read "6.00 tensors".
+func TestFormatMetricWritesCountsWhole(t *testing.T) {
+	assert.Equal(t, "6 tensors", formatMetric(6, "tensors"))
+	assert.Equal(t, "1234 tensors", formatMetric(1234, "tensors"))
+	assert.Equal(t, "2.50 ms", formatMetric(2.5, "ms"))
+	assert.Equal(t, "64.00 KiB", formatMetric(65536, "B"))
+}
+
 // walkJSON calls f with every object key of v, and with every value
 // under a key.
 func walkJSON(v any, f func(key string, value any)) {

@@ -6,14 +6,16 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
-const runUsage = "wgbench run [-suite smoke|quick|full] [-count N] [-adapter all|NAME|#N] [-backend vulkan|gl|...] [-json FILE] [-format table|bench]"
+const runUsage = "wgbench run [-suite smoke|quick|full] [-run REGEXP] [-count N] [-adapter all|NAME|#N] [-backend vulkan|gl|...] [-json FILE] [-format table|bench]"
 
 // runConfig is a run command line, checked.
 type runConfig struct {
@@ -31,6 +33,7 @@ type runConfig struct {
 func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	fs := newFlagSet("run", runUsage)
 	suiteName := fs.String("suite", "quick", "smoke, quick or full")
+	only := fs.String("run", "", "only the suite's workloads whose names match this regular expression")
 	count := fs.Int("count", 0, "samples per workload; 0: the suite's default (1 smoke, 6 quick, 10 full; at least 6 with -format bench)")
 	adapter := fs.String("adapter", "", "all, a name substring, or #N (an index from wgbench list); empty: the default adapter")
 	backend := fs.String("backend", "", "restrict to one backend (vulkan, gl, metal, dx12)")
@@ -53,6 +56,9 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	if err != nil {
 		return nil, usagef(fs.usage, "%v", err)
 	}
+	if ws, err = matching(ws, *only); err != nil {
+		return nil, usagef(fs.usage, "%v", err)
+	}
 	if *format == "bench" {
 		samples = max(samples, minBenchSamples)
 	}
@@ -69,6 +75,20 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		}
 	}
 	return &runConfig{suite: *suiteName, workloads: ws, count: samples, adapter: *adapter, backend: be, jsonPath: *jsonOut, format: *format}, nil
+}
+
+// matching returns the workloads of ws whose names match the regular
+// expression pattern (all of them for ""); none is an error.
+func matching(ws []workload, pattern string) ([]workload, error) {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("-run: %w", err)
+	}
+	ws = slices.DeleteFunc(slices.Clone(ws), func(w workload) bool { return !re.MatchString(w.name) })
+	if len(ws) == 0 {
+		return nil, fmt.Errorf("-run %q matches no workload of the suite", pattern)
+	}
+	return ws, nil
 }
 
 // minBenchSamples is how many samples -format bench takes at least:
