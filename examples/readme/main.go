@@ -20,6 +20,9 @@ import (
 	"time"
 
 	"github.com/wgtensor/wgtensor/frame"
+	"github.com/wgtensor/wgtensor/grad"
+	"github.com/wgtensor/wgtensor/loss"
+	"github.com/wgtensor/wgtensor/optim"
 	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/tidy"
 	"github.com/wgtensor/wgtensor/wgpu"
@@ -33,6 +36,7 @@ func main() {
 		run  func(context.Context) error
 	}{
 		{"tensors", tensors},
+		{"training", training},
 		{"memory", memory},
 		{"runtime", usingTheRuntime},
 	} {
@@ -79,6 +83,49 @@ func tensors(ctx context.Context) error {
 		}
 		if n := e.NumTensors(); n != 0 {
 			return fmt.Errorf("%d tensors live at the end, want 0", n)
+		}
+		return nil
+	})
+}
+
+// training is README's "Training" snippet: a linear classifier of 8
+// points into 4 classes, trained for 100 frames.
+func training(ctx context.Context) error {
+	return withDevice(ctx, func(d *wgpu.Device) error {
+		e := tensor.New(d)
+		x := e.RandNormal(1, 0, 1, 8, 4)
+		labels := e.FromInt32s([]int32{0, 1, 2, 3, 0, 1, 2, 3}, 8)
+		w, b := e.RandNormal(2, 0, 0.5, 4, 4), e.Zeros(tensor.Float32, 4)
+		defer tidy.Dispose([]*tensor.Tensor{x, labels, w, b})
+		// readme:begin
+		params := []optim.Param{{Name: "0.weight", T: w}, {Name: "0.bias", T: b}}
+		opt, err := optim.NewAdam(e, params, optim.AdamDefaults()) // state made at the first step
+		_, err = frame.Loop(ctx, e, func(int) error {
+			tape := grad.NewTape(e) // disposed, with all it saved, by the frame's scope
+			var l *tensor.Tensor
+			err := tape.Record(func() error { // only ops run in here are recorded
+				l = loss.SoftmaxCrossEntropy(e, e.Add(e.MatMul(x, w), b), labels, loss.Mean)
+				return l.Err()
+			})
+			if err != nil {
+				return err
+			}
+			gs, err := tape.Gradients(l, []*tensor.Tensor{w, b}, nil) // ordinary tensors, in the scope
+			if err != nil {
+				return err
+			}
+			return opt.Step(gs) // one fused kernel per parameter, written into w and b
+		}, frame.Options{Frames: 100, Scoped: true, StopOnLeak: true})
+		opt.Dispose() // frees Adam's state, to the byte
+		// readme:end
+		if err != nil {
+			return err
+		}
+		if w.Version() != 100 || b.Version() != 100 {
+			return fmt.Errorf("w and b at versions %d and %d, want 100: updated in place each frame", w.Version(), b.Version())
+		}
+		if n := e.NumTensors(); n != 4 {
+			return fmt.Errorf("%d tensors live after training, want the 4 made before it", n)
 		}
 		return nil
 	})
