@@ -62,7 +62,7 @@ func (t *Tape) Gradients(y *tensor.Tensor, wrt []*tensor.Tensor, opts *Options) 
 	if !opts.Keep {
 		defer freeAll(nodes)
 	}
-	return tidy.Run(t.e, func() ([]*tensor.Tensor, error) {
+	gs, err := tidy.Run(t.e, func() ([]*tensor.Tensor, error) {
 		b := &backward{e: t.e, nodes: nodes, keep: opts.Keep, grads: map[uint64]*tensor.Tensor{}}
 		gs, err := b.run(y, wrt, opts)
 		if err != nil {
@@ -70,6 +70,24 @@ func (t *Tape) Gradients(y *tensor.Tensor, wrt []*tensor.Tensor, opts *Options) 
 		}
 		return gs, nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return callersViews(t.e, gs), nil
+}
+
+// callersViews replaces each gradient by a view of it created here, which
+// shares its storage (nothing is copied), so that memory reports name the
+// line that asked for the gradients: the rules that computed them run
+// deeper in backward than a tensor's recorded stack reaches.
+func callersViews(e *tensor.Engine, gs []*tensor.Tensor) []*tensor.Tensor {
+	for i, g := range gs {
+		if g != nil {
+			gs[i] = e.Clone(g)
+			g.Dispose()
+		}
+	}
+	return gs
 }
 
 // take returns t's graph for a backward; without keep, t is used up.

@@ -358,3 +358,39 @@ func TestBackwardFreesSavedTensorsAsItGoes(t *testing.T) {
 		}))
 	}
 }
+
+// Gradients are the caller's tensors: reports name the line that asked for
+// them, however deep in the rules they were made.
+func TestGradientsAreReportedAtTheCallersLine(t *testing.T) {
+	e := testgpu.Engine(t)
+	m := newModel(e)
+	defer m.Dispose()
+	tape := NewTape(e)
+	defer tape.Dispose()
+	var y *tensor.Tensor
+	require.NoError(t, tape.Record(func() error {
+		f := m.forward(e)
+		defer f.Dispose()
+		y = e.Sum(f, false)
+		return y.Err()
+	}))
+	defer y.Dispose()
+	_, _, line, _ := runtime.Caller(0)
+	gs, err := tape.Gradients(y, m.params(), &Options{Keep: true})
+	require.NoError(t, err)
+	defer disposeAll(gs...)
+	v, vgs, err := ValueAndGrad(e, func([]*tensor.Tensor) (*tensor.Tensor, error) {
+		f := m.forward(e)
+		defer f.Dispose()
+		y := e.Sum(f, false)
+		return y, y.Err()
+	}, m.params(), nil)
+	require.NoError(t, err)
+	defer disposeAll(append(vgs, v)...)
+	for _, g := range gs {
+		assert.Equal(t, fmt.Sprintf("grad/memory_test.go:%d", line+1), g.Site().String(), "made at %s", g.Site().Chain())
+	}
+	for _, g := range vgs {
+		assert.True(t, strings.HasPrefix(g.Site().String(), "grad/memory_test.go:"), "made at %s", g.Site().Chain())
+	}
+}
