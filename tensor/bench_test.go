@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/wgtensor/wgtensor/internal/cputime"
 	"github.com/wgtensor/wgtensor/internal/testgpu"
 	"github.com/wgtensor/wgtensor/tensor"
 )
@@ -223,7 +224,10 @@ var matmulBenchShapes = []struct {
 
 // BenchmarkMatMulShapes times the products of matmulBenchShapes with the
 // kernels the engine chooses; each op is one product, and the last is read
-// back at the end. GFLOP/s counts the useful multiply-adds.
+// back at the end. GFLOP/s counts the useful multiply-adds; cpu-µs/op is
+// the processor time the process used per product, which on a software
+// driver is the kernel's work and, unlike the time per op, does not stretch
+// when other processes share the machine: compare backends by it there.
 func BenchmarkMatMulShapes(b *testing.B) {
 	for _, s := range matmulBenchShapes {
 		b.Run(s.name, func(b *testing.B) {
@@ -236,6 +240,7 @@ func BenchmarkMatMulShapes(b *testing.B) {
 			warm := e.MatMulT(x, y, s.ta, s.tb) // compiles the kernel
 			readBack(b, warm)
 			b.ResetTimer()
+			cpu0, cpuOK := cputime.Process()
 			last := warm
 			for range b.N {
 				last.Dispose()
@@ -243,6 +248,9 @@ func BenchmarkMatMulShapes(b *testing.B) {
 			}
 			readBack(b, last)
 			b.StopTimer()
+			if cpu1, _ := cputime.Process(); cpuOK {
+				b.ReportMetric(float64((cpu1-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+			}
 			shape := last.Shape()
 			last.Dispose()
 			K := s.a[len(s.a)-1]

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wgtensor/wgtensor/grad"
+	"github.com/wgtensor/wgtensor/internal/cputime"
 	"github.com/wgtensor/wgtensor/loss"
 	"github.com/wgtensor/wgtensor/optim"
 	"github.com/wgtensor/wgtensor/tensor"
@@ -181,9 +182,10 @@ func (t *trainer) dispose() {
 
 // mlp_train_step: from the initial parameters, 20 warm-up steps of SGD
 // (the first loss read, and the 20th: it must have decreased), then 100
-// steps ended by a readback of the loss; ms per step, and the live tensors
-// before and after the 100 steps, which must be equal, as must the live
-// bytes. mlp_train_smoke_N, for the smoke suite, times N steps instead.
+// steps ended by a readback of the loss; ms per step, the processor time
+// per step (cpuMetric), and the live tensors before and after the 100
+// steps, which must be equal, as must the live bytes. mlp_train_smoke_N,
+// for the smoke suite, times N steps instead.
 func mlpTrainStep(steps int) workload {
 	name := "mlp_train_step"
 	if steps != mlpSteps {
@@ -204,9 +206,11 @@ func mlpTrainStep(steps int) workload {
 			return Result{}, err
 		}
 		before := e.Memory()
+		cpu0, cpuOK := cputime.Process()
 		start := time.Now()
 		last, err := tr.steps(ctx, steps)
 		el := time.Since(start)
+		cpu1, _ := cputime.Process()
 		if err != nil {
 			return Result{}, err
 		}
@@ -218,8 +222,21 @@ func mlpTrainStep(steps int) workload {
 		return Result{Value: float64(per.Nanoseconds()) / 1e6, Unit: "ms/step", NsPerOp: float64(per.Nanoseconds()), Ops: steps, Ok: ok,
 			Check: fmt.Sprintf("loss %.4f at step 1, %.4f at %d, %.4f at %d; live tensors %d → %d, bytes %d → %d",
 				first, warm, mlpWarmup, last, mlpWarmup+steps, before.Tensors, after.Tensors, before.Bytes, after.Bytes),
-			Extra: Metrics{countMetric("live_tensors_before", before.Tensors), countMetric("live_tensors_after", after.Tensors)}}, nil
+			Extra: append(Metrics{countMetric("live_tensors_before", before.Tensors), countMetric("live_tensors_after", after.Tensors)},
+				cpuMetric(cpu1-cpu0, steps, cpuOK)...)}, nil
 	}}
+}
+
+// cpuMetric returns the processor time the process used per step, named
+// cpu, or nothing where the platform does not report it. On a software
+// driver the kernels run on the process's threads, so this is the step's
+// work, which other processes' load does not stretch as it does the time
+// per step: it compares backends fairly on a shared machine.
+func cpuMetric(used time.Duration, steps int, ok bool) Metrics {
+	if !ok {
+		return nil
+	}
+	return Metrics{{Name: "cpu", Value: float64(used.Nanoseconds()) / 1e6 / float64(steps), Unit: "ms/step"}}
 }
 
 // countMetric returns a metric of n tensors.

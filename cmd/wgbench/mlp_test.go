@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wgtensor/wgtensor/internal/cputime"
 	"github.com/wgtensor/wgtensor/internal/testgpu"
 )
 
@@ -21,4 +22,25 @@ func TestMLPWorkloadsPassTheirChecks(t *testing.T) {
 		assert.True(t, r.Ok, "%s: %s", w.name, r.Check)
 		assert.Positive(t, r.Value, w.name)
 	}
+}
+
+// mlp_train_step reports its processor time per step, which a shared
+// machine's load does not stretch, beside its time per step.
+func TestMLPTrainStepReportsProcessorTime(t *testing.T) {
+	if _, ok := cputime.Process(); !ok {
+		t.Skip("no processor time on this platform")
+	}
+	e := testgpu.Engine(t)
+	r, err := mlpTrainStep(mlpSmokeSteps).run(context.Background(), e)
+	require.NoError(t, err)
+	require.True(t, r.Ok, r.Check)
+	var cpu *Metric
+	for i, m := range r.Extra {
+		if m.Name == "cpu" {
+			cpu = &r.Extra[i]
+		}
+	}
+	require.NotNil(t, cpu, "extras: %v", r.Extra)
+	assert.Equal(t, "ms/step", cpu.Unit)
+	assert.Positive(t, cpu.Value)
 }
