@@ -95,6 +95,10 @@ func bytesMetric(name string, n uint64) Metric {
 	return Metric{Name: name, Value: float64(n), Unit: "B"}
 }
 
+// matmulWarmMax is the largest side of the matmul workloads' warm-up
+// product: a larger one would cost more than the products it warms up.
+const matmulWarmMax = 1024
+
 // matmulK is how many products matmul_n times: about 8 GFLOP of work, at
 // least one product.
 func matmulK(n int) int { return max(1, int(8e9/(2*float64(n)*float64(n)*float64(n)))) }
@@ -106,9 +110,14 @@ func matmul(n int) workload {
 		av, bv := randF32(r, n*n), randF32(r, n*n)
 		a, b := e.FromFloat32s(av, n, n), e.FromFloat32s(bv, n, n)
 		defer tidy.Dispose([]*tensor.Tensor{a, b})
-		// Warm up: compile the kernel (a small product shares it).
-		// Its profile names the kernel the products run.
-		ws := e.Slice(a, []int{0, 0}, []int{min(n, 64), min(n, 64)})
+		// Warm up: compile the kernel; the profile names it. The engine
+		// chooses a kernel by shape (a 64×64 product takes the Small
+		// kernel, and the timed ones then compiled theirs), so up to
+		// matmulWarmMax the warm-up has the timed products' shape; above
+		// it, a matmulWarmMax-square corner's, whose kernel family (vec4
+		// or tiled) larger squares share.
+		side := min(n, matmulWarmMax)
+		ws := e.Slice(a, []int{0, 0}, []int{side, side})
 		defer ws.Dispose()
 		warm, err := e.Profile(ctx, func() error {
 			w := e.MatMul(ws, ws)

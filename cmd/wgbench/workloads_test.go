@@ -1,0 +1,33 @@
+package main
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/wgtensor/wgtensor/internal/testgpu"
+)
+
+// The matmul workload's kernel is the one its timed products run, which
+// its warm-up compiles: a smaller warm-up product may take another kernel
+// (the Small one), leaving the timed products to compile theirs.
+func TestMatMulWorkloadNamesTheKernelItTimes(t *testing.T) {
+	ctx := context.Background()
+	e := testgpu.Engine(t)
+	const n = 256
+	r, err := matmul(n).run(ctx, e)
+	require.NoError(t, err)
+	require.True(t, r.Ok, r.Check)
+
+	a := e.FromFloat32s(make([]float32, n*n), n, n)
+	defer a.Dispose()
+	p, err := e.Profile(ctx, func() error {
+		c := e.MatMul(a, a)
+		defer c.Dispose()
+		_, err := c.Float32s(ctx)
+		return err
+	})
+	require.NoError(t, err)
+	require.Equal(t, p.Total("matmul").Key, r.Kernel, "the kernel of a %d×%d product", n, n)
+}
