@@ -55,7 +55,7 @@ func (e *Engine) SoftmaxCrossEntropy(logits, targets *Tensor) *Tensor {
 		return e.errTensor(err)
 	}
 	if rows := rowShape.Size(); rows > 0 {
-		if err := o.rows(k.Key(), k.Spec, false, rows, classes, k.RowWork(classes), 0, logits.buf(), targets.buf(), out.buf()); err != nil {
+		if err := o.rows(k.Key(), k.Spec, false, rows, k.RowWork(classes), rowParams(classes, 0), logits.buf(), targets.buf(), out.buf()); err != nil {
 			out.Dispose()
 			return e.errTensor(err)
 		}
