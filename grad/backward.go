@@ -24,8 +24,7 @@ const (
 type Options struct {
 	// Seed is the gradient of the result: its shape and dtype. Required
 	// when the result has more than one element; a one otherwise (uploaded,
-	// not computed: no dispatch). It stays
-	// the caller's.
+	// not computed: no dispatch). It stays the caller's.
 	Seed *tensor.Tensor
 	// NoPath chooses zeros or an error for a tensor the result does not
 	// depend on.
