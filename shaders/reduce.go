@@ -183,8 +183,9 @@ func (r Reduce) cmp() string {
 }
 
 // Softmax computes softmax (or, with Log, log-softmax) along each row of a
-// float32 tensor viewed as [rows, length], subtracting the row's maximum
-// first so that no exp overflows. One workgroup of ReduceWorkgroup threads
+// float32 tensor viewed as [rows, length], its elements RowParams.Stride
+// apart as Reduce's (and written where they were read), subtracting the
+// row's maximum first so that no exp overflows. One workgroup of ReduceWorkgroup threads
 // handles a row; with PerThread (for short rows) one thread does. Its
 // source is softmax.wgsl; its parameters are RowParams.
 type Softmax struct{ Log, PerThread bool }

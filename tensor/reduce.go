@@ -284,45 +284,28 @@ func (e *Engine) softmax(site stack, x *Tensor, axis int, log bool) *Tensor {
 		return o.fail(ErrAxis, "axis %d", axis)
 	}
 	o.attrs.Axis = ax
-	last := x.Rank() - 1
 	if x.shape[ax] > shaders.MaxRowLength {
 		return o.fail(ErrShape, "%d elements along axis %d; at most %d", x.shape[ax], axis, shaders.MaxRowLength)
 	}
 	if x.shape[ax] > shaders.ReduceSegment {
 		return o.softmaxLong(x, ax, log)
 	}
-	src := x
-	var perm []int
-	if ax != last {
-		// Swap the axis with the last one; the swap is its own inverse.
-		perm = make([]int, x.Rank())
-		for i := range perm {
-			perm[i] = i
-		}
-		perm[ax], perm[last] = last, ax
-		src = o.transpose(x, perm)
-		if src.err != nil {
-			return src
-		}
-		defer src.Dispose()
-	}
-	out, err := o.alloc(src.shape.clone(), Float32)
+	// The rows run along axis ax, in place: their elements lie the
+	// elements of the later axes apart (see shaders.Softmax).
+	out, err := o.alloc(x.shape.clone(), Float32)
 	if err != nil {
 		return e.errTensor(err)
 	}
-	length := src.shape[last]
-	if rows := src.Size() / max(length, 1); length > 0 && rows > 0 {
+	length, stride := x.shape[ax], x.shape[ax+1:].Size()
+	if rows := x.Size() / max(length, 1); length > 0 && rows > 0 {
 		k := shaders.Softmax{Log: log, PerThread: o.e.perThread(rows, length)}
-		if err := o.rows(k.Key(), k.Spec, !k.PerThread, rows, k.RowWork(length), rowParams(length, 0), src.buf(), out.buf()); err != nil {
+		p := &shaders.RowParams{Length: uint32(length), Stride: uint32(stride)}
+		if err := o.rows(k.Key(), k.Spec, !k.PerThread, rows, k.RowWork(length), p, x.buf(), out.buf()); err != nil {
 			out.Dispose()
 			return e.errTensor(err)
 		}
 	}
-	if perm == nil {
-		return out
-	}
-	defer out.Dispose()
-	return o.transpose(out, perm)
+	return out
 }
 
 // softmaxLong computes (log-)softmax along axis ax from reductions and

@@ -67,3 +67,44 @@ func TestReduceInPlaceOfAxes(t *testing.T) {
 		}
 	}
 }
+
+// TestSoftmaxInPlaceOfAxes: softmax and log-softmax along an axis other
+// than the last run one softmax kernel, without transposing copies before
+// and after, and give bit for bit what softmax of the transposed tensor
+// gives, transposed back.
+func TestSoftmaxInPlaceOfAxes(t *testing.T) {
+	ctx := ctxT(t)
+	e := testgpu.Engine(t)
+	r := rand.New(rand.NewPCG(23, 24))
+	cases := []struct {
+		shape []int
+		axis  int
+		perm  []int // swaps axis and the last
+	}{
+		{[]int{5, 7}, 0, []int{1, 0}},
+		{[]int{2, 300, 3}, 1, []int{0, 2, 1}}, // a workgroup per row
+		{[]int{3, 1, 4}, 0, []int{2, 1, 0}},
+	}
+	for _, c := range cases {
+		x := e.FromFloat32s(randF32(r, size(c.shape), -5, 5), c.shape...)
+		defer x.Dispose()
+		xt := e.Transpose(x, c.perm...)
+		defer xt.Dispose()
+		for name, op := range map[string]func(*tensor.Tensor, int) *tensor.Tensor{"softmax": e.Softmax, "log_softmax": e.LogSoftmax} {
+			st := op(xt, -1)
+			defer st.Dispose()
+			want := e.Transpose(st, c.perm...)
+			defer want.Dispose()
+			var got *tensor.Tensor
+			p, err := e.Profile(ctx, func() error {
+				got = op(x, c.axis)
+				return got.Err()
+			})
+			require.NoError(t, err)
+			defer got.Dispose()
+			require.Len(t, p.Dispatches, 1, "%s %v axis %d", name, c.shape, c.axis)
+			require.True(t, strings.HasPrefix(p.Dispatches[0].Key, "softmax/"), "%s %v axis %d dispatched %s", name, c.shape, c.axis, p.Dispatches[0].Key)
+			require.Equal(t, f32s(t, want), f32s(t, got), "%s %v axis %d", name, c.shape, c.axis)
+		}
+	}
+}
