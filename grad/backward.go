@@ -23,8 +23,8 @@ const (
 // tensors as backward consumes them.
 type Options struct {
 	// Seed is the gradient of the result: its shape and dtype. Required
-	// when the result has more than one element; ones otherwise. It stays
-	// the caller's.
+	// when the result has more than one element; a one otherwise (uploaded,
+	// not computed: no dispatch). It stays the caller's.
 	Seed *tensor.Tensor
 	// NoPath chooses zeros or an error for a tensor the result does not
 	// depend on.
@@ -157,7 +157,10 @@ func (b *backward) run(y *tensor.Tensor, wrt []*tensor.Tensor, opts *Options) ([
 	}
 	seed := opts.Seed
 	if seed == nil {
-		seed = b.e.Ones(tensor.Float32, y.Shape()...)
+		// y has one element (checkArgs): uploading the one costs no
+		// dispatch, and a rule that broadcasts it fuses it as a leaf
+		// where a lazy Ones would be a dispatch of its own.
+		seed = b.e.FromFloat32s([]float32{1}, y.Shape()...)
 	} else {
 		seed = b.e.Clone(seed)
 	}

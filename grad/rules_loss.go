@@ -14,7 +14,7 @@ func init() {
 // softmaxXentGrad differentiates the loss per row, ℓ = Σ t·(lse(x) - x)
 // (labels: t one-hot), with g = dℓ broadcast along the classes:
 //
-//	dx = g · (softmax(x)·Σt - t)
+//	dx = g · (softmax(x)·Σt - t)                (one kernel)
 //	dt = g · (lse(x) - x) = -g · logsoftmax(x)   (probabilities only)
 //
 // dt is computed only when needed (Context.NeedsGradient).
@@ -22,19 +22,11 @@ func init() {
 // the gradient of an all-zero target row.
 func softmaxXentGrad(c *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, error) {
 	e, x, t := c.E, c.Input(0), c.Input(1)
-	g := e.ExpandDims(dy[0], -1)
-	p := e.Softmax(x, -1)
-	if t.DType() == tensor.Int32 {
-		classes := c.InputShape(0)[len(c.InputShape(0))-1]
-		hot := e.Cast(e.Equal(e.Range(tensor.Int32, 0, float64(classes), 1), e.ExpandDims(t, -1)), tensor.Float32)
-		dx := e.Mul(g, e.Sub(p, hot))
+	dx := e.SoftmaxCrossEntropyGrad(x, t, dy[0])
+	if t.DType() == tensor.Int32 || !c.NeedsGradient(1) { // targets are data, as a rule
 		return []*tensor.Tensor{dx, nil}, dx.Err()
 	}
-	dx := e.Mul(g, e.Sub(e.Mul(p, e.Sum(t, true, -1)), t))
-	if !c.NeedsGradient(1) { // targets are data, as a rule
-		return []*tensor.Tensor{dx, nil}, dx.Err()
-	}
-	dt := e.Mul(g, e.Neg(e.LogSoftmax(x, -1)))
+	dt := e.Mul(e.ExpandDims(dy[0], -1), e.Neg(e.LogSoftmax(x, -1)))
 	return []*tensor.Tensor{dx, dt}, firstErr(dx, dt)
 }
 

@@ -169,3 +169,47 @@ func TestLossAndScatterAddSkipGradientsNoOneAskedFor(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The gradient of a mean cross-entropy against int32 labels is two
+// dispatches: the mean's backward (dy/n over the rows, one fused fill+mul:
+// the seed of one is uploaded, not computed) and one kernel for softmax
+// minus one-hot, scaled by it; no ones, range, copy or separate softmax.
+func TestSoftmaxCrossEntropyMeanGradientDispatches(t *testing.T) {
+	e := testgpu.Engine(t)
+	rng := rngFor(t)
+	xs := make([]float32, 128*10)
+	for i := range xs {
+		xs[i] = float32(rng.Float64()*6 - 3)
+	}
+	x := e.FromFloat32s(xs, 128, 10)
+	defer x.Dispose()
+	labels := make([]int32, 128)
+	for i := range labels {
+		labels[i] = int32(rng.IntN(10))
+	}
+	y := e.FromInt32s(labels, 128)
+	defer y.Dispose()
+	var l *tensor.Tensor
+	var gs []*tensor.Tensor
+	p, err := e.Profile(context.Background(), func() error {
+		var err error
+		l, gs, err = ValueAndGrad(e, func(ps []*tensor.Tensor) (*tensor.Tensor, error) {
+			l := loss.SoftmaxCrossEntropy(e, ps[0], y, loss.Mean)
+			return l, l.Err()
+		}, []*tensor.Tensor{x}, nil)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Dispose()
+	defer tidy.Dispose(gs)
+	var names []string
+	for _, d := range p.Dispatches {
+		names = append(names, d.Kernel)
+	}
+	// The forward pass is softmax_xent and mean.
+	if len(names) > 4 {
+		t.Errorf("%d dispatches %v; want at most 4 (2 forward, 2 backward)", len(names), names)
+	}
+}

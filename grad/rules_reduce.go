@@ -48,7 +48,9 @@ func sumGrad(c *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, error) {
 	return one(c.E.BroadcastTo(c.E.Reshape(dy[0], keptShape(in, c.Attrs.Axes)...), in...))
 }
 
-// meanGrad: dx = dy / n broadcast back, n the count of elements averaged.
+// meanGrad: dx = dy / n broadcast back, n the count of elements averaged:
+// one fused fill+mul, where a scale then BroadcastTo's copy took two
+// dispatches (the product is the same: dy · (1/n)).
 func meanGrad(c *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, error) {
 	if !floatInput(c) {
 		return []*tensor.Tensor{nil}, nil
@@ -59,8 +61,7 @@ func meanGrad(c *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		n *= in[a]
 	}
 	e := c.E
-	scaled := e.Mul(e.Reshape(dy[0], keptShape(in, c.Attrs.Axes)...), e.Scalar(1/float32(max(n, 1))))
-	return one(e.BroadcastTo(scaled, in...))
+	return one(e.Mul(e.Reshape(dy[0], keptShape(in, c.Attrs.Axes)...), e.Fill(tensor.Float32, float64(1/float32(max(n, 1))), in...)))
 }
 
 // extremumGrad differentiates Max and Min: the gradient goes to the

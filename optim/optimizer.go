@@ -191,7 +191,8 @@ func (b *base) update(i int, g *tensor.Tensor, k tensor.Kernel, u update) error 
 	for _, s := range u.slots {
 		inOut = append(inOut, st.slots[s])
 	}
-	res := b.e.RunKernel(k, tensor.Launch{Inputs: []*tensor.Tensor{g}, InOut: inOut, Threads: p.T.Size(), Params: u.params(st.steps+1, len(created) > 0)})
+	params := append([]any{uint32(p.T.Size())}, u.params(st.steps+1, len(created) > 0)...)
+	res := b.e.RunKernel(k, tensor.Launch{Inputs: []*tensor.Tensor{g}, InOut: inOut, Threads: threadsFor(p.T.Size()), Params: params})
 	for _, r := range res {
 		if err := r.Err(); err != nil {
 			b.forget(i, created) // the next step creates them afresh

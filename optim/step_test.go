@@ -383,3 +383,45 @@ func TestFailedStepLeavesNoState(t *testing.T) {
 	require.NoError(t, a.Step([]*tensor.Tensor{g}))
 	assert.Len(t, a.State(), 2)
 }
+
+// An update kernel's invocation updates several elements: a step over
+// 4,099 elements dispatches at most one invocation per two of them (on
+// lavapipe an invocation costs more than its few loads and stores), and
+// every element is updated once, the last ones too.
+func TestUpdateInvocationsTakeSeveralElements(t *testing.T) {
+	const n = 4099
+	for _, c := range allOptimizers() {
+		t.Run(c.name, func(t *testing.T) {
+			e := testgpu.Engine(t)
+			p := e.Zeros(tensor.Float32, n)
+			defer p.Dispose()
+			o, err := c.make(e, []optim.Param{{Name: "w", T: p}})
+			require.NoError(t, err)
+			defer o.Dispose()
+			ramp := make([]float32, n)
+			for i := range ramp {
+				ramp[i] = float32(i%97 + 1)
+			}
+			inScope(t, e, func() {
+				g := e.FromFloat32s(ramp, n)
+				require.NoError(t, e.Flush())
+				prof, err := e.Profile(ctxT(t), func() error { return o.Step([]*tensor.Tensor{g}) })
+				require.NoError(t, err)
+				groups := 0
+				for _, d := range prof.Dispatches { // the first step zeroes the state too
+					if strings.HasPrefix(d.Kernel, "optim.") {
+						groups += int(d.Groups[0] * d.Groups[1] * d.Groups[2])
+					}
+				}
+				require.Positive(t, groups)
+				assert.LessOrEqual(t, groups*256, (n+1)/2, "invocations for %d elements", n)
+			})
+			got := f32s(t, p)
+			for i, v := range got {
+				// Every optimizer's first step from zero moves each element
+				// against its gradient's sign.
+				require.Negative(t, v, "element %d", i)
+			}
+		})
+	}
+}

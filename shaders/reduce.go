@@ -24,7 +24,11 @@ const (
 func (op ReduceOp) Arg() bool { return op == ArgMax || op == ArgMin }
 
 // Reduce reduces each row of a tensor viewed as [rows, length] to one value.
-// With PerThread one thread reduces a row (for short rows); otherwise a
+// A row's elements lie RowParams.Stride apart (a tensor viewed as [outer,
+// length, stride], reduced over its middle axis: row r starts at
+// (r / stride) * length * stride + r % stride), so that reducing axes
+// other than the innermost needs no transposing copy; the elements are
+// taken in the same order as from the transposed copy. With PerThread one thread reduces a row (for short rows); otherwise a
 // workgroup of ReduceWorkgroup threads shares each row and combines in
 // workgroup memory.
 //
@@ -38,7 +42,8 @@ func (op ReduceOp) Arg() bool { return op == ArgMax || op == ArgMin }
 // results are then rows of a second reduction: Sum's, Prod's, Max's or
 // Min's again, Mean's (over float32 sums, scaled by 1/length), or for the
 // arg reductions the PerThread kernel with Indexed, which reads the
-// indices from a second input and returns the index of the best value.
+// indices from a second input and returns the index of the best value
+// (its rows are contiguous: it ignores Stride).
 //
 // Its source is reduce.wgsl; its parameters are RowParams, whose Scale is
 // 1/length for Mean. Max, Min and the arg reductions need length > 0.
@@ -104,12 +109,13 @@ func (r Reduce) Key() string {
 
 // RowParams is the parameter block of Reduce and Softmax: the rows run
 // (or with Segments the items, see Reduce), the length of a row, the
-// segments of a row (Reduce with Segments), and the scale by which Mean
-// multiplies its sum.
+// segments of a row (Reduce with Segments), the scale by which Mean
+// multiplies its sum, and Reduce's stride (see Reduce; 0 counts as 1).
 type RowParams struct {
 	Range
 	Length, Segments uint32
 	Scale            float32
+	Stride           uint32
 }
 
 // Bytes encodes p.
@@ -177,8 +183,9 @@ func (r Reduce) cmp() string {
 }
 
 // Softmax computes softmax (or, with Log, log-softmax) along each row of a
-// float32 tensor viewed as [rows, length], subtracting the row's maximum
-// first so that no exp overflows. One workgroup of ReduceWorkgroup threads
+// float32 tensor viewed as [rows, length], its elements RowParams.Stride
+// apart as Reduce's (and written where they were read), subtracting the
+// row's maximum first so that no exp overflows. One workgroup of ReduceWorkgroup threads
 // handles a row; with PerThread (for short rows) one thread does. Its
 // source is softmax.wgsl; its parameters are RowParams.
 type Softmax struct{ Log, PerThread bool }

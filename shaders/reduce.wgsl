@@ -7,6 +7,8 @@ workgroup takes thread l + h's accumulator into its own, and the result. */ -}}
 {{define "reduce_combine"}}{{if .Cmp}}let v = sv[l + h]; let j = si[l + h];
 			if (j != none && beats(v, j, sv[l], si[l])) { sv[l] = v; si[l] = j; }{{else if eq .Op "prod"}}sv[l] = sv[l] * sv[l + h];{{else}}sv[l] = sv[l] + sv[l + h];{{end}}{{end -}}
 {{define "reduce_final"}}{{if .Segments}}acc{{else if .Op.Arg}}i32(ai){{else if eq .Op "mean"}}acc * p.scale{{else}}acc{{end}}{{end -}}
+{{- /* row_base is where row r's first element lies; its elements are p.stride apart (see Reduce; Softmax uses it too). */ -}}
+{{define "row_base"}}fn row_base(r: u32) -> u32 { let st = max(p.stride, 1u); return (r / st) * p.length * st + r % st; }{{end -}}
 {{.Params -}}
 @group(0) @binding(0) var<storage, read> src: array<{{.In}}>;
 {{- if .Indexed}}
@@ -22,6 +24,7 @@ workgroup takes thread l + h's accumulator into its own, and the result. */ -}}
 @group(0) @binding(2) var<uniform> p: Params;
 {{- end}}
 const none = 0xffffffffu;
+{{template "row_base" .}}
 {{- if .Cmp}}
 {{/* beats orders the candidates of Max, Min and the arg reductions (see Reduce.cmp). */ -}}
 fn is_nan(x: {{.Acc}}) -> bool { return {{if eq .Acc "f32"}}(bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u{{else}}false{{end}}; }
@@ -38,11 +41,14 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let row = g.x + g.y * p.row + p.first;
 	if (row >= p.end) { return; }
 	let len = p.length;
-	let base = row * len;
+	let base = row_base(row);
+	{{- if not .Indexed}}
+	let st = max(p.stride, 1u);
+	{{- end}}
 	var acc = {{template "reduce_ident" .}};
 	var ai = none;
 	for (var s = 0u; s < len; s++) {
-		{{if .Indexed}}let v = src[base + s]; let j = idx[base + s];{{else}}let j = s; let v = {{.Acc}}(src[base + j]);{{end}}
+		{{if .Indexed}}let v = src[base + s]; let j = idx[base + s];{{else}}let j = s; let v = {{.Acc}}(src[base + j * st]);{{end}}
 		{{template "reduce_step" .}}
 	}
 	dst[row] = {{template "reduce_final" .}};
@@ -57,19 +63,20 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l:
 	let len = p.length;
 {{- if .Segments}}
 	{{- /* The item row is segment row % p.segments of row row / p.segments. */}}
-	let base = (row / p.segments) * len;
+	let base = row_base(row / p.segments);
 	let out = row; let lo = (row % p.segments) * {{.Segment}}u; let hi = min(lo + {{.Segment}}u, len);
 {{- else}}
-	let base = row * len;
+	let base = row_base(row);
 	let out = row; let lo = 0u; let hi = len;
 {{- end}}
+	let st = max(p.stride, 1u);
 	var acc = {{template "reduce_ident" .}};
 	var ai = none;
 	for (var b0 = lo; b0 < hi; b0 += {{.Chunk}}u) {
 		for (var u = 0u; u < {{.Unroll}}u; u++) {
 			let j = b0 + u * {{.Group}}u + l;
 			if (j >= hi) { break; }
-			let v = {{.Acc}}(src[base + j]);
+			let v = {{.Acc}}(src[base + j * st]);
 			{{template "reduce_step" .}}
 		}
 	}

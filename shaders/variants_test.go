@@ -87,6 +87,7 @@ func variants() []variant {
 	}
 	for _, dense := range []bool{false, true} {
 		add("softmax_xent"+flag(dense, "_dense"), SoftmaxXent{Dense: dense}, &RowParams{})
+		add("softmax_xent_grad"+flag(dense, "_dense"), SoftmaxXent{Dense: dense, Grad: true}, &RowParams{})
 	}
 	for _, p := range elementwisePrograms() {
 		vs = append(vs, variant{Name: p.name, Kernel: p.k, Spec: p.k.Spec(),

@@ -21,21 +21,45 @@ import (
 // Bindings: logits, targets (i32 labels or f32 probabilities), the loss
 // per row. Its source is xent.wgsl; its parameters are RowParams (Length,
 // the classes).
-type SoftmaxXent struct{ Dense bool }
+//
+// With Grad it computes the gradient with respect to the logits instead,
+// in one pass over the row after the two above, with g the row's
+// gradient of the loss (a third input, before the result):
+//
+//	labels:        dx_j = g · (softmax(x)_j - [j = label])
+//	probabilities: dx_j = g · (softmax(x)_j · Σt - t_j)
+//
+// softmax(x)_j being exp(x_j - m) / s as Softmax computes it; a label out
+// of range matches no class. The result has the logits' shape.
+type SoftmaxXent struct{ Dense, Grad bool }
 
 // MaxXentClasses is the longest row SoftmaxXent takes.
 const MaxXentClasses = MaxLoopTrips
 
 // Key identifies s's pipeline.
-func (s SoftmaxXent) Key() string { return fmt.Sprintf("softmax_xent/%v", s.Dense) }
+func (s SoftmaxXent) Key() string {
+	if s.Grad {
+		return fmt.Sprintf("softmax_xent_grad/%v", s.Dense)
+	}
+	return fmt.Sprintf("softmax_xent/%v", s.Dense)
+}
 
 // Spec generates s's kernel.
 func (s SoftmaxXent) Spec() wgpu.KernelSpec {
 	p := &RowParams{}
-	src := fill("xent.wgsl", map[string]any{"Params": declareParams(p), "WorkgroupSize": WorkgroupSize, "Dense": s.Dense})
-	return wgpu.KernelSpec{Name: "softmax_xent", Key: s.Key(), Source: src,
-		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSizeOf(p)}
+	src := fill("xent.wgsl", map[string]any{"Params": declareParams(p), "WorkgroupSize": WorkgroupSize, "Dense": s.Dense, "Grad": s.Grad})
+	name, access := "softmax_xent", []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}
+	if s.Grad {
+		name, access = "softmax_xent_grad", []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}
+	}
+	return wgpu.KernelSpec{Name: name, Key: s.Key(), Source: src, Bindings: access, Params: true, ParamsSize: paramsSizeOf(p)}
 }
 
-// RowWork is the work of one row of length classes: two or three passes.
-func (s SoftmaxXent) RowWork(length int) float64 { return 8 + 12*float64(length) }
+// RowWork is the work of one row of length classes: two or three passes
+// (four with Grad).
+func (s SoftmaxXent) RowWork(length int) float64 {
+	if s.Grad {
+		return 8 + 20*float64(length)
+	}
+	return 8 + 12*float64(length)
+}

@@ -106,7 +106,7 @@
 // that names it: MatMul's inner dimension K is at most
 // shaders.MaxMatMulK, 1,048,560 (2^20-16); a reduction reduces at most,
 // and Softmax and LogSoftmax take rows of at most, shaders.MaxRowLength,
-// 67,107,840 elements per output; SoftmaxCrossEntropy takes rows of at
+// 67,107,840 elements per output; SoftmaxCrossEntropy (and its Grad) takes rows of at
 // most shaders.MaxXentClasses, 65,535 classes. Every K and row length up to these is
 // computed exactly as a shorter one: long sums are cut into pieces (the
 // Mesa drivers stop a loop silently after 65,535 trips, see

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/wgtensor/wgtensor/shaders"
+	"github.com/wgtensor/wgtensor/wgpu"
 )
 
 // Fused forward ops of the losses (package loss reduces them; package grad
@@ -29,38 +30,88 @@ func (e *Engine) SoftmaxCrossEntropy(logits, targets *Tensor) *Tensor {
 		return bad
 	}
 	defer o.end()
+	rowShape, bad := o.checkXent(logits, targets)
+	if bad != nil {
+		return bad
+	}
+	return o.xent(shaders.SoftmaxXent{Dense: targets.dtype == Float32}, rowShape, logits, targets)
+}
+
+// SoftmaxCrossEntropyGrad returns the gradient of SoftmaxCrossEntropy's
+// losses with respect to logits, given dy, the gradient of each row's
+// loss (float32, of the losses' shape), in one kernel:
+//
+//	labels:        dx = dy · (softmax(x) - onehot(label))
+//	probabilities: dx = dy · (softmax(x)·Σt - t)
+//
+// along the last axis, with softmax(x) as Softmax computes it; the result
+// has logits' shape. A label out of range gets the gradient of an
+// all-zero target row. targets are as SoftmaxCrossEntropy takes them.
+func (e *Engine) SoftmaxCrossEntropyGrad(logits, targets, dy *Tensor) *Tensor {
+	o, bad := e.begin("softmax_cross_entropy_grad", callerSite(), logits, targets, dy)
+	if bad != nil {
+		return bad
+	}
+	defer o.end()
+	rowShape, bad := o.checkXent(logits, targets)
+	if bad != nil {
+		return bad
+	}
+	if dy.dtype != Float32 {
+		return o.fail(ErrDType, "dy is %s, not float32", dy.dtype)
+	}
+	if !dy.shape.Equal(rowShape) {
+		return o.fail(ErrShape, "dy must be %v", rowShape)
+	}
+	return o.xent(shaders.SoftmaxXent{Dense: targets.dtype == Float32, Grad: true}, logits.shape.clone(), logits, targets, dy)
+}
+
+// checkXent checks the logits and targets of a softmax cross-entropy and
+// returns the shape of its losses.
+func (o *op) checkXent(logits, targets *Tensor) (Shape, *Tensor) {
 	if logits.dtype != Float32 {
-		return o.fail(ErrDType, "logits are %s, not float32", logits.dtype)
+		return nil, o.fail(ErrDType, "logits are %s, not float32", logits.dtype)
 	}
 	if logits.Rank() == 0 {
-		return o.fail(ErrShape, "logits need a class axis")
+		return nil, o.fail(ErrShape, "logits need a class axis")
 	}
 	rowShape := logits.shape[:logits.Rank()-1].clone()
 	classes := logits.shape[logits.Rank()-1]
-	k := shaders.SoftmaxXent{Dense: targets.dtype == Float32}
 	switch {
 	case targets.dtype == Int32 && !targets.shape.Equal(rowShape):
-		return o.fail(ErrShape, "int32 labels must be %v", rowShape)
+		return nil, o.fail(ErrShape, "int32 labels must be %v", rowShape)
 	case targets.dtype == Float32 && !targets.shape.Equal(logits.shape):
-		return o.fail(ErrShape, "float32 probabilities must be %v", logits.shape)
+		return nil, o.fail(ErrShape, "float32 probabilities must be %v", logits.shape)
 	case targets.dtype != Int32 && targets.dtype != Float32:
-		return o.fail(ErrDType, "targets are %s: int32 labels or float32 probabilities", targets.dtype)
+		return nil, o.fail(ErrDType, "targets are %s: int32 labels or float32 probabilities", targets.dtype)
 	case classes > shaders.MaxXentClasses:
-		return o.fail(ErrShape, "%d classes; at most %d", classes, shaders.MaxXentClasses)
+		return nil, o.fail(ErrShape, "%d classes; at most %d", classes, shaders.MaxXentClasses)
 	case classes == 0 && rowShape.Size() > 0:
-		return o.fail(ErrShape, "rows of no classes")
+		return nil, o.fail(ErrShape, "rows of no classes")
 	}
-	out, err := o.alloc(rowShape, Float32)
+	return rowShape, nil
+}
+
+// xent runs kernel k, a thread per row of logits, on the inputs in (the
+// logits first) into a new tensor of shape out.
+func (o *op) xent(k shaders.SoftmaxXent, out Shape, in ...*Tensor) *Tensor {
+	res, err := o.alloc(out, Float32)
 	if err != nil {
-		return e.errTensor(err)
+		return o.e.errTensor(err)
 	}
-	if rows := rowShape.Size(); rows > 0 {
-		if err := o.rows(k.Key(), k.Spec, false, rows, classes, k.RowWork(classes), 0, logits.buf(), targets.buf(), out.buf()); err != nil {
-			out.Dispose()
-			return e.errTensor(err)
+	logits := in[0]
+	classes := logits.shape[logits.Rank()-1]
+	if rows := logits.shape[:logits.Rank()-1].Size(); rows > 0 && classes > 0 {
+		bufs := make([]*wgpu.Buffer, 0, len(in)+1)
+		for _, t := range in {
+			bufs = append(bufs, t.buf())
+		}
+		if err := o.rows(k.Key(), k.Spec, false, rows, k.RowWork(classes), rowParams(classes, 0), append(bufs, res.buf())...); err != nil {
+			res.Dispose()
+			return o.e.errTensor(err)
 		}
 	}
-	return out
+	return res
 }
 
 // sigmoidXentExpr is max(x, 0) - x·z + log1p(exp(-|x|)) for logits a0 and

@@ -194,6 +194,10 @@ func TestLossOpErrors(t *testing.T) {
 	defer s.Dispose()
 	empty := e.Zeros(tensor.Float32, 2, 0)
 	defer empty.Dispose()
+	dy := e.Ones(tensor.Float32, 2)
+	defer dy.Dispose()
+	y3f := e.Ones(tensor.Float32, 3)
+	defer y3f.Dispose()
 	for _, c := range []struct {
 		name string
 		y    *tensor.Tensor
@@ -205,10 +209,82 @@ func TestLossOpErrors(t *testing.T) {
 		{"probabilities of the wrong shape", e.SoftmaxCrossEntropy(x, p), tensor.ErrShape},
 		{"scalar logits", e.SoftmaxCrossEntropy(s, y), tensor.ErrShape},
 		{"no classes", e.SoftmaxCrossEntropy(empty, y), tensor.ErrShape},
+		{"grad of int logits", e.SoftmaxCrossEntropyGrad(xi, y, dy), tensor.ErrDType},
+		{"grad of labels of the wrong shape", e.SoftmaxCrossEntropyGrad(x, y3, dy), tensor.ErrShape},
+		{"grad with dy of the wrong shape", e.SoftmaxCrossEntropyGrad(x, y, y3f), tensor.ErrShape},
+		{"grad with int dy", e.SoftmaxCrossEntropyGrad(x, y, y), tensor.ErrDType},
 		{"int binary logits", e.SigmoidCrossEntropy(xi, x), tensor.ErrDType},
 		{"shapes that do not broadcast", e.SigmoidCrossEntropy(x, p), tensor.ErrShape},
 	} {
 		assert.ErrorIs(t, c.y.Err(), c.want, c.name)
 		c.y.Dispose()
+	}
+}
+
+// SoftmaxCrossEntropyGrad against float64: dy · (softmax - one-hot) with
+// labels (one out of range: no one-hot), dy · (softmax·Σt - t) with
+// probabilities, at logits of scale 3 and 1e4.
+func TestSoftmaxCrossEntropyGradAgainstReference(t *testing.T) {
+	e := testgpu.Engine(t)
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, c := range []struct {
+		shape []int
+		scale float64
+	}{{[]int{1}, 3}, {[]int{7, 10}, 3}, {[]int{2, 3, 33}, 3}, {[]int{300, 5}, 3}, {[]int{16, 10}, 1e4}, {[]int{0, 4}, 3}} {
+		n := size(c.shape)
+		cl := c.shape[len(c.shape)-1]
+		rows := n / cl
+		xv, pv, gv := make([]float32, n), make([]float32, n), make([]float32, rows)
+		for i := range xv {
+			xv[i] = float32((r.Float64()*2 - 1) * c.scale)
+			pv[i] = float32(r.Float64())
+		}
+		labels := make([]int32, rows)
+		for i := range labels {
+			labels[i] = int32(r.IntN(cl))
+			gv[i] = float32(r.Float64()*2 - 1)
+		}
+		if rows > 1 {
+			labels[1] = int32(cl) // out of range
+		}
+		x := e.FromFloat32s(xv, c.shape...)
+		y := e.FromInt32s(labels, c.shape[:len(c.shape)-1]...)
+		p := e.FromFloat32s(pv, c.shape...)
+		g := e.FromFloat32s(gv, c.shape[:len(c.shape)-1]...)
+		sparse, dense := e.SoftmaxCrossEntropyGrad(x, y, g), e.SoftmaxCrossEntropyGrad(x, p, g)
+		for _, k := range []struct {
+			name string
+			got  *tensor.Tensor
+		}{{"labels", sparse}, {"probabilities", dense}} {
+			require.NoError(t, k.got.Err())
+			assert.Equal(t, tensor.Shape(c.shape), k.got.Shape())
+			got := f32s(t, k.got)
+			for row := range rows {
+				xs := xv[row*cl : (row+1)*cl]
+				m := math.Inf(-1)
+				for _, v := range xs {
+					m = math.Max(m, float64(v))
+				}
+				s, mass := 0.0, 0.0
+				for j, v := range xs {
+					s += math.Exp(float64(v) - m)
+					mass += float64(pv[row*cl+j])
+				}
+				for j, v := range xs {
+					soft := math.Exp(float64(v)-m) / s
+					want := soft
+					if k.name == "probabilities" {
+						want = soft*mass - float64(pv[row*cl+j])
+					} else if int(labels[row]) == j {
+						want--
+					}
+					want *= float64(gv[row])
+					require.InDelta(t, want, float64(got[row*cl+j]), 1e-6, "%v scale %g %s [%d %d]", c.shape, c.scale, k.name, row, j)
+				}
+			}
+		}
+		for _, d := range []*tensor.Tensor{x, y, p, g, sparse, dense} {
+			d.Dispose()
+		}
 	}
 }

@@ -1,8 +1,6 @@
 package tensor
 
 import (
-	"slices"
-
 	"github.com/wgtensor/wgtensor/shaders"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
@@ -82,23 +80,17 @@ func (o *op) reduce(rop shaders.ReduceOp, x *Tensor, keepDims bool, axes []int) 
 	if bad != nil {
 		return bad
 	}
-	// Move the reduced dimensions last, then reduce rows.
-	var perm []int
+	rows, length, stride := 1, 1, 1
 	var shape Shape = Shape{}
-	rows, length := 1, 1
 	for i, d := range x.shape {
 		if !mask[i] {
-			perm = append(perm, i)
 			rows *= d
 			shape = append(shape, d)
-		} else if keepDims {
-			shape = append(shape, 1)
-		}
-	}
-	for i, d := range x.shape {
-		if mask[i] {
-			perm = append(perm, i)
+		} else {
 			length *= d
+			if keepDims {
+				shape = append(shape, 1)
+			}
 		}
 	}
 	if length > shaders.MaxRowLength {
@@ -112,8 +104,11 @@ func (o *op) reduce(rop shaders.ReduceOp, x *Tensor, keepDims bool, axes []int) 
 		return o.e.errTensor(err)
 	}
 	src := x
-	if !slices.IsSorted(perm) {
-		src = o.transpose(x, perm)
+	if inner, ok := innerOfBlock(x.shape, mask); ok {
+		stride = inner
+	} else {
+		// Move the reduced dimensions last, then reduce rows.
+		src = o.transpose(x, reducedLast(mask))
 		if src.err != nil {
 			out.Dispose()
 			return src
@@ -123,7 +118,7 @@ func (o *op) reduce(rop shaders.ReduceOp, x *Tensor, keepDims bool, axes []int) 
 		defer src.Dispose()
 	}
 	if rows > 0 {
-		if err := o.reduceRows(rop, src, out, rows, length); err != nil {
+		if err := o.reduceRows(rop, src, out, rows, length, stride); err != nil {
 			out.Dispose()
 			return o.e.errTensor(err)
 		}
@@ -131,20 +126,62 @@ func (o *op) reduce(rop shaders.ReduceOp, x *Tensor, keepDims bool, axes []int) 
 	return out
 }
 
+// innerOfBlock reports whether the dimensions of shape that mask reduces
+// form one block of adjacent dimensions (those of size 1 aside), and if
+// so the number of elements of the dimensions after it: the distance
+// between a row's elements when the reduction reads shape in place (see
+// shaders.Reduce).
+func innerOfBlock(shape Shape, mask []bool) (int, bool) {
+	first, last := -1, -1
+	for i, d := range shape {
+		if mask[i] && d != 1 {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	inner := 1
+	for i := last + 1; i < len(shape); i++ {
+		inner *= shape[i]
+	}
+	for i := first + 1; i < last && first >= 0; i++ {
+		if !mask[i] && shape[i] != 1 {
+			return 0, false
+		}
+	}
+	return inner, true
+}
+
+// reducedLast is the permutation that moves the dimensions mask reduces
+// last, keeping the order within each group.
+func reducedLast(mask []bool) []int {
+	var kept, reduced []int
+	for i, m := range mask {
+		if m {
+			reduced = append(reduced, i)
+		} else {
+			kept = append(kept, i)
+		}
+	}
+	return append(kept, reduced...)
+}
+
 // dtypeOf is the dtype of a kernel's type.
 func dtypeOf(t shaders.Type) DType {
 	return map[shaders.Type]DType{shaders.F32: Float32, shaders.I32: Int32, shaders.U32: Uint32}[t]
 }
 
-// reduceRows reduces rows rows of length elements of src into out. A row
-// longer than shaders.ReduceSegment is reduced in segments first, then the
+// reduceRows reduces rows rows of length elements of src, stride apart
+// (see shaders.Reduce), into out. A row longer than shaders.ReduceSegment is reduced in segments first, then the
 // segments' results are reduced (see shaders.Reduce), so that no workgroup
 // runs long.
-func (o *op) reduceRows(rop shaders.ReduceOp, src, out *Tensor, rows, length int) error {
+func (o *op) reduceRows(rop shaders.ReduceOp, src, out *Tensor, rows, length, stride int) error {
 	scale := 1 / float32(length) // Mean's
 	if length <= shaders.ReduceSegment {
 		k := shaders.Reduce{Op: rop, In: src.dtype.wgsl(), PerThread: o.e.perThread(rows, length)}
-		return o.rows(k.Key(), k.Spec, !k.PerThread, rows, length, k.RowWork(length), scale, src.buf(), out.buf())
+		p := &shaders.RowParams{Length: uint32(length), Scale: scale, Stride: uint32(stride)}
+		return o.rows(k.Key(), k.Spec, !k.PerThread, rows, k.RowWork(length), p, src.buf(), out.buf())
 	}
 	segs := (length + shaders.ReduceSegment - 1) / shaders.ReduceSegment
 	part := shaders.Reduce{Op: rop, In: src.dtype.wgsl(), Segments: true}
@@ -163,16 +200,16 @@ func (o *op) reduceRows(rop shaders.ReduceOp, src, out *Tensor, rows, length int
 		defer idx.Dispose()
 		bufs = append(bufs, idx.buf())
 	}
-	p := &shaders.RowParams{Length: uint32(length), Segments: uint32(segs)}
+	p := &shaders.RowParams{Length: uint32(length), Segments: uint32(segs), Stride: uint32(stride)}
 	if err := o.spread(part.Key(), part.Spec, 1, rows*segs, part.RowWork(shaders.ReduceSegment), p, bufs); err != nil {
 		return err
 	}
 	if rop.Arg() {
 		k := shaders.Reduce{Op: rop, In: part.Out(), PerThread: true, Indexed: true}
-		return o.rows(k.Key(), k.Spec, false, rows, segs, k.RowWork(segs), 0, vals.buf(), idx.buf(), out.buf())
+		return o.rows(k.Key(), k.Spec, false, rows, k.RowWork(segs), rowParams(segs, 0), vals.buf(), idx.buf(), out.buf())
 	}
 	k := shaders.Reduce{Op: rop, In: part.Out(), PerThread: o.e.perThread(rows, segs)}
-	return o.rows(k.Key(), k.Spec, !k.PerThread, rows, segs, k.RowWork(segs), scale, vals.buf(), out.buf())
+	return o.rows(k.Key(), k.Spec, !k.PerThread, rows, k.RowWork(segs), rowParams(segs, scale), vals.buf(), out.buf())
 }
 
 // perThread reports whether a row kernel (reduce, softmax) over rows rows
@@ -201,16 +238,21 @@ func (e *Engine) perThread(rows, length int) bool {
 	return length <= 32 || (rows >= 8192 && length <= 512)
 }
 
-// rows dispatches a row kernel (reduce, softmax) over rows rows of length
-// elements, each of work each, with scale as scalar 0: a workgroup per
-// row, or a thread per row.
-func (o *op) rows(key string, build func() wgpu.KernelSpec, perGroup bool, rows, length int, each float64, scale float32, bufs ...*wgpu.Buffer) error {
+// rows dispatches a row kernel (reduce, softmax) over rows rows, each of
+// work each, with parameters p (their range aside): a workgroup per row,
+// or a thread per row.
+func (o *op) rows(key string, build func() wgpu.KernelSpec, perGroup bool, rows int, each float64, p *shaders.RowParams, bufs ...*wgpu.Buffer) error {
 	wg := uint32(shaders.WorkgroupSize)
 	if perGroup {
 		wg = 1
 	}
-	p := &shaders.RowParams{Length: uint32(length), Scale: scale}
 	return o.spread(key, build, wg, rows, each, p, bufs)
+}
+
+// rowParams are the parameters of a row kernel over contiguous rows of
+// length elements, with scale as Mean's.
+func rowParams(length int, scale float32) *shaders.RowParams {
+	return &shaders.RowParams{Length: uint32(length), Scale: scale}
 }
 
 // Softmax returns exp(x) / sum(exp(x)) along axis (float32), computed after
@@ -242,45 +284,28 @@ func (e *Engine) softmax(site stack, x *Tensor, axis int, log bool) *Tensor {
 		return o.fail(ErrAxis, "axis %d", axis)
 	}
 	o.attrs.Axis = ax
-	last := x.Rank() - 1
 	if x.shape[ax] > shaders.MaxRowLength {
 		return o.fail(ErrShape, "%d elements along axis %d; at most %d", x.shape[ax], axis, shaders.MaxRowLength)
 	}
 	if x.shape[ax] > shaders.ReduceSegment {
 		return o.softmaxLong(x, ax, log)
 	}
-	src := x
-	var perm []int
-	if ax != last {
-		// Swap the axis with the last one; the swap is its own inverse.
-		perm = make([]int, x.Rank())
-		for i := range perm {
-			perm[i] = i
-		}
-		perm[ax], perm[last] = last, ax
-		src = o.transpose(x, perm)
-		if src.err != nil {
-			return src
-		}
-		defer src.Dispose()
-	}
-	out, err := o.alloc(src.shape.clone(), Float32)
+	// The rows run along axis ax, in place: their elements lie the
+	// elements of the later axes apart (see shaders.Softmax).
+	out, err := o.alloc(x.shape.clone(), Float32)
 	if err != nil {
 		return e.errTensor(err)
 	}
-	length := src.shape[last]
-	if rows := src.Size() / max(length, 1); length > 0 && rows > 0 {
+	length, stride := x.shape[ax], x.shape[ax+1:].Size()
+	if rows := x.Size() / max(length, 1); length > 0 && rows > 0 {
 		k := shaders.Softmax{Log: log, PerThread: o.e.perThread(rows, length)}
-		if err := o.rows(k.Key(), k.Spec, !k.PerThread, rows, length, k.RowWork(length), 0, src.buf(), out.buf()); err != nil {
+		p := &shaders.RowParams{Length: uint32(length), Stride: uint32(stride)}
+		if err := o.rows(k.Key(), k.Spec, !k.PerThread, rows, k.RowWork(length), p, x.buf(), out.buf()); err != nil {
 			out.Dispose()
 			return e.errTensor(err)
 		}
 	}
-	if perm == nil {
-		return out
-	}
-	defer out.Dispose()
-	return o.transpose(out, perm)
+	return out
 }
 
 // softmaxLong computes (log-)softmax along axis ax from reductions and

@@ -5,6 +5,7 @@ struct Params {
 	length: u32,
 	segments: u32,
 	scale: f32,
+	stride: u32,
 }
 @group(0) @binding(0) var<storage, read> src: array<f32>;
 @group(0) @binding(1) var<storage, read> t: array<f32>;
