@@ -18,6 +18,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/wgtensor/wgtensor/grad"
+	lossfn "github.com/wgtensor/wgtensor/loss"
+	"github.com/wgtensor/wgtensor/optim"
 	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/tidy"
 	"github.com/wgtensor/wgtensor/wgpu"
@@ -43,6 +46,10 @@ type mlp struct{ W1, B1, W2, B2 *tensor.Tensor }
 
 func (m mlp) dispose() { tidy.Dispose(m) }
 
+func (m mlp) params() []optim.Param {
+	return []optim.Param{{Name: "0.weight", T: m.W1}, {Name: "0.bias", T: m.B1}, {Name: "2.weight", T: m.W2}, {Name: "2.bias", T: m.B2}}
+}
+
 func run(tracePath string, steps int) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -62,29 +69,27 @@ func run(tracePath string, steps int) error {
 		W1: e.RandNormal(3, 0, 0.2, inputs, hidden), B1: e.Zeros(tensor.Float32, hidden),
 		W2: e.RandNormal(4, 0, 0.2, hidden, outputs), B2: e.Zeros(tensor.Float32, outputs),
 	}
-	defer func() { m.dispose() }()
+	defer m.dispose()
+	opt, err := optim.NewSGD(e, m.params(), optim.SGDConfig{LR: learningRate})
+	if err != nil {
+		return err
+	}
+	defer opt.Dispose()
 
 	// Unprofiled steps first: they compile the kernels, which the profile
 	// would not count anyway (it times dispatches).
 	for i := range steps {
-		next, loss, err := trainStep(ctx, e, m, x, target)
+		loss, err := trainStep(ctx, e, m, opt, x, target)
 		if err != nil {
 			return err
 		}
-		m.dispose()
-		m = next
 		fmt.Printf("step %d: loss %.4f\n", i, loss)
 	}
 
 	var loss float32
 	p, err := e.Profile(ctx, func() error {
-		next, l, err := trainStep(ctx, e, m, x, target)
-		if err != nil {
-			return err
-		}
-		m.dispose()
-		m, loss = next, l
-		return nil
+		loss, err = trainStep(ctx, e, m, opt, x, target)
+		return err
 	})
 	if err != nil {
 		return err
@@ -99,43 +104,28 @@ func run(tracePath string, steps int) error {
 	return check(p)
 }
 
-// trainStep runs one step of gradient descent on the mean squared error
-// and returns the updated parameters and the loss before the update.
-func trainStep(ctx context.Context, e *tensor.Engine, m mlp, x, target *tensor.Tensor) (mlp, float32, error) {
+// trainStep runs one step of gradient descent on the mean squared error,
+// updating m's parameters in place, and returns the loss before the
+// update.
+func trainStep(ctx context.Context, e *tensor.Engine, m mlp, opt optim.Optimizer, x, target *tensor.Tensor) (float32, error) {
 	var loss float32
-	next, err := tidy.Run(e, func() (mlp, error) {
-		pre := e.Add(e.MatMul(x, m.W1), m.B1)
-		h := e.Relu(pre)
-		y := e.Add(e.MatMul(h, m.W2), m.B2)
-		diff := e.Sub(y, target)
-		l, err := e.Mean(e.Square(diff), false).Float32s(ctx)
+	err := tidy.Do(e, func() error {
+		l, grads, err := grad.ValueAndGrad(e, func(p []*tensor.Tensor) (*tensor.Tensor, error) {
+			h := e.Relu(e.Add(e.MatMul(x, p[0]), p[1]))
+			l := lossfn.MeanSquaredError(e, e.Add(e.MatMul(h, p[2]), p[3]), target, lossfn.Mean)
+			return l, l.Err()
+		}, []*tensor.Tensor{m.W1, m.B1, m.W2, m.B2}, nil)
 		if err != nil {
-			return mlp{}, err
+			return err
 		}
-		loss = l[0]
-
-		dy := e.Mul(diff, e.Scalar(2/float32(batch*outputs)))
-		dh := e.Mul(e.MatMulT(dy, m.W2, false, true), e.Cast(e.Greater(pre, e.Scalar(0)), tensor.Float32))
-		lr := e.Scalar(learningRate)
-		step := func(p, grad *tensor.Tensor) *tensor.Tensor { return e.Sub(p, e.Mul(grad, lr)) }
-		return mlp{
-			W1: step(m.W1, e.MatMulT(x, dh, true, false)), B1: step(m.B1, e.Sum(dh, false, 0)),
-			W2: step(m.W2, e.MatMulT(h, dy, true, false)), B2: step(m.B2, e.Sum(dy, false, 0)),
-		}, nil
+		v, err := l.Float32s(ctx)
+		if err != nil {
+			return err
+		}
+		loss = v[0]
+		return opt.Step(grads)
 	})
-	if err == nil {
-		for _, t := range []*tensor.Tensor{next.W1, next.B1, next.W2, next.B2} {
-			err = t.Err()
-			if err != nil {
-				break
-			}
-		}
-	}
-	if err != nil {
-		next.dispose()
-		return mlp{}, 0, err
-	}
-	return next, loss, nil
+	return loss, err
 }
 
 func writeTrace(p *tensor.KernelProfile, path string) error {
