@@ -1,0 +1,128 @@
+package tensor
+
+import "fmt"
+
+// PadMode says how a sliding-window op (convolution, pooling) pads its
+// input's height and width.
+type PadMode int
+
+const (
+	// PadValid pads nothing: windows lie wholly inside the input, so the
+	// output is smaller than the input by the window's extent less one.
+	PadValid PadMode = iota
+	// PadSame pads so that the output has ceil(input/stride) positions,
+	// splitting the padding as TensorFlow does: the smaller half before
+	// (top, left) and the larger after (bottom, right).
+	PadSame
+	// PadExplicit pads by Padding's Top, Bottom, Left and Right.
+	PadExplicit
+)
+
+// Padding is the padding of a sliding-window op. The zero value is
+// PadValid. Padded positions read as zero in a convolution, and are left
+// out of a pooling window (a max ignores them, an average divides by the
+// number of positions inside the input).
+type Padding struct {
+	Mode                     PadMode
+	Top, Bottom, Left, Right int // used only with PadExplicit
+}
+
+// Same returns the PadSame padding.
+func Same() Padding { return Padding{Mode: PadSame} }
+
+// Valid returns the PadValid padding (the zero Padding).
+func Valid() Padding { return Padding{} }
+
+// Explicit returns a padding of the given sizes, in elements.
+func Explicit(top, bottom, left, right int) Padding {
+	return Padding{Mode: PadExplicit, Top: top, Bottom: bottom, Left: left, Right: right}
+}
+
+func (p Padding) String() string {
+	switch p.Mode {
+	case PadValid:
+		return "valid"
+	case PadSame:
+		return "same"
+	case PadExplicit:
+		return fmt.Sprintf("explicit(%d,%d,%d,%d)", p.Top, p.Bottom, p.Left, p.Right)
+	}
+	return fmt.Sprintf("PadMode(%d)", int(p.Mode))
+}
+
+// Window2D is the geometry of a sliding window over the height and width
+// of an NHWC input, with every default resolved and every padding made
+// explicit: output position (oy, ox) reads input rows
+// oy*StrideH - PadTop + ky*DilationH for ky in [0, KernelH), and columns
+// likewise.
+type Window2D struct {
+	InH, InW             int
+	KernelH, KernelW     int
+	StrideH, StrideW     int
+	DilationH, DilationW int
+	PadTop, PadBottom    int
+	PadLeft, PadRight    int
+	OutH, OutW           int
+}
+
+// NewWindow2D resolves a window of kernel extent (kh, kw) over an input of
+// height and width (inH, inW). Stride and dilation entries of zero mean 1.
+// It returns an error when a size is negative or zero where it must not
+// be, when an explicit padding is negative, or when no window fits. An
+// input of height or width 0 gives an output of height and width 0.
+func NewWindow2D(inH, inW, kh, kw int, stride, dilation [2]int, pad Padding) (Window2D, error) {
+	w := Window2D{InH: inH, InW: inW, KernelH: kh, KernelW: kw}
+	w.StrideH, w.StrideW = orOne(stride[0]), orOne(stride[1])
+	w.DilationH, w.DilationW = orOne(dilation[0]), orOne(dilation[1])
+	switch {
+	case inH < 0 || inW < 0:
+		return w, fmt.Errorf("input height and width %dx%d are negative", inH, inW)
+	case kh < 1 || kw < 1:
+		return w, fmt.Errorf("window %dx%d is empty", kh, kw)
+	case w.StrideH < 1 || w.StrideW < 1:
+		return w, fmt.Errorf("stride %v is not positive", stride)
+	case w.DilationH < 1 || w.DilationW < 1:
+		return w, fmt.Errorf("dilation %v is not positive", dilation)
+	}
+	extH := (kh-1)*w.DilationH + 1
+	extW := (kw-1)*w.DilationW + 1
+	switch pad.Mode {
+	case PadValid:
+	case PadSame:
+		w.PadTop, w.PadBottom = samePads(inH, extH, w.StrideH)
+		w.PadLeft, w.PadRight = samePads(inW, extW, w.StrideW)
+	case PadExplicit:
+		w.PadTop, w.PadBottom, w.PadLeft, w.PadRight = pad.Top, pad.Bottom, pad.Left, pad.Right
+		if min(pad.Top, pad.Bottom, pad.Left, pad.Right) < 0 {
+			return w, fmt.Errorf("padding %v is negative", pad)
+		}
+	default:
+		return w, fmt.Errorf("unknown padding mode %d", int(pad.Mode))
+	}
+	if inH == 0 || inW == 0 {
+		return w, nil
+	}
+	spanH := inH + w.PadTop + w.PadBottom
+	spanW := inW + w.PadLeft + w.PadRight
+	if spanH < extH || spanW < extW {
+		return w, fmt.Errorf("window extent %dx%d is larger than the padded input %dx%d", extH, extW, spanH, spanW)
+	}
+	w.OutH = (spanH-extH)/w.StrideH + 1
+	w.OutW = (spanW-extW)/w.StrideW + 1
+	return w, nil
+}
+
+// samePads splits TensorFlow's "same" padding of an input of size in for a
+// window of dilated extent ext moved by stride.
+func samePads(in, ext, stride int) (before, after int) {
+	out := (in + stride - 1) / stride
+	total := max((out-1)*stride+ext-in, 0)
+	return total / 2, total - total/2
+}
+
+func orOne(n int) int {
+	if n == 0 {
+		return 1
+	}
+	return n
+}
