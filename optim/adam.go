@@ -97,7 +97,7 @@ func (a *Adam) Step(grads []*tensor.Tensor) error {
 	if c.AMSGrad {
 		slots = adamSlots
 	}
-	return a.step(grads, update{slots: slots, kernel: func() tensor.Kernel { return adamKernel(slots) }, params: func(t int, _ bool) []any {
+	return a.step(grads, update{slots: slots, kernel: func(w int) tensor.Kernel { return adamKernel(slots, w) }, params: func(t int, _ bool) []any {
 		decay, l2 := 1.0, c.WeightDecay
 		if a.decoupled {
 			decay, l2 = 1-c.LR*c.WeightDecay, 0
@@ -110,7 +110,7 @@ func (a *Adam) Step(grads []*tensor.Tensor) error {
 
 // adamKernel is Adam's update with the given state slots: the moments,
 // and with AMSGrad their maximum.
-func adamKernel(slots []string) tensor.Kernel {
+func adamKernel(slots []string, width int) tensor.Kernel {
 	spec := kernelSpec{name: "adam", members: []string{"decay", "l2", "beta1", "beta2", "eps", "step_size", "bc2_sqrt"}, slots: slots}
 	spec.body = `	if (u.decay != 1.0f) { p = p * u.decay; }
 	if (u.l2 != 0.0f) { g = g + u.l2 * p; }
@@ -123,7 +123,7 @@ func adamKernel(slots []string) tensor.Kernel {
 		spec.body += "\tv = max(max_exp_avg_sq[i], v);\n\tmax_exp_avg_sq[i] = v;\n"
 	}
 	spec.body += "\tp = p - u.step_size * (m / (sqrt(v) / u.bc2_sqrt + u.eps));\n"
-	return spec.kernel()
+	return spec.kernel(width)
 }
 
 // SetState writes src into the state tensor called name

@@ -26,24 +26,41 @@ type kernelSpec struct {
 // so fewer invocations do the same work sooner.
 const elemsPerThread = 4
 
+// widthFor is the width of the elements an update kernel takes for a
+// parameter of n floats: vec4s where n is a multiple of four.
+func widthFor(n int) int {
+	if n%4 == 0 {
+		return 4
+	}
+	return 1
+}
+
 // threadsFor is the number of invocations that update n elements.
 func threadsFor(n int) int { return (n + elemsPerThread - 1) / elemsPerThread }
 
-// kernel generates s's WGSL. Bindings: the gradient (read), the parameter
-// and the slots (read_write, Launch.InOut), the uniform block, whose
-// first member after the header is the number of elements (u32); each
-// invocation updates elemsPerThread of them (see threadsFor).
-func (s kernelSpec) kernel() tensor.Kernel {
+// kernel generates s's WGSL over elements of width floats: 1, or 4 for
+// tensors whose size is a multiple of four, which the kernel reads and
+// writes as vec4s (a CPU adapter pays per load, whatever its width; the
+// bodies are componentwise, so each element's result is the same).
+// Bindings: the gradient (read), the parameter and the slots (read_write,
+// Launch.InOut), the uniform block, whose first member after the header
+// is the number of elements (u32, in units of width); each invocation
+// updates elemsPerThread of them (see threadsFor).
+func (s kernelSpec) kernel(width int) tensor.Kernel {
+	elem := "f32"
+	if width == 4 {
+		elem = "vec4<f32>"
+	}
 	var b strings.Builder
 	b.WriteString("struct Params { first: u32, end: u32, row: u32, threads: u32, count: u32")
 	for _, m := range s.members {
 		fmt.Fprintf(&b, ", %s: f32", m)
 	}
 	b.WriteString(" }\n")
-	b.WriteString("@group(0) @binding(0) var<storage, read> grad_: array<f32>;\n")
-	b.WriteString("@group(0) @binding(1) var<storage, read_write> param_: array<f32>;\n")
+	fmt.Fprintf(&b, "@group(0) @binding(0) var<storage, read> grad_: array<%s>;\n", elem)
+	fmt.Fprintf(&b, "@group(0) @binding(1) var<storage, read_write> param_: array<%s>;\n", elem)
 	for i, slot := range s.slots {
-		fmt.Fprintf(&b, "@group(0) @binding(%d) var<storage, read_write> %s: array<f32>;\n", i+2, slot)
+		fmt.Fprintf(&b, "@group(0) @binding(%d) var<storage, read_write> %s: array<%s>;\n", i+2, slot, elem)
 	}
 	fmt.Fprintf(&b, "@group(0) @binding(%d) var<uniform> u: Params;\n", len(s.slots)+2)
 	fmt.Fprintf(&b, `@compute @workgroup_size(256)
@@ -59,8 +76,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 	b.WriteString(s.body)
 	b.WriteString("\tparam_[i] = p;\n\t}\n}\n")
 	name := "optim." + s.name
-	return tensor.Kernel{Name: name, Key: name + "/" + strings.Join(s.slots, ","), Source: b.String(), Workgroup: 256,
-		Work: elemsPerThread * tensor.DefaultInvocationWork}
+	return tensor.Kernel{Name: name, Key: fmt.Sprintf("%s/%s/x%d", name, strings.Join(s.slots, ","), width), Source: b.String(), Workgroup: 256,
+		Work: float64(elemsPerThread*width) * tensor.DefaultInvocationWork}
 }
 
 // f32s converts hyperparameters, computed in float64, to a kernel's

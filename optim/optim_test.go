@@ -54,7 +54,9 @@ func widen(v []float32) []float64 {
 
 // shapes are the parameters' shapes in the tests: a matrix and a vector,
 // one of them past a workgroup.
-var shapes = [][]int{{37, 11}, {7}}
+// A size that is a multiple of four takes the vec4 kernels, others the
+// scalar ones: the shapes have both.
+var shapes = [][]int{{37, 11}, {12}}
 
 // newParams makes a parameter of each shape, named as a state dict of
 // layer 0, holding r's values.

@@ -136,7 +136,7 @@ func (b *base) checkLike(what string, p Param, g *tensor.Tensor) error {
 // (counted from 1) whose state was just created (fresh) or not.
 type update struct {
 	slots  []string
-	kernel func() tensor.Kernel
+	kernel func(width int) tensor.Kernel
 	params func(step int, fresh bool) []any
 }
 
@@ -161,21 +161,27 @@ func (b *base) step(grads []*tensor.Tensor, u update) error {
 			return err
 		}
 	}
-	key := strings.Join(u.slots, ",")
-	k, ok := b.kernels[key]
-	if !ok {
-		k = u.kernel()
-		b.kernels[key] = k
-	}
 	for i, g := range grads {
 		if g == nil {
 			continue
 		}
-		if err := b.update(i, g, k, u); err != nil {
+		if err := b.update(i, g, b.kernel(u, widthFor(g.Size())), u); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// kernel returns u's kernel over elements of width floats, generating it
+// once per optimizer.
+func (b *base) kernel(u update, width int) tensor.Kernel {
+	key := fmt.Sprintf("%s/x%d", strings.Join(u.slots, ","), width)
+	k, ok := b.kernels[key]
+	if !ok {
+		k = u.kernel(width)
+		b.kernels[key] = k
+	}
+	return k
 }
 
 // update runs k on parameter i with gradient g and its state.
@@ -191,8 +197,9 @@ func (b *base) update(i int, g *tensor.Tensor, k tensor.Kernel, u update) error 
 	for _, s := range u.slots {
 		inOut = append(inOut, st.slots[s])
 	}
-	params := append([]any{uint32(p.T.Size())}, u.params(st.steps+1, len(created) > 0)...)
-	res := b.e.RunKernel(k, tensor.Launch{Inputs: []*tensor.Tensor{g}, InOut: inOut, Threads: threadsFor(p.T.Size()), Params: params})
+	n := p.T.Size() / widthFor(p.T.Size()) // elements of the kernel's width
+	params := append([]any{uint32(n)}, u.params(st.steps+1, len(created) > 0)...)
+	res := b.e.RunKernel(k, tensor.Launch{Inputs: []*tensor.Tensor{g}, InOut: inOut, Threads: threadsFor(n), Params: params})
 	for _, r := range res {
 		if err := r.Err(); err != nil {
 			b.forget(i, created) // the next step creates them afresh

@@ -82,7 +82,7 @@ func (r *RMSProp) Step(grads []*tensor.Tensor) error {
 	if c.Momentum > 0 {
 		slots = append(slots, "momentum_buffer")
 	}
-	return r.step(grads, update{slots: slots, kernel: func() tensor.Kernel { return rmspropKernel(slots) }, params: func(int, bool) []any {
+	return r.step(grads, update{slots: slots, kernel: func(w int) tensor.Kernel { return rmspropKernel(slots, w) }, params: func(int, bool) []any {
 		return f32s(c.LR, c.Alpha, c.Eps, c.WeightDecay, c.Momentum)
 	}})
 }
@@ -90,7 +90,7 @@ func (r *RMSProp) Step(grads []*tensor.Tensor) error {
 // rmspropKernel is RMSProp's update with the given state slots: the
 // square average, then the gradient average if centered, then the
 // momentum buffer if any.
-func rmspropKernel(slots []string) tensor.Kernel {
+func rmspropKernel(slots []string, width int) tensor.Kernel {
 	spec := kernelSpec{name: "rmsprop", members: []string{"lr", "alpha", "eps", "wd", "momentum"}, slots: slots}
 	spec.body = `	if (u.wd != 0.0f) { g = g + u.wd * p; }
 	let s = u.alpha * square_avg[i] + (1.0f - u.alpha) * g * g;
@@ -109,7 +109,7 @@ func rmspropKernel(slots []string) tensor.Kernel {
 	} else {
 		spec.body += "\tp = p - u.lr * (g / avg);\n"
 	}
-	return spec.kernel()
+	return spec.kernel(width)
 }
 
 // SetState writes src into the state tensor called name

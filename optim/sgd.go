@@ -69,14 +69,14 @@ func (s *SGD) Step(grads []*tensor.Tensor) error {
 	if c.Momentum != 0 {
 		slots = sgdSlots
 	}
-	return s.step(grads, update{slots: slots, kernel: func() tensor.Kernel { return sgdKernel(slots) }, params: func(_ int, fresh bool) []any {
+	return s.step(grads, update{slots: slots, kernel: func(w int) tensor.Kernel { return sgdKernel(slots, w) }, params: func(_ int, fresh bool) []any {
 		return f32s(c.LR, c.Momentum, c.Dampening, c.WeightDecay, flag(c.Nesterov), flag(fresh))
 	}})
 }
 
 // sgdKernel is SGD's update with the given state slots: none, or the
 // momentum buffer.
-func sgdKernel(slots []string) tensor.Kernel {
+func sgdKernel(slots []string, width int) tensor.Kernel {
 	spec := kernelSpec{name: "sgd", members: []string{"lr", "momentum", "dampening", "wd", "nesterov", "fresh"}, slots: slots}
 	spec.body = "\tif (u.wd != 0.0f) { g = g + u.wd * p; }\n"
 	if len(slots) > 0 {
@@ -87,7 +87,7 @@ func sgdKernel(slots []string) tensor.Kernel {
 `
 	}
 	spec.body += "\tp = p - u.lr * g;\n"
-	return spec.kernel()
+	return spec.kernel(width)
 }
 
 // SetState writes src into the state tensor called name

@@ -186,7 +186,7 @@ func TestBadStepsUpdateNothing(t *testing.T) {
 	want := [][]float32{f32s(t, ps[0].T), f32s(t, ps[1].T)}
 	inScope(t, e, func() {
 		good := gradsFor(t, e, r, ps)
-		gone := e.Zeros(tensor.Float32, 7)
+		gone := e.Zeros(tensor.Float32, 12)
 		gone.Dispose()
 		for _, c := range []struct {
 			name  string
@@ -194,11 +194,11 @@ func TestBadStepsUpdateNothing(t *testing.T) {
 			kind  error
 			text  string
 		}{
-			{"shape", []*tensor.Tensor{good[0], e.Zeros(tensor.Float32, 8)}, tensor.ErrShape, `gradient of "0.bias" is [8], the parameter [7]`},
+			{"shape", []*tensor.Tensor{good[0], e.Zeros(tensor.Float32, 8)}, tensor.ErrShape, `gradient of "0.bias" is [8], the parameter [12]`},
 			{"transposed", []*tensor.Tensor{e.Zeros(tensor.Float32, 11, 37), good[1]}, tensor.ErrShape, `gradient of "0.weight" is [11 37], the parameter [37 11]`},
-			{"dtype", []*tensor.Tensor{good[0], e.Zeros(tensor.Int32, 7)}, tensor.ErrDType, `gradient of "0.bias" is int32`},
+			{"dtype", []*tensor.Tensor{good[0], e.Zeros(tensor.Int32, 12)}, tensor.ErrDType, `gradient of "0.bias" is int32`},
 			{"disposed gradient", []*tensor.Tensor{good[0], gone}, tensor.ErrDisposed, `gradient of "0.bias"`},
-			{"gradient carrying an error", []*tensor.Tensor{good[0], e.Reshape(good[1], 3)}, tensor.ErrShape, `gradient of "0.bias": tensor: reshape [7]`},
+			{"gradient carrying an error", []*tensor.Tensor{good[0], e.Reshape(good[1], 5)}, tensor.ErrShape, `gradient of "0.bias": tensor: reshape [12]`},
 			{"too few", good[:1], optim.ErrArgument, "1 gradients for 2 parameters"},
 		} {
 			err := o.Step(c.grads)
