@@ -42,8 +42,12 @@ type Elementwise struct {
 	Rank int
 	// Vec4 makes each thread compute four consecutive elements, reading and
 	// writing vec4s: one wide access costs a CPU adapter much less than four
-	// narrow ones. It needs a multiple of four elements and no strided leaf;
-	// the thread count n is then a quarter of the elements.
+	// narrow ones. It needs a multiple of four elements; the thread count n
+	// is then a quarter of the elements. A strided leaf must then either be
+	// Splat, or have the four elements of a thread at consecutive offsets
+	// starting at a multiple of four (its innermost stride 1 and its others
+	// multiples of four, over an output whose last dimension is a multiple
+	// of four: a bias added along the last axis), read as one vec4.
 	Vec4 bool
 }
 
@@ -54,6 +58,11 @@ type Leaf struct {
 	// output's shape (0 where the leaf is broadcast); the others have the
 	// output's shape and are read at the flat index.
 	Strided bool
+	// Splat marks a strided leaf of a Vec4 program whose innermost stride
+	// is 0 over an output whose last dimension is a multiple of four (a
+	// scalar, a column broadcast along rows): the four elements of a thread
+	// share one value of it, read once.
+	Splat bool
 }
 
 // Ref names the value an argument comes from: leaf Index if Leaf, else the
@@ -138,7 +147,7 @@ func (k Elementwise) Key() string {
 	h := sha256.New()
 	fmt.Fprintf(h, "rank %d vec4 %v\n", k.Rank, k.Vec4)
 	for _, l := range k.Leaves {
-		fmt.Fprintf(h, "leaf %s %v\n", l.Type, l.Strided)
+		fmt.Fprintf(h, "leaf %s %v %v\n", l.Type, l.Strided, l.Splat)
 	}
 	for _, n := range k.Nodes {
 		fmt.Fprintf(h, "node %s %v %q %q", n.Out, n.Store, n.Expr, n.Helpers)
@@ -209,7 +218,11 @@ func (k Elementwise) Spec() wgpu.KernelSpec {
 		return string(t)
 	}
 	for j, l := range k.Leaves {
-		fmt.Fprintf(&b, "@group(0) @binding(%d) var<storage, read> in%d: array<%s>;\n", j, j, elem(l.Type))
+		t := elem(l.Type)
+		if l.Splat {
+			t = string(l.Type)
+		}
+		fmt.Fprintf(&b, "@group(0) @binding(%d) var<storage, read> in%d: array<%s>;\n", j, j, t)
 		access = append(access, wgpu.ReadOnly)
 	}
 	for i, n := range k.Nodes {
@@ -253,21 +266,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 // scalarBody writes main's body for one element per thread: element t.
 func (k Elementwise) scalarBody(b *strings.Builder) {
 	b.WriteString("\tlet i = t;\n")
-	if ns := k.strided(); ns > 0 {
-		// Walk the output's dimensions from the innermost, accumulating each
-		// strided leaf's offset.
-		b.WriteString("\tvar rem = i;\n")
-		for j := range ns {
-			fmt.Fprintf(b, "\tvar o%d = 0u;\n", j)
-		}
-		for d := k.Rank - 1; d >= 0; d-- {
-			fmt.Fprintf(b, "\t{ let dim = %s; let c = rem %% dim; rem = rem / dim;", at("m", d))
-			for j := range ns {
-				fmt.Fprintf(b, " o%d += c * %s;", j, at("m", k.Rank*(1+j)+d))
-			}
-			b.WriteString(" }\n")
-		}
-	}
+	k.stridedOffsets(b, "i")
 	js := 0
 	for j, l := range k.Leaves {
 		if l.Strided {
@@ -288,8 +287,20 @@ func (k Elementwise) scalarBody(b *strings.Builder) {
 // vec4Body writes main's body for four elements per thread: elements 4t
 // to 4t+3, each leaf read and each result written as one vec4.
 func (k Elementwise) vec4Body(b *strings.Builder) {
-	for j := range k.Leaves {
-		fmt.Fprintf(b, "\tlet l%d = in%d[t];\n", j, j)
+	k.stridedOffsets(b, "4u * t")
+	js := 0
+	for j, l := range k.Leaves {
+		switch {
+		case l.Splat:
+			fmt.Fprintf(b, "\tlet l%d = vec4<%s>(in%d[o%d]);\n", j, l.Type, j, js)
+		case l.Strided:
+			fmt.Fprintf(b, "\tlet l%d = in%d[o%d / 4u];\n", j, j, js)
+		default:
+			fmt.Fprintf(b, "\tlet l%d = in%d[t];\n", j, j)
+		}
+		if l.Strided {
+			js++
+		}
 	}
 	for c, lane := range []string{".x", ".y", ".z", ".w"} {
 		fmt.Fprintf(b, "\tlet i%d = 4u * t + %du;\n", c, c)
@@ -299,6 +310,28 @@ func (k Elementwise) vec4Body(b *strings.Builder) {
 		if n.Store {
 			fmt.Fprintf(b, "\tout%d[t] = vec4<%s>(v%d_x, v%d_y, v%d_z, v%d_w);\n", i, n.Out, i, i, i, i)
 		}
+	}
+}
+
+// stridedOffsets writes, if k has strided leaves, the offset o<j> of
+// each strided leaf j (counted among the strided ones) at the element
+// whose flat index is the expression index, walking the output's
+// dimensions from the innermost.
+func (k Elementwise) stridedOffsets(b *strings.Builder, index string) {
+	ns := k.strided()
+	if ns == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\tvar rem = %s;\n", index)
+	for j := range ns {
+		fmt.Fprintf(b, "\tvar o%d = 0u;\n", j)
+	}
+	for d := k.Rank - 1; d >= 0; d-- {
+		fmt.Fprintf(b, "\t{ let dim = %s; let c = rem %% dim; rem = rem / dim;", at("m", d))
+		for j := range ns {
+			fmt.Fprintf(b, " o%d += c * %s;", j, at("m", k.Rank*(1+j)+d))
+		}
+		b.WriteString(" }\n")
 	}
 }
 

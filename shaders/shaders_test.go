@@ -64,9 +64,9 @@ func TestReduceSegmentsBindings(t *testing.T) {
 }
 
 func TestWorkEstimatesGrowWithTheWork(t *testing.T) {
-	add := Elementwise{Leaves: []Leaf{{F32, false}, {F32, false}}, Nodes: []Node{{Name: "add", Out: F32, Expr: "a0 + a1", Store: true}}}
+	add := Elementwise{Leaves: []Leaf{{Type: F32, Strided: false}, {Type: F32, Strided: false}}, Nodes: []Node{{Name: "add", Out: F32, Expr: "a0 + a1", Store: true}}}
 	strided := add
-	strided.Leaves = []Leaf{{F32, true}, {F32, false}}
+	strided.Leaves = []Leaf{{Type: F32, Strided: true}, {Type: F32, Strided: false}}
 	rand := Elementwise{Nodes: []Node{{Name: "rand", Out: F32, Expr: "unit(philox(vec4(i), h2).x)", Helpers: Philox, Store: true}}}
 	assert.Less(t, add.ThreadWork(), strided.ThreadWork())
 	assert.Less(t, add.ThreadWork(), rand.ThreadWork())
@@ -81,7 +81,7 @@ func TestWorkEstimatesGrowWithTheWork(t *testing.T) {
 
 func TestKeysTellKernelsApart(t *testing.T) {
 	add := func(T Type, strided bool) Elementwise {
-		return Elementwise{Rank: 2, Leaves: []Leaf{{T, strided}, {T, false}},
+		return Elementwise{Rank: 2, Leaves: []Leaf{{Type: T, Strided: strided}, {Type: T, Strided: false}},
 			Nodes: []Node{{Name: "add", Out: T, Expr: "a0 + a1", Args: []Ref{{true, 0}, {true, 1}}, Store: true}}}
 	}
 	chain := add(F32, false)
@@ -109,7 +109,7 @@ func TestKeysTellKernelsApart(t *testing.T) {
 
 func TestElementwiseSource(t *testing.T) {
 	k := Elementwise{Rank: 2,
-		Leaves: []Leaf{{F32, true}, {F32, false}, {U32, false}},
+		Leaves: []Leaf{{Type: F32, Strided: true}, {Type: F32, Strided: false}, {Type: U32, Strided: false}},
 		Nodes: []Node{
 			{Name: "mul", Out: F32, Expr: "a0 * a1", Args: []Ref{{true, 0}, {true, 1}}},
 			{Name: "add", Out: F32, Expr: "a0 + a1", Args: []Ref{{false, 0}, {true, 1}}, Store: true},
@@ -134,7 +134,7 @@ func TestElementwiseSource(t *testing.T) {
 }
 
 func TestElementwiseParamsLayout(t *testing.T) {
-	k := Elementwise{Rank: 2, Leaves: []Leaf{{F32, true}},
+	k := Elementwise{Rank: 2, Leaves: []Leaf{{Type: F32, Strided: true}},
 		Nodes: []Node{
 			{Name: "neg", Out: F32, Expr: "-a0", Args: []Ref{{true, 0}}},
 			{Name: "clip", Out: F32, Expr: "clamp(a0, s.x, s.y)", Args: []Ref{{false, 0}}, Store: true},
@@ -161,7 +161,7 @@ func TestElementwiseParamsLayout(t *testing.T) {
 
 func TestElementwiseVec4Source(t *testing.T) {
 	k := Elementwise{Vec4: true,
-		Leaves: []Leaf{{F32, false}, {F32, false}},
+		Leaves: []Leaf{{Type: F32, Strided: false}, {Type: F32, Strided: false}},
 		Nodes: []Node{
 			{Name: "mul", Out: F32, Expr: "a0 * a1", Args: []Ref{{true, 0}, {true, 1}}},
 			{Name: "greater", Out: U32, Expr: "select(0u, 1u, a0 > a1)", Args: []Ref{{false, 0}, {true, 0}}, Store: true},
@@ -205,7 +205,7 @@ func TestHelperFuncsSplitsTopLevelDeclarations(t *testing.T) {
 // folds one node into the next (a compare and a select into a max, a
 // conversion into the next conversion).
 func TestElementwisePassesEveryTypeOpaquely(t *testing.T) {
-	k := Elementwise{Leaves: []Leaf{{F32, false}, {F32, false}},
+	k := Elementwise{Leaves: []Leaf{{Type: F32, Strided: false}, {Type: F32, Strided: false}},
 		Nodes: []Node{
 			{Name: "greater", Out: U32, Expr: "select(0u, 1u, a0 > a1)", Args: []Ref{{true, 0}, {true, 1}}},
 			{Name: "cast", Out: I32, Expr: "i32(a0)", Args: []Ref{{true, 0}}},

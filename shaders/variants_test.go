@@ -117,39 +117,46 @@ type namedProgram struct {
 
 // elementwisePrograms are representative programs of the elementwise
 // generator: a unary op and a binary op with broadcasting for each type, a
-// where, casts, a fused chain, the vec4 form and a Philox generator.
+// where, casts, a fused chain, the vec4 form (with a leaf read as whole
+// vec4s through strides and a splat one) and a Philox generator.
 func elementwisePrograms() []namedProgram {
 	var ps []namedProgram
 	for _, T := range types {
 		ps = append(ps, namedProgram{fmt.Sprintf("elementwise_%s_square", T), Elementwise{
-			Leaves: []Leaf{{T, false}},
+			Leaves: []Leaf{{Type: T, Strided: false}},
 			Nodes:  []Node{{Name: "square", Out: T, Expr: "a0 * a0", Args: []Ref{{true, 0}}, Store: true}}}})
 		ps = append(ps, namedProgram{fmt.Sprintf("elementwise_%s_add_broadcast", T), Elementwise{Rank: 3,
-			Leaves: []Leaf{{T, true}, {T, false}},
+			Leaves: []Leaf{{Type: T, Strided: true}, {Type: T, Strided: false}},
 			Nodes:  []Node{{Name: "add", Out: T, Expr: "a0 + a1", Args: []Ref{{true, 0}, {true, 1}}, Store: true}}}})
 	}
 	ps = append(ps,
 		namedProgram{"elementwise_f32_where_broadcast", Elementwise{Rank: 2,
-			Leaves: []Leaf{{U32, true}, {F32, false}, {F32, true}},
+			Leaves: []Leaf{{Type: U32, Strided: true}, {Type: F32, Strided: false}, {Type: F32, Strided: true}},
 			Nodes:  []Node{{Name: "where", Out: F32, Expr: "select(a2, a1, a0 != 0u)", Args: []Ref{{true, 0}, {true, 1}, {true, 2}}, Store: true}}}},
 		namedProgram{"elementwise_i32_cast_f32", Elementwise{
-			Leaves: []Leaf{{F32, false}},
+			Leaves: []Leaf{{Type: F32, Strided: false}},
 			Nodes:  []Node{{Name: "cast", Out: I32, Expr: "i32(a0)", Args: []Ref{{true, 0}}, Store: true}}}},
 		namedProgram{"elementwise_f32_cast_u32", Elementwise{
-			Leaves: []Leaf{{U32, false}},
+			Leaves: []Leaf{{Type: U32, Strided: false}},
 			Nodes:  []Node{{Name: "cast", Out: F32, Expr: "f32(a0)", Args: []Ref{{true, 0}}, Store: true}}}},
 		namedProgram{"elementwise_f32_mul_add_leaky_relu", Elementwise{
-			Leaves: []Leaf{{F32, false}, {F32, false}, {F32, false}},
+			Leaves: []Leaf{{Type: F32, Strided: false}, {Type: F32, Strided: false}, {Type: F32, Strided: false}},
 			Nodes: []Node{
 				{Name: "mul", Out: F32, Expr: "a0 * a1", Args: []Ref{{true, 0}, {true, 1}}},
 				{Name: "add", Out: F32, Expr: "a0 + a1", Args: []Ref{{false, 0}, {true, 2}}, Store: true},
 				{Name: "leaky_relu", Out: F32, Expr: "select(a0 * s.x, a0, a0 > 0.0)", Args: []Ref{{false, 1}}, Store: true},
 			}}},
 		namedProgram{"elementwise_f32_add_relu_vec4", Elementwise{Vec4: true,
-			Leaves: []Leaf{{F32, false}, {F32, false}},
+			Leaves: []Leaf{{Type: F32, Strided: false}, {Type: F32, Strided: false}},
 			Nodes: []Node{
 				{Name: "add", Out: F32, Expr: "a0 + a1", Args: []Ref{{true, 0}, {true, 1}}},
 				{Name: "relu", Out: F32, Expr: "max(a0, 0.0)", Args: []Ref{{false, 0}}, Store: true},
+			}}},
+		namedProgram{"elementwise_f32_bias_where_vec4_strided", Elementwise{Vec4: true, Rank: 2,
+			Leaves: []Leaf{{Type: F32, Strided: false}, {Type: F32, Strided: true}, {Type: F32, Strided: true, Splat: true}},
+			Nodes: []Node{
+				{Name: "add", Out: F32, Expr: "a0 + a1", Args: []Ref{{true, 0}, {true, 1}}},
+				{Name: "maximum", Out: F32, Expr: "max(a0, a1)", Args: []Ref{{false, 0}, {true, 2}}, Store: true},
 			}}},
 		namedProgram{"elementwise_f32_rand_uniform", Elementwise{
 			Nodes: []Node{{Name: "rand_uniform", Out: F32, Helpers: Philox, Store: true,

@@ -355,8 +355,56 @@ func (g *group) program(store, need []bool) (shaders.Elementwise, []shaders.Node
 			meta = append(meta, u32s(s)...)
 		}
 	}
-	prog.Vec4 = len(stridedLeaves) == 0 && g.shape.Size()%4 == 0
+	prog.Vec4 = vec4Reads(g.shape, stridedLeaves)
+	if prog.Vec4 {
+		for i := range prog.Leaves {
+			prog.Leaves[i].Splat = prog.Leaves[i].Strided && stridedLeaves[stridedIndex(prog.Leaves, i)][len(g.shape)-1] == 0
+		}
+	}
 	return prog, params, meta, append(bufs, outs...)
+}
+
+// vec4Reads reports whether a program over shape whose strided leaves
+// have these strides can compute four elements per thread (see
+// shaders.Elementwise.Vec4): a multiple of four elements, and each strided
+// leaf either constant along the last axis, or read as whole aligned
+// vec4s along it.
+func vec4Reads(shape Shape, strides [][]int) bool {
+	if shape.Size()%4 != 0 {
+		return false
+	}
+	if len(strides) == 0 {
+		return true
+	}
+	last := len(shape) - 1
+	if shape[last]%4 != 0 {
+		return false
+	}
+	for _, s := range strides {
+		if s[last] == 0 {
+			continue
+		}
+		if s[last] != 1 {
+			return false
+		}
+		for _, d := range s[:last] {
+			if d%4 != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// stridedIndex is the index of leaf i among the strided leaves.
+func stridedIndex(leaves []shaders.Leaf, i int) int {
+	n := 0
+	for _, l := range leaves[:i] {
+		if l.Strided {
+			n++
+		}
+	}
+	return n
 }
 
 // dispatchElementwise compiles (once per device) and records prog over

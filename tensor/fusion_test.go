@@ -94,13 +94,16 @@ var fuzzOps = []fuzzOp{
 	}, func(a []float32) float32 { return float32(int32(float32(a[0] * 8))) }, true, true},
 }
 
-// The shapes values take, in two families: in each, every shape
+// The shapes values take, in three families: in each, every shape
 // broadcasts to the first. [4, 3, 5] has a multiple of four elements, so
 // programs over it without broadcasts run four elements per thread; [3, 7]
-// does not.
+// does not; over [3, 2, 8] programs with broadcasts do too.
 var fuzzShapes = [][][]int{
 	{{4, 3, 5}, {4, 3, 5}, {4, 3, 5}, {3, 5}, {1, 5}, {4, 1, 1}, {}},
 	{{3, 7}, {3, 7}, {3, 7}, {7}, {3, 1}, {}},
+	// A last dimension of 8: broadcast leaves are read as vec4s (a row)
+	// or splat (a scalar, a column), four elements per thread.
+	{{3, 2, 8}, {3, 2, 8}, {2, 8}, {1, 8}, {3, 1, 8}, {3, 2, 1}, {3, 1, 1}, {}},
 }
 
 // TestFusedMatchesUnfusedAndReference runs random elementwise programs on
