@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/wgtensor/wgtensor/internal/testgpu"
 	"github.com/wgtensor/wgtensor/nn"
 	"github.com/wgtensor/wgtensor/optim"
 	"github.com/wgtensor/wgtensor/tensor"
@@ -107,8 +108,13 @@ type liveFigures struct {
 	Bytes, BufferBytes         uint64
 }
 
-// live returns e's live figures.
-func live(e *tensor.Engine) liveFigures {
+// live returns e's live figures once the device has settled: its recorded
+// work submitted and done, so that no staging buffer of an upload or a
+// readback in flight counts.
+func live(t testing.TB, e *tensor.Engine) liveFigures {
+	t.Helper()
+	require.NoError(t, e.Flush())
+	require.NoError(t, testgpu.Settle(e.Device(), testgpu.Timeout))
 	m := e.Memory()
 	return liveFigures{m.Tensors, m.Storages, m.Pool.LiveBuffers, m.Bytes, m.Pool.LiveBytes}
 }

@@ -286,7 +286,7 @@ func TestForwardErrorsNameTheLayer(t *testing.T) {
 	m := nn.NewSequential(b.Linear(4, 8), nn.ReLU(), b.BatchNorm(8), b.Embedding(3, 2))
 	require.NoError(t, b.Err())
 	defer m.Dispose()
-	before := live(e)
+	before := live(t, e)
 	for _, c := range []struct {
 		name string
 		run  func() *tensor.Tensor
@@ -308,7 +308,7 @@ func TestForwardErrorsNameTheLayer(t *testing.T) {
 		err := tidy.Do(e, func() error { return c.run().Err() })
 		assert.ErrorIs(t, err, c.kind, c.name)
 		assert.ErrorContains(t, err, c.text, c.name)
-		assert.Equal(t, before, live(e), c.name)
+		assert.Equal(t, before, live(t, e), c.name)
 	}
 }
 
