@@ -57,11 +57,11 @@ func (l *Dropout) Forward(x *tensor.Tensor) *tensor.Tensor {
 	if !l.Training() || l.p == 0 {
 		return e.Clone(x)
 	}
-	if l.p == 1 {
-		return e.Mul(x, e.Scalar(0))
-	}
 	seed := deriveSeed(l.seed, l.steps.Add(1)-1, "")
 	return scoped(e, func() *tensor.Tensor {
+		if l.p == 1 {
+			return e.Mul(x, e.Scalar(0))
+		}
 		keep := e.GreaterEqual(e.RandUniform(seed, 0, 1, x.Shape()...), e.Scalar(l.p))
 		return e.Where(keep, e.Mul(x, e.Scalar(1/(1-l.p))), e.Scalar(0))
 	})

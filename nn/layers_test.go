@@ -218,6 +218,24 @@ func TestDropoutMasks(t *testing.T) {
 	assert.NotEqual(t, first[0], first[1], "each step draws a fresh mask")
 	assert.Equal(t, first, masks(3), "the seed and the step fix the masks")
 	assert.NotEqual(t, first, masks(4), "another root seed, other masks")
+
+	// The edges: p = 1 drops everything, p = 0 nothing; neither leaves a
+	// tensor behind outside a scope.
+	base := live(t, e)
+	b := nn.NewBuilder(e, 1)
+	all, none := b.Dropout(1), b.Dropout(0)
+	require.NoError(t, b.Err())
+	for _, c := range []struct {
+		d    *nn.Dropout
+		want float32
+	}{{all, 0}, {none, 1}} {
+		y := c.d.Forward(x)
+		v := read(t, y)
+		y.Dispose()
+		assert.Equal(t, c.want, v[0])
+		assert.Equal(t, c.want, v[n-1])
+		assert.Equal(t, base, live(t, e), "Dropout(%g) outside a scope", c.want)
+	}
 }
 
 func TestActivationsAndFlatten(t *testing.T) {

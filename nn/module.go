@@ -108,7 +108,7 @@ func (l *layer) Training() bool { return l.training.Load() }
 // Dispose frees the layer's tensors. See Module.
 func (l *layer) Dispose() {
 	l.mu.Lock()
-	ps := append(l.params, l.buffers...)
+	ps := slices.Concat(l.params, l.buffers)
 	l.params, l.buffers = nil, nil
 	l.mu.Unlock()
 	for _, p := range ps {
