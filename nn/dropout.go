@@ -43,7 +43,8 @@ func (b *Builder) Dropout(p float32) *Dropout {
 	return l
 }
 
-// Steps returns how many training-mode Forwards drew a mask so far.
+// Steps returns how many training-mode Forwards with p > 0 ran so far:
+// the step the next mask is drawn for.
 func (l *Dropout) Steps() uint64 { return l.steps.Load() }
 
 // Forward drops elements of x in training mode and returns x's values
