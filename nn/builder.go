@@ -149,6 +149,7 @@ func (b *Builder) initTensor(s paramSpec) (*tensor.Tensor, error) {
 
 // Option tunes a layer the Builder makes. Each option says which layers
 // take it; giving a layer one it does not take is an error of the Builder.
+// An Option is an immutable value: share it freely.
 type Option struct {
 	name string
 	set  func(*config)

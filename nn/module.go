@@ -51,13 +51,15 @@ type Module interface {
 }
 
 // StateDict lists m's parameters and then its buffers: everything a
-// checkpoint of m saves, named as PyTorch's state_dict names it.
+// checkpoint of m saves, named as PyTorch's state_dict names it. It is as
+// safe for concurrent use as m's Params and Buffers (the modules of this
+// package: from any goroutine).
 func StateDict(m Module) []optim.Param {
 	return append(m.Params(), m.Buffers()...)
 }
 
 // Tensors returns the tensors of params, in order: the list a grad.Tape's
-// Gradients takes.
+// Gradients takes. It only reads params.
 func Tensors(params []optim.Param) []*tensor.Tensor {
 	ts := make([]*tensor.Tensor, len(params))
 	for i, p := range params {
