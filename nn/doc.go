@@ -33,7 +33,9 @@
 // state dict names them: "weight" and "bias" in a lone layer, "0.weight",
 // "2.running_mean" inside a Sequential. Params lists what an optimizer
 // trains, Buffers what a checkpoint saves but no optimizer touches
-// (BatchNorm's running_mean and running_var), StateDict both.
+// (BatchNorm's running_mean and running_var), StateDict both. A model of
+// one's own (a struct with a Forward) names its submodules' parameters
+// with Prefixed ("encoder.0.weight").
 //
 // # Layouts
 //

@@ -287,6 +287,7 @@ func TestSequentialNamesAndModes(t *testing.T) {
 	defer m.Dispose()
 	assert.Equal(t, []string{"0.weight", "0.bias", "2.weight", "2.bias", "3.1.weight"}, names(m.Params()))
 	assert.Equal(t, []string{"2.running_mean", "2.running_var"}, names(m.Buffers()))
+	assert.Equal(t, []string{"encoder.2.running_mean", "encoder.2.running_var"}, names(nn.Prefixed("encoder", m.Buffers())))
 	assert.True(t, m.Training())
 	m.SetTraining(false)
 	assert.False(t, m.Training())

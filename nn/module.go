@@ -58,6 +58,17 @@ func StateDict(m Module) []optim.Param {
 	return append(m.Params(), m.Buffers()...)
 }
 
+// Prefixed returns params renamed "<prefix>.<name>", sharing their tensors:
+// the names of a submodule's parameters inside a model ("encoder.0.weight"),
+// as Sequential names its modules' by index. It only reads params.
+func Prefixed(prefix string, params []optim.Param) []optim.Param {
+	out := make([]optim.Param, len(params))
+	for i, p := range params {
+		out[i] = optim.Param{Name: prefix + "." + p.Name, T: p.T}
+	}
+	return out
+}
+
 // Tensors returns the tensors of params, in order: the list a grad.Tape's
 // Gradients takes. It only reads params.
 func Tensors(params []optim.Param) []*tensor.Tensor {

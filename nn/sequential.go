@@ -82,10 +82,7 @@ func (s *Sequential) collect(list func(Module) []optim.Param) []optim.Param {
 		if l == nil {
 			continue
 		}
-		prefix := strconv.Itoa(i) + "."
-		for _, p := range list(l) {
-			out = append(out, optim.Param{Name: prefix + p.Name, T: p.T})
-		}
+		out = append(out, Prefixed(strconv.Itoa(i), list(l))...)
 	}
 	return out
 }
