@@ -151,6 +151,15 @@ func TestBatchNormMatchesPyTorch(t *testing.T) {
 	}
 	requireClose(t, want, forward(t, e, l, x), 1e-4, "BatchNorm, inference mode")
 	assert.Equal(t, version, byName(t, l.Buffers(), "running_mean").Version(), "inference must not update the running statistics")
+
+	// In training mode on another engine of the device, the running
+	// statistics are updated by that engine: the input's.
+	other := testgpu.EngineOn(t, e.Device())
+	l.SetTraining(true)
+	y := other.FromFloat32s(xs, 4, c)
+	defer y.Dispose()
+	require.NoError(t, tidy.Do(other, func() error { return l.Forward(y).Err() }))
+	assert.Equal(t, version+1, byName(t, l.Buffers(), "running_mean").Version())
 }
 
 func TestEmbeddingGathersRows(t *testing.T) {

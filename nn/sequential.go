@@ -34,7 +34,8 @@ func NewSequential(layers ...Module) *Sequential {
 // Len returns the number of modules.
 func (s *Sequential) Len() int { return len(s.layers) }
 
-// Layer returns module i, which s still owns.
+// Layer returns module i, which s still owns; i must be in [0, Len()), as
+// for indexing a slice.
 func (s *Sequential) Layer(i int) Module { return s.layers[i] }
 
 // Forward runs the modules in turn on x's engine and returns the last one's
