@@ -1,0 +1,199 @@
+package nn
+
+import (
+	"fmt"
+	"hash/fnv"
+	"slices"
+
+	"github.com/wgtensor/wgtensor/optim"
+	"github.com/wgtensor/wgtensor/tensor"
+	"github.com/wgtensor/wgtensor/tidy"
+)
+
+// Builder makes layers with parameters on one engine, drawing every
+// parameter's initial values from one root seed: each parameter (and each
+// Dropout) gets its own seed, derived from the root, the number of seeds
+// handed out before it and its name by a mixing function (SplitMix64's),
+// so two layers never share their numbers and the same root seed and the
+// same calls make the same model, on every device.
+//
+// A Builder keeps the first error it meets, as bufio.Writer does, so that a
+// model is written as one expression and checked once:
+//
+//	b := nn.NewBuilder(e, 42)
+//	model := nn.NewSequential(b.Linear(2, 64), nn.ReLU(), b.Linear(64, 3))
+//	if err := b.Err(); err != nil {
+//		model.Dispose()
+//		return err
+//	}
+//
+// A layer the Builder could not make (a bad argument, an allocation that
+// failed, or any layer after the first error) owns no tensor and its
+// Forward returns a tensor carrying the error; Dispose it like any other.
+//
+// The parameters are made on the Builder's engine and Kept (tensor.Keep):
+// they survive the tidy scopes they are made in, and only the layer's
+// Dispose frees them, as an optimizer's state.
+//
+// A Builder belongs to one goroutine, like its engine; the layers it makes
+// may be used from others (see Module).
+type Builder struct {
+	e     *tensor.Engine
+	root  uint64
+	seeds uint64 // seeds handed out so far
+	err   error
+}
+
+// NewBuilder returns a Builder making parameters on e from the root seed.
+func NewBuilder(e *tensor.Engine, seed uint64) *Builder {
+	b := &Builder{e: e, root: seed}
+	if e == nil || e.Device() == nil {
+		b.err = fmt.Errorf("nn: NewBuilder: nil or zero engine: %w", tensor.ErrArgument)
+	}
+	return b
+}
+
+// Err returns the first error the Builder met, or nil if it made every
+// layer asked of it.
+func (b *Builder) Err() error { return b.err }
+
+// Engine returns the engine the Builder makes parameters on.
+func (b *Builder) Engine() *tensor.Engine { return b.e }
+
+// Seed returns the seed of the next parameter, named name, and counts it:
+// for layers written outside this package that draw their own numbers.
+func (b *Builder) Seed(name string) uint64 {
+	s := deriveSeed(b.root, b.seeds, name)
+	b.seeds++
+	return s
+}
+
+// deriveSeed mixes a root seed, an index and a name into a seed: equal
+// inputs give equal seeds, and any change to one of them changes every bit
+// of the result with probability one half.
+func deriveSeed(root, index uint64, name string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return mix64(mix64(mix64(root)^index) ^ h.Sum64())
+}
+
+// mix64 is SplitMix64's output function (Steele, Lea and Flood), a
+// bijection of 64-bit words with full avalanche.
+func mix64(z uint64) uint64 {
+	z += 0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+// paramSpec describes a parameter a layer asks the Builder for.
+type paramSpec struct {
+	name          string
+	shape         []int
+	init          Init
+	fanIn, fanOut int
+	buffer        bool // saved, not trained
+}
+
+// fail records err as the Builder's first error and returns it.
+func (b *Builder) fail(err error) error {
+	if b.err == nil {
+		b.err = err
+	}
+	return err
+}
+
+// make creates the tensors of one layer, named what (for errors), from
+// specs: the parameters and the buffers, each Kept. If the Builder has
+// failed already, or one tensor cannot be made, it frees what it made and
+// returns the error, which the Builder keeps.
+func (b *Builder) make(what string, specs []paramSpec) (params, buffers []optim.Param, err error) {
+	if b.err != nil {
+		return nil, nil, fmt.Errorf("%s: not made after an earlier error: %w", what, b.err)
+	}
+	for _, s := range specs {
+		t, err := b.initTensor(s)
+		if err != nil {
+			tidy.Dispose(Tensors(append(params, buffers...)))
+			return nil, nil, b.fail(fmt.Errorf("%s: %s: %w", what, s.name, err))
+		}
+		p := optim.Param{Name: s.name, T: t}
+		if s.buffer {
+			buffers = append(buffers, p)
+		} else {
+			params = append(params, p)
+		}
+	}
+	return params, buffers, nil
+}
+
+// initTensor makes the tensor of s with its initialiser, in a scope of its
+// own (so an initialiser's intermediates are freed), and keeps it.
+func (b *Builder) initTensor(s paramSpec) (*tensor.Tensor, error) {
+	seed := b.Seed(s.name)
+	t, err := tidy.Run(b.e, func() (*tensor.Tensor, error) {
+		t := s.init(b.e, seed, s.shape, s.fanIn, s.fanOut)
+		return t, t.Err()
+	})
+	switch {
+	case err != nil:
+		t.Dispose()
+		return nil, err
+	case t.DType() != tensor.Float32 || !slices.Equal(t.Shape(), s.shape):
+		defer t.Dispose()
+		return nil, fmt.Errorf("initialiser made %s %v, want float32 %v: %w", t.DType(), t.Shape(), s.shape, tensor.ErrShape)
+	}
+	t.Keep()
+	return t, nil
+}
+
+// Option tunes a layer the Builder makes. Each option says which layers
+// take it; giving a layer one it does not take is an error of the Builder.
+// An Option is an immutable value: share it freely.
+type Option struct {
+	name string
+	set  func(*config)
+}
+
+// config is what options set; each layer starts from its defaults.
+type config struct {
+	bias          bool
+	weightInit    Init
+	biasInit      Init
+	eps, momentum float32
+}
+
+// NoBias makes a Linear without a bias (PyTorch's bias=False).
+func NoBias() Option { return Option{"NoBias", func(c *config) { c.bias = false }} }
+
+// WeightInit sets the initialiser of a Linear's or an Embedding's weight
+// (defaults: GlorotUniform for Linear, Normal(1) for Embedding) or of a
+// LayerNorm's or BatchNorm's scale (default Ones).
+func WeightInit(f Init) Option { return Option{"WeightInit", func(c *config) { c.weightInit = f }} }
+
+// BiasInit sets the initialiser of a Linear's, LayerNorm's or BatchNorm's
+// bias (default Zeros).
+func BiasInit(f Init) Option { return Option{"BiasInit", func(c *config) { c.biasInit = f }} }
+
+// Eps sets the ε a LayerNorm or BatchNorm adds to the variance (default
+// 1e-5, PyTorch's).
+func Eps(eps float32) Option { return Option{"Eps", func(c *config) { c.eps = eps }} }
+
+// Momentum sets the weight a BatchNorm gives each batch's statistics in
+// its running ones (default 0.1, PyTorch's: running ← (1−m)·running + m·batch).
+func Momentum(m float32) Option { return Option{"Momentum", func(c *config) { c.momentum = m }} }
+
+// configure applies opts to the defaults c of the layer what, refusing an
+// option not in takes.
+func configure(what string, c config, opts []Option, takes ...string) (config, error) {
+	for _, o := range opts {
+		if !slices.Contains(takes, o.name) || o.set == nil {
+			return c, fmt.Errorf("%s: option %s does not apply (it takes %v): %w", what, o.name, takes, tensor.ErrArgument)
+		}
+		o.set(&c)
+	}
+	if (slices.Contains(takes, "WeightInit") && c.weightInit == nil) || (slices.Contains(takes, "BiasInit") && c.biasInit == nil) {
+		return c, fmt.Errorf("%s: nil initialiser: %w", what, tensor.ErrArgument)
+	}
+	return c, nil
+}

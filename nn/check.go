@@ -1,0 +1,67 @@
+package nn
+
+import (
+	"fmt"
+
+	"github.com/wgtensor/wgtensor/tensor"
+	"github.com/wgtensor/wgtensor/tidy"
+)
+
+// refuse returns a tensor on x's engine carrying an error of the layer
+// what about x: of kind (tensor.ErrShape, ErrDType, ...), with detail.
+func refuse(x *tensor.Tensor, what string, kind error, format string, args ...any) *tensor.Tensor {
+	return x.Engine().Failed(fmt.Errorf("%s: input %s %v: %s: %w", what, x.DType(), x.Shape(), fmt.Sprintf(format, args...), kind))
+}
+
+// checkInput returns a tensor carrying the error Forward of the layer what
+// must return for x, or nil if x may go on: the layer's own error (its
+// builder failed), x's error, or an x that is not of dtype want with a
+// last dimension of last (any when last < 0) and a rank of at least
+// minRank.
+func checkInput(x *tensor.Tensor, what string, built error, want tensor.DType, minRank, last int) *tensor.Tensor {
+	switch {
+	case built != nil:
+		return x.Engine().Failed(built)
+	case x == nil:
+		return (*tensor.Engine)(nil).Failed(fmt.Errorf("%s: nil input: %w", what, tensor.ErrArgument))
+	case x.Err() != nil:
+		return x.Engine().Failed(x.Err())
+	case x.DType() != want:
+		return refuse(x, what, tensor.ErrDType, "want %s", want)
+	case x.Rank() < minRank:
+		return refuse(x, what, tensor.ErrShape, "want rank %d or more", minRank)
+	case last >= 0 && x.Shape()[x.Rank()-1] != last:
+		return refuse(x, what, tensor.ErrShape, "last dimension %d, want %d", x.Shape()[x.Rank()-1], last)
+	}
+	return nil
+}
+
+// scoped returns f's result and frees every other tensor f made on e: a
+// layer's intermediates. A tape keeps what its rules need (sharing
+// storage), so freeing them under a tape is safe.
+func scoped(e *tensor.Engine, f func() *tensor.Tensor) *tensor.Tensor {
+	y, err := tidy.Run(e, func() (*tensor.Tensor, error) { return f(), nil })
+	if err != nil { // the scope was refused: e is another goroutine's
+		y.Dispose()
+		return e.Failed(err)
+	}
+	return y
+}
+
+// unrecorded runs f with no tape recording e's ops, as torch.no_grad does:
+// for updates that are not part of the function a tape differentiates
+// (BatchNorm's running statistics).
+func unrecorded(e *tensor.Engine, f func() error) error {
+	r := &discard{}
+	if err := e.PushRecorder(r); err != nil {
+		return err
+	}
+	defer e.PopRecorder(r)
+	return f()
+}
+
+// discard is a recorder that records nothing: pushed over a tape, it hides
+// the ops from it.
+type discard struct{ _ byte } // not zero-sized, so that each is a distinct pointer
+
+func (*discard) RecordOp(*tensor.OpRecord) {}
