@@ -275,3 +275,43 @@ func TestPool2DErrors(t *testing.T) {
 	}
 	assert.Greater(t, 256*257, shaders.MaxLoopTrips, "the window past the limit")
 }
+
+// Under a small work budget, pooling, its gradients, Cumsum and TopK are
+// cut into many dispatches, each within the budget, with results bit for
+// bit those of a device with the default budget.
+func TestPoolScanTopKSplitByWorkBudget(t *testing.T) {
+	opts := testgpu.DefaultOptions()
+	opts.WorkBudget = 20_000
+	small := testgpu.EngineOn(t, testgpu.OpenWith(t, opts))
+	def := testgpu.Engine(t)
+	r := rand.New(rand.NewPCG(14, 5))
+	xs := []int{2, 9, 11, 3}
+	xv := poolInput(r, size(xs))
+	sv := randF32(r, 3*2500, -1, 1)
+	o := tensor.Pool2DOptions{Window: [2]int{3, 3}, Stride: [2]int{1, 2}, Padding: tensor.Same()}
+	run := func(e *tensor.Engine) [][]float32 {
+		x := e.FromFloat32s(xv, xs...)
+		s := e.FromFloat32s(sv, 3, 2500)
+		mx := e.MaxPool2D(x, o)
+		avg := e.AvgPool2D(x, o)
+		gm := e.MaxPool2DGrad(x, avg, o)
+		ga := e.AvgPool2DGrad(mx, x.Shape(), o)
+		cs := e.Cumsum(s, 1, false, true)
+		tv, ti := e.TopK(s, 7)
+		tif := e.Cast(ti, tensor.Float32)
+		var out [][]float32
+		for _, y := range []*tensor.Tensor{mx, avg, gm, ga, cs, tv, tif} {
+			out = append(out, f32s(t, y))
+		}
+		for _, y := range []*tensor.Tensor{x, s, mx, avg, gm, ga, cs, tv, ti, tif} {
+			y.Dispose()
+		}
+		return out
+	}
+	before := small.Device().Stats()
+	got := run(small)
+	assert.Equal(t, run(def), got)
+	st := small.Device().Stats()
+	assert.Greater(t, st.Dispatches-before.Dispatches, uint64(20), "the ops were cut into dispatches")
+	assert.LessOrEqual(t, st.PeakBatchWork, small.Device().WorkBudget())
+}
