@@ -71,6 +71,19 @@ func TestTopKGradients(t *testing.T) {
 	}
 }
 
+func TestLayerNormGradients(t *testing.T) {
+	e := testgpu.Engine(t)
+	rng := rngFor(t)
+	for _, s := range [][]int{{5}, {3, 4}, {2, 2, 6}} {
+		n := s[len(s)-1]
+		for _, eps := range []float32{1e-5, 0.3} {
+			checkGradient(t, e, func(e *tensor.Engine, x []*tensor.Tensor) *tensor.Tensor {
+				return e.LayerNorm(x[0], x[1], x[2], eps)
+			}, randIn(rng, -2, 2, s...), randIn(rng, 0.5, 1.5, n), randIn(rng, -1, 1, n))
+		}
+	}
+}
+
 // Second derivatives of pooling have no gradient, and OneHot's input is
 // int32: asking for a gradient through them says so.
 func TestNoGradientThroughOneHotAndPoolGrads(t *testing.T) {

@@ -6,8 +6,8 @@ import (
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
-// poolVariants lists the variants of the pooling, one-hot, cumulative sum
-// and top-k kernels.
+// poolVariants lists the variants of the pooling, one-hot, cumulative sum,
+// top-k and layer norm kernels.
 func poolVariants() []variant {
 	var vs []variant
 	add := func(name string, k interface{ Spec() wgpu.KernelSpec }, block Block) {
@@ -20,6 +20,7 @@ func poolVariants() []variant {
 		add("pool2d_grad"+flag(max, "_max")+flag(!max, "_avg"), Pool2DGrad{Max: max}, &Pool2DParams{})
 	}
 	add("one_hot", OneHot{}, &OneHotParams{})
+	add("layer_norm", LayerNorm{}, &LayerNormParams{})
 	for _, T := range types {
 		add(fmt.Sprintf("scan_%s_totals", T), Scan{T: T, Totals: true}, &ScanParams{})
 		for _, ex := range []bool{false, true} {

@@ -187,7 +187,7 @@ func TestVariantsCoverEveryFlag(t *testing.T) {
 		}
 	}
 	for _, family := range []any{MatMul{}, Reduce{}, Softmax{}, Copy{}, Gather{}, Elementwise{},
-		Pool2D{}, Pool2DGrad{}, OneHot{}, Scan{}, TopK{}} {
+		Pool2D{}, Pool2DGrad{}, OneHot{}, Scan{}, TopK{}, LayerNorm{}} {
 		ft := reflect.TypeOf(family)
 		if seen[ft] == nil {
 			t.Errorf("no variant of %s", ft.Name())

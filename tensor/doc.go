@@ -79,7 +79,7 @@
 // and WriteProfile (a pprof profile) report the same.
 // Intermediate tensors an op needs internally are disposed by the op.
 //
-// # Pooling, one-hot, cumulative sums, top-k
+// # Pooling, one-hot, cumulative sums, top-k, layer norm
 //
 // MaxPool2D and AvgPool2D pool NHWC float32 tensors through a window
 // (Pool2DOptions: window, stride, padding as Window2D resolves it;
@@ -89,7 +89,8 @@
 // they are the same from run to run. OneHot, Cumsum (any axis, exclusive,
 // reverse; an axis of any length in a few segmented passes) and TopK
 // (the last axis, sorted descending, ties by position) follow
-// TensorFlow. Package grad differentiates all but OneHot.
+// TensorFlow. LayerNorm normalises over the last axis in one kernel.
+// Package grad differentiates all but OneHot.
 //
 // # Profiling
 //

@@ -53,6 +53,7 @@ type Attrs struct {
 	Pool               Pool2DOptions // MaxPool2D, AvgPool2D and their gradients
 	Exclusive, Reverse bool          // Cumsum (Axis is its axis)
 	K                  int           // TopK
+	Eps                float32       // LayerNorm
 }
 
 // clone copies a's slices, so that a recorder may keep them.
