@@ -3,6 +3,7 @@ package tensor_test
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/tidy"
@@ -109,4 +110,29 @@ func ExampleEngine_TopK() {
 	tidy.Dispose([]*tensor.Tensor{scores, vals, idx})
 	// Output:
 	// [2 2] [0.7 0.2 0.5 0.5] [1 2 0 2] <nil>
+}
+
+// Layer normalisation of each row, scaled by gamma and shifted by beta: a
+// constant row normalises to beta.
+func ExampleEngine_LayerNorm() {
+	ctx := context.Background()
+	d, err := wgpu.Open(ctx, wgpu.Options{Adapter: "llvmpipe"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer d.Close()
+	e := tensor.New(d)
+	x := e.FromFloat32s([]float32{1, 2, 3, 4, 10, 10, 10, 10}, 2, 4)
+	gamma := e.FromFloat32s([]float32{1, 1, 2, 2}, 4)
+	beta := e.FromFloat32s([]float32{0, 0, 0, 1}, 4)
+	y := e.LayerNorm(x, gamma, beta, 1e-5)
+	v, err := y.Float32s(ctx)
+	for i := range v {
+		v[i] = float32(math.Round(float64(v[i])*1000) / 1000)
+	}
+	fmt.Println(v, err)
+	tidy.Dispose([]*tensor.Tensor{x, gamma, beta, y})
+	// Output:
+	// [-1.342 -0.447 0.894 3.683 0 0 0 1] <nil>
 }
