@@ -51,6 +51,7 @@ func TestOneHotErrors(t *testing.T) {
 	}{
 		{"float indices", tensor.ErrDType, func() *tensor.Tensor { return e.OneHot(f, 3, 1, 0) }},
 		{"negative depth", tensor.ErrArgument, func() *tensor.Tensor { return e.OneHot(i, -1, 1, 0) }},
+		{"depth past 32 bits", tensor.ErrShape, func() *tensor.Tensor { return e.OneHot(i, 1<<32, 1, 0) }},
 	} {
 		live := e.NumTensors()
 		err := c.y().Err()

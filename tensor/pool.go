@@ -1,6 +1,8 @@
 package tensor
 
 import (
+	"math"
+
 	"github.com/wgtensor/wgtensor/shaders"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
@@ -123,6 +125,11 @@ func (o *op) poolWindow(shape Shape, dtype DType, p Pool2DOptions) (Window2D, er
 	if len(shape) != 4 {
 		return Window2D{}, opErr(o.name, o.shapes(), ErrShape, "input %v is not NHWC (rank 4)", shape)
 	}
+	for _, v := range []int{p.Window[0], p.Window[1], p.Stride[0], p.Stride[1], p.Padding.Top, p.Padding.Bottom, p.Padding.Left, p.Padding.Right} {
+		if v > math.MaxInt32 {
+			return Window2D{}, opErr(o.name, o.shapes(), ErrArgument, "window %v, stride %v, padding %v: %d is past 2^31-1", p.Window, p.Stride, p.Padding, v)
+		}
+	}
 	stride := p.Stride
 	for i, s := range stride {
 		if s == 0 {
@@ -133,8 +140,8 @@ func (o *op) poolWindow(shape Shape, dtype DType, p Pool2DOptions) (Window2D, er
 	if err != nil {
 		return w, opErr(o.name, o.shapes(), ErrArgument, "window %v, stride %v, padding %v: %v", p.Window, p.Stride, p.Padding, err)
 	}
-	if trips := w.KernelH * w.KernelW; trips > shaders.MaxLoopTrips {
-		return w, opErr(o.name, o.shapes(), ErrArgument, "window %v holds %d elements; at most %d (reduce with Max or Mean over the axes instead)", p.Window, trips, shaders.MaxLoopTrips)
+	if w.KernelH > shaders.MaxLoopTrips/w.KernelW { // KernelH·KernelW, without overflow
+		return w, opErr(o.name, o.shapes(), ErrArgument, "window %v holds more than %d elements (reduce with Max or Mean over the axes instead)", p.Window, shaders.MaxLoopTrips)
 	}
 	if w.OutH > 0 && w.OutW > 0 && !windowsHoldInput(w) {
 		return w, opErr(o.name, o.shapes(), ErrArgument, "padding %v leaves a window of %v with no input element", p.Padding, p.Window)

@@ -248,8 +248,20 @@ func TestPool2DErrors(t *testing.T) {
 		{"window larger than the input", tensor.ErrArgument, "larger", func() *tensor.Tensor {
 			return e.MaxPool2D(x, tensor.Pool2DOptions{Window: [2]int{5, 1}})
 		}},
-		{"window past the loop limit", tensor.ErrArgument, "at most 65535", func() *tensor.Tensor {
+		{"window past the loop limit", tensor.ErrArgument, "more than 65535", func() *tensor.Tensor {
 			return e.MaxPool2D(big, tensor.Pool2DOptions{Window: [2]int{256, 257}})
+		}},
+		{"a window past 32 bits, whose element count overflows", tensor.ErrArgument, "past 2^31-1", func() *tensor.Tensor {
+			return e.MaxPool2D(x, tensor.Pool2DOptions{Window: [2]int{1 << 32, 1 << 32}, Padding: tensor.Explicit(0, 1<<32, 0, 1<<32)})
+		}},
+		{"a tall window past the loop limit", tensor.ErrArgument, "more than 65535", func() *tensor.Tensor {
+			return e.MaxPool2D(x, tensor.Pool2DOptions{Window: [2]int{65536, 2}, Padding: tensor.Explicit(0, 65536, 0, 0)})
+		}},
+		{"stride past 32 bits", tensor.ErrArgument, "past 2^31-1", func() *tensor.Tensor {
+			return e.MaxPool2D(x, tensor.Pool2DOptions{Window: w2, Stride: [2]int{1 << 33, 1}})
+		}},
+		{"padding past 32 bits", tensor.ErrArgument, "past 2^31-1", func() *tensor.Tensor {
+			return e.AvgPool2D(x, tensor.Pool2DOptions{Window: w2, Padding: tensor.Explicit(0, 1<<40, 0, 0)})
 		}},
 		{"rank 3", tensor.ErrShape, "NHWC", func() *tensor.Tensor { return e.MaxPool2D(x3, tensor.Pool2DOptions{Window: w2}) }},
 		{"int32", tensor.ErrDType, "int32", func() *tensor.Tensor { return e.AvgPool2D(xi, tensor.Pool2DOptions{Window: w2}) }},
