@@ -327,3 +327,40 @@ func TestPoolScanTopKSplitByWorkBudget(t *testing.T) {
 	assert.Greater(t, st.Dispatches-before.Dispatches, uint64(20), "the ops were cut into dispatches")
 	assert.LessOrEqual(t, st.PeakBatchWork, small.Device().WorkBudget())
 }
+
+// Every op of this file's family fails with ErrDisposed on a disposed
+// input, naming the op, and leaves nothing live.
+func TestPoolFamilyRejectsDisposedInputs(t *testing.T) {
+	e := testgpu.Engine(t)
+	x := e.Zeros(tensor.Float32, 1, 4, 4, 2)
+	dy := e.Zeros(tensor.Float32, 1, 2, 2, 2)
+	idx := e.Zeros(tensor.Int32, 3)
+	g := e.Ones(tensor.Float32, 2)
+	dead := e.Zeros(tensor.Float32, 1, 4, 4, 2)
+	deadIdx := e.Zeros(tensor.Int32, 3)
+	dead.Dispose()
+	deadIdx.Dispose()
+	defer func() {
+		for _, v := range []*tensor.Tensor{x, dy, idx, g} {
+			v.Dispose()
+		}
+	}()
+	o := tensor.Pool2DOptions{Window: [2]int{2, 2}}
+	topK := func(x *tensor.Tensor) *tensor.Tensor { v, i := e.TopK(x, 1); i.Dispose(); return v }
+	for name, f := range map[string]func() *tensor.Tensor{
+		"max_pool2d":      func() *tensor.Tensor { return e.MaxPool2D(dead, o) },
+		"avg_pool2d":      func() *tensor.Tensor { return e.AvgPool2D(dead, o) },
+		"max_pool2d_grad": func() *tensor.Tensor { return e.MaxPool2DGrad(x, dead, o) },
+		"avg_pool2d_grad": func() *tensor.Tensor { return e.AvgPool2DGrad(dead, x.Shape(), o) },
+		"one_hot":         func() *tensor.Tensor { return e.OneHot(deadIdx, 3, 1, 0) },
+		"cumsum":          func() *tensor.Tensor { return e.Cumsum(dead, 1, false, false) },
+		"top_k":           func() *tensor.Tensor { return topK(dead) },
+		"layer_norm":      func() *tensor.Tensor { return e.LayerNorm(dead, g, g, 1e-5) },
+	} {
+		live := e.NumTensors()
+		err := f().Err()
+		assert.ErrorIs(t, err, tensor.ErrDisposed, name)
+		assert.ErrorContains(t, err, name, name)
+		assert.Equal(t, live, e.NumTensors(), name)
+	}
+}
