@@ -36,6 +36,15 @@
 // indices add up, indices out of range get nothing). The losses' fused
 // ops (package loss) have rules of their own.
 //
+// MaxPool2D sends each window's gradient to the element it took, the
+// window's first maximum (its first NaN if it holds one), as TensorFlow
+// and PyTorch do; AvgPool2D spreads it over the window's positions inside
+// the input. Cumsum's gradient is the cumulative sum of dy the other way;
+// TopK's values send dy back to the positions their indices name (the
+// indices have none); OneHot, whose input is int32, has none; LayerNorm's
+// covers x, gamma and beta. Pooling's own gradients have no rules (no
+// second derivatives).
+//
 // # Memory
 //
 // A tape saves, for each op it records, only the inputs and outputs that

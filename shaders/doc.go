@@ -18,6 +18,9 @@
 //   - softmax.wgsl: Softmax and log-softmax.
 //   - copy.wgsl and gather.wgsl: Copy and Gather.
 //   - philox.wgsl: the Philox generator, included by random nodes.
+//   - pool.wgsl and pool_grad.wgsl: Pool2D and Pool2DGrad; onehot.wgsl,
+//     cumsum.wgsl (Scan), topk.wgsl and layernorm.wgsl: OneHot, Scan,
+//     TopK and LayerNorm.
 //
 // Code that is really generated stays in Go: elementwise programs
 // (elementwise.go) and MatMul's unrolled Vec4 kernel (matmul.go).

@@ -89,6 +89,7 @@ func variants() []variant {
 		add("softmax_xent"+flag(dense, "_dense"), SoftmaxXent{Dense: dense}, &RowParams{})
 		add("softmax_xent_grad"+flag(dense, "_dense"), SoftmaxXent{Dense: dense, Grad: true}, &RowParams{})
 	}
+	vs = append(vs, poolVariants()...)
 	for _, p := range elementwisePrograms() {
 		vs = append(vs, variant{Name: p.name, Kernel: p.k, Spec: p.k.Spec(),
 			ParamsLen: len(p.k.Params(0, 0, 0, make([]NodeParams, len(p.k.Nodes)), make([]uint32, p.k.MetaWords())))})
@@ -192,7 +193,8 @@ func TestVariantsCoverEveryFlag(t *testing.T) {
 			seen[rv.Type()][f.Name][fmt.Sprint(rv.Field(i).Interface())] = true
 		}
 	}
-	for _, family := range []any{MatMul{}, Reduce{}, Softmax{}, Copy{}, Gather{}, Elementwise{}} {
+	for _, family := range []any{MatMul{}, Reduce{}, Softmax{}, Copy{}, Gather{}, Elementwise{},
+		Pool2D{}, Pool2DGrad{}, OneHot{}, Scan{}, TopK{}, LayerNorm{}} {
 		ft := reflect.TypeOf(family)
 		if seen[ft] == nil {
 			t.Errorf("no variant of %s", ft.Name())

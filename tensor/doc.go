@@ -79,6 +79,19 @@
 // and WriteProfile (a pprof profile) report the same.
 // Intermediate tensors an op needs internally are disposed by the op.
 //
+// # Pooling, one-hot, cumulative sums, top-k, layer norm
+//
+// MaxPool2D and AvgPool2D pool NHWC float32 tensors through a window
+// (Pool2DOptions: window, stride, padding as Window2D resolves it;
+// padded positions are left out of a window, and a geometry where a
+// window would hold none is an error). MaxPool2DGrad and AvgPool2DGrad
+// are their gradients, gathered per input element in a fixed order, so
+// they are the same from run to run. OneHot, Cumsum (any axis, exclusive,
+// reverse; an axis of any length in a few segmented passes) and TopK
+// (the last axis, sorted descending, ties by position) follow
+// TensorFlow. LayerNorm normalises over the last axis in one kernel.
+// Package grad differentiates all but OneHot.
+//
 // # Profiling
 //
 // Engine.Profile runs a function and reports each kernel it dispatched
@@ -189,6 +202,12 @@
 //   - Pow follows C's pow (C99 Annex F.9.4.4) for every special case:
 //     Pow(x, ±0) and Pow(1, y) are 1 even for NaN, Pow(±0, y<0) is ±Inf,
 //     a negative base with a non-integer exponent is NaN.
+//   - MaxPool2D of a window holding a NaN is NaN, and MaxPool2DGrad sends
+//     that window's gradient to its first NaN; otherwise the first of
+//     equal maxima (-0 and +0 included) in row-major window order gets it.
+//     TopK counts NaN as larger than +Inf (as tf and torch do), NaNs and
+//     equal values in the order of their positions. Cumsum propagates
+//     NaN and infinities from where they appear along the scan.
 //
 // Precision: Exp and Log within 2 ulp; Tanh, Sigmoid, Sin, Cos and Pow
 // within 4, subnormal arguments and results included, Sin and Cos for

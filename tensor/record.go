@@ -49,6 +49,11 @@ type Attrs struct {
 	DType          DType    // Cast
 	Lo, Hi         float32  // Clip
 	Alpha          float32  // LeakyRelu
+
+	Pool               Pool2DOptions // MaxPool2D, AvgPool2D and their gradients
+	Exclusive, Reverse bool          // Cumsum (Axis is its axis)
+	K                  int           // TopK
+	Eps                float32       // LayerNorm
 }
 
 // clone copies a's slices, so that a recorder may keep them.

@@ -1,0 +1,104 @@
+package shaders
+
+import (
+	"fmt"
+
+	"github.com/wgtensor/wgtensor/wgpu"
+)
+
+// Pool2D pools windows of an NHWC float32 tensor, one thread per output
+// element: the maximum of each window (Max), its index (Max and Arg: the
+// input position iy·inW+ix of the window's first maximum, as an i32), or
+// its average (neither). A window reads the rows [oy·StrideH − PadTop, +
+// KernelH) and columns likewise, clipped to the input: padded positions
+// are left out, so an average divides by the number of positions inside
+// the input, and the caller guarantees every window holds at least one
+// (tensor/ rejects geometries where one would not).
+//
+// The maximum is taken in row-major window order: a NaN beats every
+// number and the first NaN every later one (so a window with a NaN pools
+// to NaN, as in PyTorch), and among numbers a tie, -0 and +0 included,
+// keeps the first. Arg names that same element, so the gradient of a
+// window goes to exactly the element that produced its value.
+//
+// Its source is pool.wgsl; its parameters are Pool2DParams. A thread loops
+// over its window (at most KernelH·KernelW trips, which the caller keeps
+// within MaxLoopTrips).
+type Pool2D struct {
+	Max, Arg bool
+}
+
+// Pool2DParams is the parameter block of Pool2D and Pool2DGrad: the
+// channels, the input's and output's height and width, and the window's
+// extent, stride and leading padding.
+type Pool2DParams struct {
+	Range
+	C, InH, InW, OutH, OutW            uint32
+	KernelH, KernelW, StrideH, StrideW uint32
+	PadTop, PadLeft                    uint32
+}
+
+// Bytes encodes p.
+func (p *Pool2DParams) Bytes() []byte { return encodeParams(p) }
+
+// Key identifies k's pipeline.
+func (k Pool2D) Key() string { return fmt.Sprintf("pool2d/%v/%v", k.Max, k.Arg) }
+
+// Out is the type of k's result.
+func (k Pool2D) Out() Type {
+	if k.Max && k.Arg {
+		return I32
+	}
+	return F32
+}
+
+// Spec generates k's kernel.
+func (k Pool2D) Spec() wgpu.KernelSpec {
+	p := &Pool2DParams{}
+	src := fill("pool.wgsl", map[string]any{"Params": declareParams(p), "WorkgroupSize": WorkgroupSize,
+		"Max": k.Max, "Arg": k.Max && k.Arg, "Out": k.Out(), "IsNaN": isNaNF32})
+	return wgpu.KernelSpec{Name: "pool2d", Key: k.Key(), Source: src,
+		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSizeOf(p)}
+}
+
+// ThreadWork is the work of one thread of k over a window of trips
+// elements.
+func (Pool2D) ThreadWork(trips int) float64 { return 24 + 3*float64(trips) }
+
+// Pool2DGrad is the gradient of Pool2D, gathered: one thread per input
+// element sums, in row-major window order, the output gradients of the
+// windows that contain it, so there are no atomics and the result is the
+// same from run to run. With Max it adds a window's gradient only where
+// the window's Arg (an i32 tensor of the output's shape, from Pool2D) names
+// the element; else it adds the gradient divided by the window's count of
+// positions inside the input.
+//
+// Its source is pool_grad.wgsl; its parameters are Pool2DParams. A thread
+// loops over the windows that contain its element: at most
+// ceil(KernelH/StrideH)·ceil(KernelW/StrideW) trips, no more than a
+// window's.
+type Pool2DGrad struct {
+	Max bool
+}
+
+// Key identifies k's pipeline.
+func (k Pool2DGrad) Key() string { return fmt.Sprintf("pool2d_grad/%v", k.Max) }
+
+// Spec generates k's kernel.
+func (k Pool2DGrad) Spec() wgpu.KernelSpec {
+	p := &Pool2DParams{}
+	src := fill("pool_grad.wgsl", map[string]any{"Params": declareParams(p), "WorkgroupSize": WorkgroupSize, "Max": k.Max})
+	bindings := []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}
+	if k.Max {
+		bindings = []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}
+	}
+	return wgpu.KernelSpec{Name: "pool2d_grad", Key: k.Key(), Source: src,
+		Bindings: bindings, Params: true, ParamsSize: paramsSizeOf(p)}
+}
+
+// ThreadWork is the work of one thread of k over trips windows.
+func (Pool2DGrad) ThreadWork(trips int) float64 { return 32 + 6*float64(trips) }
+
+// isNaNF32 is the WGSL test for a float32 NaN, on its bits: compilers may
+// fold a comparison v != v away.
+const isNaNF32 = "fn is_nan(v: f32) -> bool { return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u; }"

@@ -1,0 +1,52 @@
+{{- /* Pool2D: the max (its index with .Arg) or the average of each window of an NHWC tensor; see Pool2D. */ -}}
+{{.Params -}}
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<{{.Out}}>;
+@group(0) @binding(2) var<uniform> p: Params;
+{{- if .Max}}
+{{.IsNaN}}
+{{- end}}
+@compute @workgroup_size({{.WorkgroupSize}})
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+	let i = g.x + g.y * p.row + p.first;
+	if (i >= p.end) { return; }
+	let c = i % p.c;
+	var t = i / p.c;
+	let ox = t % p.out_w;
+	t = t / p.out_w;
+	let oy = t % p.out_h;
+	let n = t / p.out_h;
+	let y0 = i32(oy * p.stride_h) - i32(p.pad_top);
+	let x0 = i32(ox * p.stride_w) - i32(p.pad_left);
+	let ylo = u32(max(y0, 0));
+	let yhi = u32(min(y0 + i32(p.kernel_h), i32(p.in_h)));
+	let xlo = u32(max(x0, 0));
+	let xhi = u32(min(x0 + i32(p.kernel_w), i32(p.in_w)));
+	let base = n * p.in_h;
+{{- if .Max}}
+	var best = x[((base + ylo) * p.in_w + xlo) * p.c + c];
+	var at = ylo * p.in_w + xlo;
+	for (var iy = ylo; iy < yhi; iy++) {
+		for (var ix = xlo; ix < xhi; ix++) {
+			let v = x[((base + iy) * p.in_w + ix) * p.c + c];
+			if (!is_nan(best) && (v > best || is_nan(v))) {
+				best = v;
+				at = iy * p.in_w + ix;
+			}
+		}
+	}
+{{- if .Arg}}
+	y[i] = i32(at);
+{{- else}}
+	y[i] = best;
+{{- end}}
+{{- else}}
+	var sum = 0.0;
+	for (var iy = ylo; iy < yhi; iy++) {
+		for (var ix = xlo; ix < xhi; ix++) {
+			sum += x[((base + iy) * p.in_w + ix) * p.c + c];
+		}
+	}
+	y[i] = sum / f32((yhi - ylo) * (xhi - xlo));
+{{- end}}
+}

@@ -1,0 +1,61 @@
+struct Params {
+	first: u32,
+	end: u32,
+	row: u32,
+	c: u32,
+	in_h: u32,
+	in_w: u32,
+	out_h: u32,
+	out_w: u32,
+	kernel_h: u32,
+	kernel_w: u32,
+	stride_h: u32,
+	stride_w: u32,
+	pad_top: u32,
+	pad_left: u32,
+}
+
+@group(0) @binding(0) var<storage, read> dy: array<f32>;
+@group(0) @binding(1) var<storage, read_write> dx: array<f32>;
+@group(0) @binding(2) var<uniform> p: Params;
+
+// extent is the number of positions inside the input of the window that
+// starts at start (padded coordinates: start - pad is its first).
+fn extent(start: u32, pad: u32, kernel: u32, size: u32) -> u32 {
+	let lo = max(i32(start) - i32(pad), 0);
+	let hi = min(i32(start) - i32(pad) + i32(kernel), i32(size));
+	return u32(hi - lo);
+}
+
+// first is the first window, of those stride apart, whose extent of
+// kernel covers the padded position at.
+fn first(at: u32, kernel: u32, stride: u32) -> u32 {
+	if (at < kernel) { return 0u; }
+	return (at - kernel + stride) / stride;
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+	let i = g.x + g.y * p.row + p.first;
+	if (i >= p.end) { return; }
+	let c = i % p.c;
+	var t = i / p.c;
+	let ix = t % p.in_w;
+	t = t / p.in_w;
+	let iy = t % p.in_h;
+	let n = t / p.in_h;
+	let py = iy + p.pad_top;
+	let px = ix + p.pad_left;
+	let oyhi = min(py / p.stride_h + 1u, p.out_h);
+	let oxhi = min(px / p.stride_w + 1u, p.out_w);
+	let oxlo = first(px, p.kernel_w, p.stride_w);
+	var sum = 0.0;
+	for (var oy = first(py, p.kernel_h, p.stride_h); oy < oyhi; oy++) {
+		let h = extent(oy * p.stride_h, p.pad_top, p.kernel_h, p.in_h);
+		for (var ox = oxlo; ox < oxhi; ox++) {
+			let o = ((n * p.out_h + oy) * p.out_w + ox) * p.c + c;
+			sum += dy[o] / f32(h * extent(ox * p.stride_w, p.pad_left, p.kernel_w, p.in_w));
+		}
+	}
+	dx[i] = sum;
+}

@@ -1,0 +1,221 @@
+package tensor
+
+import (
+	"math"
+
+	"github.com/wgtensor/wgtensor/shaders"
+	"github.com/wgtensor/wgtensor/wgpu"
+)
+
+// Pool2DOptions is the geometry of a 2-D pooling over the height and width
+// of an NHWC tensor: the window's height and width, its stride (a zero
+// entry means the window's extent along that dimension, as in tf.layers),
+// and its padding (the zero value is valid). Padded positions are left
+// out of a window: a max ignores them and an average divides by the
+// number of positions inside the input (TensorFlow's rule; PyTorch's
+// count_include_pad=False). A geometry where some window would hold no
+// input position at all, such as an explicit padding as large as the
+// window, is an error.
+type Pool2DOptions struct {
+	Window, Stride [2]int
+	Padding        Padding
+}
+
+// MaxPool2D returns the maximum of each window of the float32 NHWC tensor
+// x ([batch, height, width, channels]), of shape [batch, outH, outW,
+// channels] (see Pool2DOptions and Window2D for the output's size). A
+// window holding a NaN pools to NaN, as in PyTorch; among equal values
+// (-0 and +0 included) the first in row-major window order is the one
+// MaxPool2DGrad credits.
+//
+// A window may hold at most shaders.MaxLoopTrips elements (a larger one is
+// an error: reduce with Max over the axes instead). It is safe to call as
+// any op: the engine is used by one goroutine at a time.
+func (e *Engine) MaxPool2D(x *Tensor, o Pool2DOptions) *Tensor {
+	return e.pool2D("max_pool2d", callerSite(), x, o, shaders.Pool2D{Max: true})
+}
+
+// AvgPool2D returns the average of each window of the float32 NHWC tensor
+// x, over the window's positions inside the input (see Pool2DOptions and
+// MaxPool2D for the shapes and limits).
+func (e *Engine) AvgPool2D(x *Tensor, o Pool2DOptions) *Tensor {
+	return e.pool2D("avg_pool2d", callerSite(), x, o, shaders.Pool2D{})
+}
+
+// MaxPool2DGrad returns the gradient of MaxPool2D(x, o) with respect to x,
+// given dy, the gradient of its result: each window's gradient goes to
+// the element MaxPool2D took, the window's first maximum in row-major
+// order (as in PyTorch and TensorFlow), and an element gets the sum of
+// the gradients of the windows that took it. In a window holding a NaN
+// that element is the window's first NaN, which gets the window's whole
+// gradient while the numbers of the window get none. The sums are
+// gathered per element in a fixed order, so the result is the same from
+// run to run.
+func (e *Engine) MaxPool2DGrad(x, dy *Tensor, o Pool2DOptions) *Tensor {
+	op, bad := e.begin("max_pool2d_grad", callerSite(), x, dy)
+	if bad != nil {
+		return bad
+	}
+	defer op.end()
+	op.attrs.Pool = o
+	w, err := op.poolWindow(x.shape, x.dtype, o)
+	if err != nil {
+		return op.e.errTensor(err)
+	}
+	if err := op.checkPoolGrad(dy, x.shape, w); err != nil {
+		return op.e.errTensor(err)
+	}
+	arg, err := op.pool(x, w, shaders.Pool2D{Max: true, Arg: true})
+	if err != nil {
+		return op.e.errTensor(err)
+	}
+	// Safe to dispose once the gradient is recorded: the pool never hands
+	// its storage to a later op before it (see reduce).
+	defer arg.Dispose()
+	return op.poolGrad(x.shape, w, shaders.Pool2DGrad{Max: true}, arg, dy)
+}
+
+// AvgPool2DGrad returns the gradient of AvgPool2D(x, o) with respect to x,
+// of shape inputShape (x's), given dy, the gradient of its result: each
+// element gets the sum, over the windows that contain it, of the window's
+// gradient divided by its count of positions inside the input.
+func (e *Engine) AvgPool2DGrad(dy *Tensor, inputShape Shape, o Pool2DOptions) *Tensor {
+	op, bad := e.begin("avg_pool2d_grad", callerSite(), dy)
+	if bad != nil {
+		return bad
+	}
+	defer op.end()
+	op.attrs.Pool = o
+	op.attrs.Shape = inputShape.clone()
+	w, err := op.poolWindow(inputShape, dy.dtype, o)
+	if err != nil {
+		return op.e.errTensor(err)
+	}
+	if err := op.checkPoolGrad(dy, inputShape, w); err != nil {
+		return op.e.errTensor(err)
+	}
+	return op.poolGrad(inputShape, w, shaders.Pool2DGrad{}, dy)
+}
+
+// pool2D runs the forward pooling k on x.
+func (e *Engine) pool2D(name string, site stack, x *Tensor, o Pool2DOptions, k shaders.Pool2D) *Tensor {
+	op, bad := e.begin(name, site, x)
+	if bad != nil {
+		return bad
+	}
+	defer op.end()
+	op.attrs.Pool = o
+	w, err := op.poolWindow(x.shape, x.dtype, o)
+	if err != nil {
+		return op.e.errTensor(err)
+	}
+	out, err := op.pool(x, w, k)
+	if err != nil {
+		return op.e.errTensor(err)
+	}
+	return out
+}
+
+// poolWindow checks a pooling of an input of shape and dtype and resolves
+// its window.
+func (o *op) poolWindow(shape Shape, dtype DType, p Pool2DOptions) (Window2D, error) {
+	if dtype != Float32 {
+		return Window2D{}, opErr(o.name, o.shapes(), ErrDType, "input is %s, not float32", dtype)
+	}
+	if len(shape) != 4 {
+		return Window2D{}, opErr(o.name, o.shapes(), ErrShape, "input %v is not NHWC (rank 4)", shape)
+	}
+	for _, v := range []int{p.Window[0], p.Window[1], p.Stride[0], p.Stride[1], p.Padding.Top, p.Padding.Bottom, p.Padding.Left, p.Padding.Right} {
+		if v > math.MaxInt32 {
+			return Window2D{}, opErr(o.name, o.shapes(), ErrArgument, "window %v, stride %v, padding %v: %d is past 2^31-1", p.Window, p.Stride, p.Padding, v)
+		}
+	}
+	stride := p.Stride
+	for i, s := range stride {
+		if s == 0 {
+			stride[i] = p.Window[i]
+		}
+	}
+	w, err := NewWindow2D(shape[1], shape[2], p.Window[0], p.Window[1], stride, [2]int{}, p.Padding)
+	if err != nil {
+		return w, opErr(o.name, o.shapes(), ErrArgument, "window %v, stride %v, padding %v: %v", p.Window, p.Stride, p.Padding, err)
+	}
+	if w.KernelH > shaders.MaxLoopTrips/w.KernelW { // KernelH·KernelW, without overflow
+		return w, opErr(o.name, o.shapes(), ErrArgument, "window %v holds more than %d elements (reduce with Max or Mean over the axes instead)", p.Window, shaders.MaxLoopTrips)
+	}
+	if w.OutH > 0 && w.OutW > 0 && !windowsHoldInput(w) {
+		return w, opErr(o.name, o.shapes(), ErrArgument, "padding %v leaves a window of %v with no input element", p.Padding, p.Window)
+	}
+	return w, nil
+}
+
+// windowsHoldInput reports whether every window of w holds at least one
+// position of the input. Windows start at increasing positions, so the
+// first and the last along each dimension are the ones that may lie
+// wholly in the padding.
+func windowsHoldInput(w Window2D) bool {
+	holds := func(in, kernel, stride, pad, out int) bool {
+		return kernel > pad && (out-1)*stride-pad < in
+	}
+	return holds(w.InH, w.KernelH, w.StrideH, w.PadTop, w.OutH) && holds(w.InW, w.KernelW, w.StrideW, w.PadLeft, w.OutW)
+}
+
+// checkPoolGrad checks that dy is the gradient of a pooling of an input of
+// shape in through window w.
+func (o *op) checkPoolGrad(dy *Tensor, in Shape, w Window2D) error {
+	if dy.dtype != Float32 {
+		return opErr(o.name, o.shapes(), ErrDType, "dy is %s, not float32", dy.dtype)
+	}
+	if want := (Shape{in[0], w.OutH, w.OutW, in[3]}); !dy.shape.Equal(want) {
+		return opErr(o.name, o.shapes(), ErrShape, "dy must be %v, the pooled shape of %v", want, in)
+	}
+	return nil
+}
+
+// poolParams is the kernels' parameter block for w over c channels.
+func poolParams(w Window2D, c int) *shaders.Pool2DParams {
+	return &shaders.Pool2DParams{C: uint32(c), InH: uint32(w.InH), InW: uint32(w.InW), OutH: uint32(w.OutH), OutW: uint32(w.OutW),
+		KernelH: uint32(w.KernelH), KernelW: uint32(w.KernelW), StrideH: uint32(w.StrideH), StrideW: uint32(w.StrideW),
+		PadTop: uint32(w.PadTop), PadLeft: uint32(w.PadLeft)}
+}
+
+// pool runs the forward kernel k over x through w into a new tensor.
+func (o *op) pool(x *Tensor, w Window2D, k shaders.Pool2D) (*Tensor, error) {
+	out, err := o.alloc(Shape{x.shape[0], w.OutH, w.OutW, x.shape[3]}, dtypeOf(k.Out()))
+	if err != nil {
+		return nil, err
+	}
+	if n := out.Size(); n > 0 {
+		err = o.run(k.Key(), k.Spec, n, k.ThreadWork(w.KernelH*w.KernelW), poolParams(w, x.shape[3]), x.buf(), out.buf())
+	}
+	if err != nil {
+		out.Dispose()
+		return nil, err
+	}
+	return out, nil
+}
+
+// poolGrad runs the gradient kernel k into a new tensor of shape in, from
+// the tensors from (the argmax for Max, then dy).
+func (o *op) poolGrad(in Shape, w Window2D, k shaders.Pool2DGrad, from ...*Tensor) *Tensor {
+	out, err := o.alloc(in.clone(), Float32)
+	if err != nil {
+		return o.e.errTensor(err)
+	}
+	n := out.Size()
+	if n == 0 { // then dy is empty too: an input of height, width, batch or channels 0
+		return out
+	}
+	trips := ceilDiv(w.KernelH, w.StrideH) * ceilDiv(w.KernelW, w.StrideW)
+	bufs := make([]*wgpu.Buffer, 0, len(from)+1)
+	for _, t := range from {
+		bufs = append(bufs, t.buf())
+	}
+	if err := o.run(k.Key(), k.Spec, n, k.ThreadWork(trips), poolParams(w, in[3]), append(bufs, out.buf())...); err != nil {
+		out.Dispose()
+		return o.e.errTensor(err)
+	}
+	return out
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
