@@ -100,7 +100,7 @@ func Load(ctx context.Context, e *tensor.Engine, r io.ReaderAt, size int64, para
 	}
 	for _, l := range p.params {
 		if err := s.stream(ctx, l); err != nil {
-			return p.report, fmt.Errorf("%w (the parameters before it are loaded)", err)
+			return p.report, fmt.Errorf("%w (the model is part loaded: the parameters before this one hold the file's values)", err)
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(p.steps)) {
