@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -47,6 +48,7 @@ func TestBadFilesFailAndLeaveNothing(t *testing.T) {
 	binary.LittleEndian.PutUint64(huge, 1<<62)
 	values := bytesOf(t, m)
 	require.NoError(t, e.Device().Sync(ctxT(t)))
+	empty := testgpu.EngineOn(t, e.Device()) // LoadTensors's engine: no tensor of its own
 
 	for _, c := range []struct {
 		name string
@@ -81,9 +83,10 @@ func TestBadFilesFailAndLeaveNothing(t *testing.T) {
 			}
 
 			if c.kind == safetensors.ErrInvalid || c.kind == safetensors.ErrUnsupportedDType {
-				got, err := checkpoint.LoadTensors(ctxT(t), e, bytes.NewReader(c.file), int64(len(c.file)))
+				got, err := checkpoint.LoadTensors(ctxT(t), empty, bytes.NewReader(c.file), int64(len(c.file)))
 				assert.Nil(t, got)
 				assert.True(t, errors.Is(err, c.kind), "LoadTensors: %v", err)
+				assert.Zero(t, empty.NumTensors(), "LoadTensors: live tensors")
 				assertUnchanged(t, e, before, "LoadTensors")
 			}
 		})
@@ -128,6 +131,19 @@ func TestReaderFailureWhileStreaming(t *testing.T) {
 	assert.ErrorIs(t, err, boom)
 	assert.ErrorContains(t, err, "part loaded")
 	assert.Equal(t, before, e.NumTensors())
+}
+
+// A file whose second tensor cannot be made (a rank past tensor.MaxRank)
+// leaves LoadTensors nothing: the first one, made already, is disposed.
+func TestLoadTensorsDisposesWhatItMadeOnFailure(t *testing.T) {
+	e := testgpu.Engine(t)
+	shape := strings.TrimSuffix(strings.Repeat("1,", tensor.MaxRank+1), ",")
+	file := craft(`{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[`+shape+`],"data_offsets":[8,12]}}`, 12)
+	got, err := checkpoint.LoadTensors(ctxT(t), e, bytes.NewReader(file), int64(len(file)))
+	assert.Nil(t, got)
+	assert.ErrorIs(t, err, tensor.ErrShape)
+	assert.ErrorContains(t, err, `"b"`)
+	assert.Zero(t, e.NumTensors())
 }
 
 // failAfter fails every ReadAt after the first calls.
