@@ -16,7 +16,8 @@ import (
 )
 
 // LoadOptions are Load's options; the zero value loads the parameters,
-// strictly.
+// strictly. Load only reads them, so one LoadOptions may serve many
+// calls (on one goroutine at a time if it names an optimizer).
 type LoadOptions struct {
 	// Optimizer, if not nil, gets its state and step counts from the
 	// file (SetState, SetSteps). If nil, the file's optimizer entries
@@ -33,7 +34,8 @@ type LoadOptions struct {
 	ChunkSize int
 }
 
-// Report says what a non-strict Load skipped, by name as in the file.
+// Report says what a non-strict Load skipped, by name as in the file. It
+// is the caller's: nothing refers to it after Load returns.
 type Report struct {
 	// Missing are the parameters (and, with an optimizer, the step
 	// counts, as "optim.steps.<name>") the file lacks; they kept their
@@ -327,7 +329,8 @@ func disposeAll(ps []optim.Param) {
 	}
 }
 
-// LoadFile opens the file at path and loads it as Load does.
+// LoadFile opens the file at path and loads it as Load does (with Load's
+// concurrency contract), then closes it.
 func LoadFile(ctx context.Context, e *tensor.Engine, path string, params []optim.Param, o LoadOptions) (Report, error) {
 	f, size, err := open(path)
 	if err != nil {
@@ -337,7 +340,8 @@ func LoadFile(ctx context.Context, e *tensor.Engine, path string, params []optim
 	return Load(ctx, e, f, size, params, o)
 }
 
-// LoadTensorsFile opens the file at path and loads it as LoadTensors does.
+// LoadTensorsFile opens the file at path and loads it as LoadTensors does
+// (with its concurrency contract), then closes it.
 func LoadTensorsFile(ctx context.Context, e *tensor.Engine, path string) ([]optim.Param, error) {
 	f, size, err := open(path)
 	if err != nil {

@@ -43,7 +43,7 @@ var (
 )
 
 // SaveOptions are Save's options; the zero value saves the parameters
-// alone.
+// alone. Save only reads them, so one SaveOptions may serve many calls.
 type SaveOptions struct {
 	// Optimizer, if not nil, is saved too: its state tensors under
 	// OptimizerPrefix and its step counts in the metadata.
@@ -204,7 +204,9 @@ func chunkSize(n int) int {
 
 // SaveFile saves as Save does into a new file at path: it writes a
 // temporary file beside it, syncs it and renames it over path, so that a
-// failure or a crash part-way leaves path as it was.
+// failure or a crash part-way leaves path as it was. Its concurrency
+// contract is Save's; two SaveFiles to one path at once leave one of the
+// two files whole.
 func SaveFile(ctx context.Context, path string, params []optim.Param, o SaveOptions) (err error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 )
 
 // DType is the element type of a tensor in a file, named as the format
-// names it ("F32").
+// names it ("F32"). It is a plain value, safe to share.
 type DType string
 
 // The dtypes this package reads and writes.

@@ -26,7 +26,8 @@ const metadataKey = "__metadata__"
 
 // TensorInfo describes one tensor of a file: its name, dtype, shape and
 // where its bytes lie, relative to the start of the data section
-// (Header.DataOffset). NewWriter fills Begin and End itself.
+// (Header.DataOffset). NewWriter fills Begin and End itself. A plain
+// value: safe to read from many goroutines while none writes it.
 type TensorInfo struct {
 	Name  string
 	DType DType
@@ -47,7 +48,8 @@ func (t TensorInfo) Elements() int64 {
 	return n
 }
 
-// Header is the parsed header of a file.
+// Header is the parsed header of a file. Nothing changes it after
+// ReadHeader returns it, so it may be read from many goroutines at once.
 type Header struct {
 	// Tensors are the file's tensors in the order of their data.
 	Tensors []TensorInfo
@@ -72,7 +74,8 @@ func (h *Header) Tensor(name string) (TensorInfo, bool) {
 // checked). It reads the 8-byte length and the JSON, with two ReadAt
 // calls, and none of the data; a file whose data is shorter or longer
 // than its header says is refused. Errors wrap ErrInvalid,
-// ErrUnsupportedDType or r's error.
+// ErrUnsupportedDType or r's error. It is safe to call from many
+// goroutines at once, on one r if r's ReadAt allows it (os.File's does).
 func ReadHeader(r io.ReaderAt, size int64) (*Header, error) {
 	if size < 8 {
 		return nil, fmt.Errorf("%w: %d bytes is too short for the 8-byte header length", ErrInvalid, size)

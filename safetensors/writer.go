@@ -31,7 +31,9 @@ type Writer struct {
 // and writes the header (with metadata as "__metadata__", if it is not
 // nil) to w. Names must be unique, valid UTF-8 and not "__metadata__";
 // dtypes supported; dimensions non-negative. Errors wrap ErrInvalid or
-// ErrUnsupportedDType (nothing is written then), or w's error.
+// ErrUnsupportedDType (nothing is written then), or w's error. The
+// Writer it returns belongs to one goroutine at a time; NewWriter itself
+// shares nothing between calls.
 func NewWriter(w io.Writer, tensors []TensorInfo, metadata map[string]string) (*Writer, error) {
 	laid, size, err := layout(tensors)
 	if err != nil {
@@ -138,7 +140,7 @@ func writeString(b *bytes.Buffer, s string) {
 }
 
 // Tensors returns the tensors as the header lays them out, with their
-// offsets.
+// offsets: a copy the caller owns.
 func (w *Writer) Tensors() []TensorInfo {
 	out := slices.Clone(w.tensors)
 	for i := range out {
