@@ -5,9 +5,10 @@ import (
 	"sync"
 )
 
-// In-place writes. Tensors are immutable to every op but two: Assign and
-// a custom kernel's Launch.InOut write into the storage of an existing
-// tensor, so that a parameter keeps its buffer for its whole life.
+// In-place writes. Tensors are immutable to every op but three: Assign, a
+// custom kernel's Launch.InOut and WriteBytes (bytes.go) write into the
+// storage of an existing tensor, so that a parameter keeps its buffer for
+// its whole life.
 //
 // Storage shared by views (Reshape, Clone, ExpandDims, Squeeze) is written
 // through: every tensor sharing it sees the new values, as PyTorch's views
@@ -63,7 +64,7 @@ func (e *Engine) Assign(dst, src *Tensor) error {
 }
 
 // Version is the number of in-place writes (Assign, a kernel's
-// Launch.InOut) to t's storage since it was allocated; tensors that share
+// Launch.InOut, WriteBytes) to t's storage since it was allocated; tensors that share
 // storage (views) share the count. A reader that kept t can compare
 // versions to tell whether t's values changed since, as PyTorch's
 // autograd does. It is 0 for a nil tensor or one carrying an error, and

@@ -39,9 +39,9 @@
 //
 // # In-place writes
 //
-// Ops return new tensors. Engine.Assign (tfjs's variable.assign) and a
-// kernel's Launch.InOut are the only writes into an existing tensor's
-// storage. They write through: every tensor sharing the storage (Reshape,
+// Ops return new tensors. Engine.Assign (tfjs's variable.assign), a
+// kernel's Launch.InOut and Engine.WriteBytes (a piece of an upload) are
+// the only writes into an existing tensor's storage. They write through: every tensor sharing the storage (Reshape,
 // Clone, ExpandDims, Squeeze) sees the new values. They are ordered as
 // calls are: ops and readbacks called before see the old values, those
 // called after the new ones, fused ops still pending included. Each
@@ -53,7 +53,9 @@
 // FromFloat32s and its kin upload the caller's slice without converting
 // it; uploads of 1 MiB or more go through pooled staging buffers. Float32s
 // and its kin copy from the mapped staging buffer straight into the result,
-// and ReadInto reads into a slice the caller reuses. Text reads a tensor
+// and ReadInto reads into a slice the caller reuses. Engine.WriteBytes and
+// Tensor.ReadBytes move a byte range of a tensor, so that a file streams
+// in or out a chunk at a time (package checkpoint). Text reads a tensor
 // back and prints it as NumPy does, reading only the elements it shows of
 // a large one; String prints the header without reading.
 //

@@ -11,8 +11,8 @@ import (
 )
 
 // Tensor is an n-dimensional array of one dtype on the GPU. Ops return
-// new tensors; only Engine.Assign and a custom kernel's Launch.InOut write
-// into an existing tensor's storage, seen by every tensor sharing it
+// new tensors; only Engine.Assign, a custom kernel's Launch.InOut and
+// Engine.WriteBytes write into an existing tensor's storage, seen by every tensor sharing it
 // (Version counts those writes). Reshape and Clone share storage with
 // their source, reference-counted, so disposing one never frees storage
 // another still uses.

@@ -81,7 +81,7 @@ func better(unit string) int {
 
 // timeUnits are the units of values that are times, which ns_per_op holds
 // too.
-var timeUnits = map[string]bool{"ns/op": true, "µs/op": true, "µs": true, "ms/iter": true, "ms/step": true, "ms/pass": true}
+var timeUnits = map[string]bool{"ns/op": true, "µs/op": true, "µs": true, "ms/iter": true, "ms/step": true, "ms/pass": true, "ms/cycle": true}
 
 // workload is a named measurement. run takes one sample, warming up first,
 // and checks what it computed.
@@ -440,10 +440,10 @@ func suite(name string) ([]workload, int, error) {
 		return []workload{matmul(256), ewChain, smallOps, readback4KB, churn(200), asyncDispose, mlpTrainStep(mlpSmokeSteps)}, 1, nil
 	case "quick":
 		return []workload{matmul(256), matmul(512), matmul(1024), matmul(2048), ewChain, smallOps, readback4KB,
-			readback64MB, upload64MB, churn(10000), asyncDispose, mlpTrainStep(mlpSteps), mlpForward}, 6, nil
+			readback64MB, upload64MB, churn(10000), asyncDispose, mlpTrainStep(mlpSteps), mlpForward, modelReload}, 6, nil
 	case "full":
 		return []workload{matmul(256), matmul(512), matmul(1024), matmul(2048), matmul(4096), ewChain, smallOps, readback4KB,
-			readback64MB, upload64MB, churn(10000), asyncDispose, mlpTrainStep(mlpSteps), mlpForward}, 10, nil
+			readback64MB, upload64MB, churn(10000), asyncDispose, mlpTrainStep(mlpSteps), mlpForward, modelReload}, 10, nil
 	}
 	return nil, 0, fmt.Errorf("unknown suite %q (smoke, quick, full)", name)
 }

@@ -16,9 +16,11 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/wgtensor/wgtensor/checkpoint"
 	"github.com/wgtensor/wgtensor/frame"
 	"github.com/wgtensor/wgtensor/grad"
 	"github.com/wgtensor/wgtensor/loss"
@@ -37,6 +39,7 @@ func main() {
 	}{
 		{"tensors", tensors},
 		{"training", training},
+		{"checkpoints", checkpoints},
 		{"memory", memory},
 		{"runtime", usingTheRuntime},
 	} {
@@ -128,6 +131,56 @@ func training(ctx context.Context) error {
 			return fmt.Errorf("%d tensors live after training, want the 4 made before it", n)
 		}
 		return nil
+	})
+}
+
+// checkpoints is README's "Weights on disk" snippet: a model and Adam's
+// state saved, loaded back in place, and loaded into new tensors.
+func checkpoints(ctx context.Context) error {
+	return withDevice(ctx, func(d *wgpu.Device) error {
+		dir, err := os.MkdirTemp("", "wgtensor-readme-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		path := filepath.Join(dir, "model.safetensors")
+		e := tensor.New(d)
+		w, b := e.RandNormal(2, 0, 0.5, 4, 4), e.Zeros(tensor.Float32, 4)
+		defer tidy.Dispose([]*tensor.Tensor{w, b})
+		params := []optim.Param{{Name: "0.weight", T: w}, {Name: "0.bias", T: b}}
+		opt, aerr := optim.NewAdam(e, params, optim.AdamDefaults())
+		if aerr != nil {
+			return aerr
+		}
+		defer opt.Dispose()
+		g := []*tensor.Tensor{e.Ones(tensor.Float32, 4, 4), e.Ones(tensor.Float32, 4)}
+		aerr = opt.Step(g)
+		tidy.Dispose(g)
+		if aerr != nil {
+			return aerr
+		}
+		return func() error {
+			// readme:begin
+			err := checkpoint.SaveFile(ctx, path, params, checkpoint.SaveOptions{Optimizer: opt})         // Adam's state too
+			rep, err := checkpoint.LoadFile(ctx, e, path, params, checkpoint.LoadOptions{Optimizer: opt}) // in place, strict
+			fresh, err := checkpoint.LoadTensorsFile(ctx, e, path)                                        // new tensors, by name
+			// readme:end
+			if err != nil {
+				return err
+			}
+			defer func() {
+				for _, p := range fresh {
+					p.T.Dispose()
+				}
+			}()
+			if len(rep.Missing)+len(rep.Unexpected) != 0 || len(fresh) != 2 || opt.Steps("0.weight") != 1 {
+				return fmt.Errorf("loaded %d tensors, skipped %v, Adam at step %d; want 2, nothing, 1", len(fresh), rep, opt.Steps("0.weight"))
+			}
+			if w.Version() != 2 {
+				return fmt.Errorf("w at version %d, want 2: a step, then a load in place", w.Version())
+			}
+			return nil
+		}()
 	})
 }
 

@@ -1,0 +1,66 @@
+// Package checkpoint saves a model's named tensors ([]optim.Param), and
+// optionally an optimizer's state, to a safetensors file, and loads them
+// back into the same tensors or into new ones.
+//
+// # Overview
+//
+//	err := checkpoint.SaveFile(ctx, "model.safetensors", params, checkpoint.SaveOptions{Optimizer: opt})
+//	...
+//	rep, err := checkpoint.LoadFile(ctx, e, "model.safetensors", params, checkpoint.LoadOptions{Optimizer: opt})
+//
+// Parameters are saved under their names ("0.weight", PyTorch's state-dict
+// style), float32 as F32, int32 as I32, uint32 as U32. An optimizer's
+// state tensors are saved under OptimizerPrefix and their own names
+// ("optim.0.weight.exp_avg") and each parameter's step count in the
+// metadata ("optim.steps.0.weight": "10"). The files are plain
+// safetensors: Python's safetensors package (and anything else that reads
+// the format) reads them unchanged.
+//
+// This package is apart from package safetensors so that the format stays
+// free of devices and tensors: a tool that lists or checks a file, or the
+// fuzzer of its header, needs neither a GPU nor cgo.
+//
+// # Invariants
+//
+//   - Streaming: Save reads each tensor back a chunk at a time
+//     (Tensor.ReadBytes) and writes the chunk to w; Load reads a chunk at a
+//     time from an io.ReaderAt and uploads it through the device's pooled
+//     staging buffers (Engine.WriteBytes). Neither ever holds a copy of a
+//     whole tensor, let alone of the file, on the host: the host memory
+//     either uses is one chunk (ChunkSize, 1 MiB by default) and the header.
+//   - In place: Load writes into the parameters' own storage, with
+//     Engine.Assign's semantics (same shape, same dtype; views see the new
+//     values; Version goes up), so an optimizer or a model that holds the
+//     tensors keeps valid references.
+//   - Conversions: F16 and BF16 in a file load into float32 parameters,
+//     exactly (every half and bfloat16 value, NaN payloads, infinities and
+//     subnormals included, is a float32).
+//   - Nothing outlives a call but what it returns: Save creates no tensor
+//     and leaves the live tensors and bytes as it found them; Load creates
+//     only temporary tensors for an optimizer's state and disposes them;
+//     LoadTensors returns the only tensors it made, and none on failure.
+//
+// # Errors
+//
+// Load checks the whole file against the model before it writes anything:
+// the header (package safetensors: a truncated file, offsets that overlap
+// or run past the end, bad JSON, a huge header length, ...), then every
+// name, dtype and shape. By default it is strict, as PyTorch's
+// load_state_dict is: a parameter the file lacks or an entry no parameter
+// takes is an error naming it (ErrMismatch), and so is a dtype or shape
+// that differs from the parameter's (also wrapping tensor.ErrDType or
+// tensor.ErrShape). LoadOptions.NonStrict skips missing and unexpected
+// names instead, and Report lists them; a dtype or shape mismatch stays
+// an error. A file that fails these checks writes nothing, leaves no tensor
+// live and the device's pool as it was. Only a failure while the data
+// streams in (the reader's error, the device's) can leave the parameters
+// part loaded; the error says so.
+//
+// # Concurrency
+//
+// Save reads its tensors as readbacks do, from any goroutine, but must not
+// run concurrently with a Step of its optimizer or with ops that write the
+// parameters, or the file holds a mix of before and after. Load and
+// LoadTensors run ops on the engine they are given and belong to the
+// goroutine that owns it, like its ops. Different calls share nothing.
+package checkpoint

@@ -1,0 +1,234 @@
+package checkpoint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/wgtensor/wgtensor/optim"
+	"github.com/wgtensor/wgtensor/safetensors"
+	"github.com/wgtensor/wgtensor/tensor"
+)
+
+// OptimizerPrefix begins the names of an optimizer's entries in a file:
+// its state tensors ("optim.0.weight.exp_avg") and, in the metadata, its
+// step counts (StepsPrefix). No parameter may be called so.
+const OptimizerPrefix = "optim."
+
+// StepsPrefix begins the metadata key of a parameter's step count:
+// "optim.steps.0.weight", whose value is the count in decimal.
+const StepsPrefix = OptimizerPrefix + "steps."
+
+// DefaultChunkSize is the bytes Save and Load move at a time unless told
+// otherwise: 1 MiB, the size from which the device uploads through pooled
+// staging buffers.
+const DefaultChunkSize = 1 << 20
+
+// Errors. Every error of this package wraps one of these, an error of
+// package safetensors (safetensors.ErrInvalid for a bad file), of the
+// tensors or the device, of the reader or writer, or of the optimizer.
+var (
+	// ErrArgument: bad parameters or options (a nil or disposed tensor,
+	// two parameters of one name, a name under OptimizerPrefix, ...).
+	ErrArgument = errors.New("checkpoint: invalid argument")
+	// ErrMismatch: the file does not fit the model: a name missing or
+	// unexpected, or a dtype or shape that differs (those also wrap
+	// tensor.ErrDType or tensor.ErrShape).
+	ErrMismatch = errors.New("checkpoint: the file does not match the model")
+)
+
+// SaveOptions are Save's options; the zero value saves the parameters
+// alone. Save only reads them, so one SaveOptions may serve many calls.
+type SaveOptions struct {
+	// Optimizer, if not nil, is saved too: its state tensors under
+	// OptimizerPrefix and its step counts in the metadata.
+	Optimizer optim.Optimizer
+	// Metadata is written into the file's "__metadata__"; its keys must
+	// not begin with OptimizerPrefix.
+	Metadata map[string]string
+	// ChunkSize is how many bytes are read back from the device at a
+	// time; 0 means DefaultChunkSize. It is rounded down to a multiple
+	// of 4.
+	ChunkSize int
+}
+
+// Save writes params, and o.Optimizer's state if it is set, to w as a
+// safetensors file. It reads each tensor back a chunk at a time and writes
+// the chunk to w, so that it holds one chunk of host memory whatever the
+// model's size, and creates no tensor: the live tensors and bytes after it
+// are those before. It blocks until every tensor is read back or ctx ends.
+//
+// Params must be live float32, int32 or uint32 tensors with unique names,
+// none under OptimizerPrefix; anything wrong with them fails with
+// ErrArgument before a byte is written. An error later (ctx's, the
+// device's, w's) leaves w with part of a file: write to a temporary file,
+// as SaveFile does, to keep a good one.
+//
+// Save must not run concurrently with ops that write params or a Step of
+// o.Optimizer; it runs no op, so it needs no engine.
+func Save(ctx context.Context, w io.Writer, params []optim.Param, o SaveOptions) error {
+	entries, md, err := saveEntries(params, o)
+	if err != nil {
+		return err
+	}
+	infos := make([]safetensors.TensorInfo, len(entries))
+	for i, p := range entries {
+		infos[i] = safetensors.TensorInfo{Name: p.Name, DType: fileDType(p.T.DType()), Shape: p.T.Shape()}
+	}
+	sw, err := safetensors.NewWriter(w, infos, md)
+	if err != nil {
+		return fmt.Errorf("checkpoint: save: %w", err)
+	}
+	buf := make([]byte, chunkSize(o.ChunkSize))
+	for _, p := range entries {
+		if err := streamOut(ctx, sw, p, buf); err != nil {
+			return err
+		}
+	}
+	if err := sw.Close(); err != nil {
+		return fmt.Errorf("checkpoint: save: %w", err)
+	}
+	return nil
+}
+
+// streamOut reads p's tensor back into buf a chunk at a time and writes
+// each chunk to w.
+func streamOut(ctx context.Context, w io.Writer, p optim.Param, buf []byte) error {
+	n := 4 * p.T.Size()
+	for off := 0; off < n; off += len(buf) {
+		chunk := buf[:min(len(buf), n-off)]
+		if err := p.T.ReadBytes(ctx, off, chunk); err != nil {
+			return fmt.Errorf("checkpoint: save %q: reading bytes [%d, %d): %w", p.Name, off, off+len(chunk), err)
+		}
+		if _, err := w.Write(chunk); err != nil {
+			return fmt.Errorf("checkpoint: save %q: %w", p.Name, err)
+		}
+	}
+	return nil
+}
+
+// saveEntries checks params and o and returns every tensor to save, the
+// parameters first, then the optimizer's state under OptimizerPrefix, and
+// the metadata.
+func saveEntries(params []optim.Param, o SaveOptions) ([]optim.Param, map[string]string, error) {
+	if err := checkParams(params); err != nil {
+		return nil, nil, err
+	}
+	var md map[string]string
+	if o.Metadata != nil || o.Optimizer != nil {
+		md = map[string]string{}
+	}
+	for k, v := range o.Metadata {
+		if strings.HasPrefix(k, OptimizerPrefix) {
+			return nil, nil, fmt.Errorf("%w: metadata key %q: keys under %q are the optimizer's", ErrArgument, k, OptimizerPrefix)
+		}
+		md[k] = v
+	}
+	entries := append([]optim.Param(nil), params...)
+	if o.Optimizer == nil {
+		return entries, md, nil
+	}
+	for _, p := range o.Optimizer.Params() {
+		md[StepsPrefix+p.Name] = strconv.Itoa(o.Optimizer.Steps(p.Name))
+	}
+	for _, s := range o.Optimizer.State() {
+		s.Name = OptimizerPrefix + s.Name
+		if err := checkTensor(s); err != nil {
+			return nil, nil, err
+		}
+		entries = append(entries, s)
+	}
+	return entries, md, nil
+}
+
+// checkParams returns the error of saving or loading params: each a live
+// tensor of a dtype a file holds, names unique and not the optimizer's.
+func checkParams(params []optim.Param) error {
+	seen := map[string]bool{}
+	for _, p := range params {
+		switch {
+		case strings.HasPrefix(p.Name, OptimizerPrefix):
+			return fmt.Errorf("%w: parameter %q: names under %q are the optimizer's", ErrArgument, p.Name, OptimizerPrefix)
+		case seen[p.Name]:
+			return fmt.Errorf("%w: two parameters are called %q", ErrArgument, p.Name)
+		}
+		seen[p.Name] = true
+		if err := checkTensor(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkTensor returns the error of moving p's tensor to or from a file.
+func checkTensor(p optim.Param) error {
+	t := p.T
+	switch {
+	case t == nil:
+		return fmt.Errorf("%w: %q is a nil tensor", ErrArgument, p.Name)
+	case t.Err() != nil:
+		return fmt.Errorf("%w: %q carries an error: %w", ErrArgument, p.Name, t.Err())
+	case t.IsDisposed():
+		return fmt.Errorf("%w: %q: %w", ErrArgument, p.Name, tensor.ErrDisposed)
+	case fileDType(t.DType()) == "":
+		return fmt.Errorf("%w: %q is %s: %w", ErrArgument, p.Name, t.DType(), tensor.ErrDType)
+	}
+	return nil
+}
+
+// fileDType is the file's dtype of a tensor of dtype d, or "" for none.
+func fileDType(d tensor.DType) safetensors.DType {
+	switch d {
+	case tensor.Float32:
+		return safetensors.F32
+	case tensor.Int32:
+		return safetensors.I32
+	case tensor.Uint32:
+		return safetensors.U32
+	}
+	return ""
+}
+
+// chunkSize returns the chunk size for the option n.
+func chunkSize(n int) int {
+	if n <= 0 {
+		return DefaultChunkSize
+	}
+	return max(4, n&^3)
+}
+
+// SaveFile saves as Save does into a new file at path: it writes a
+// temporary file beside it, syncs it and renames it over path, so that a
+// failure or a crash part-way leaves path as it was. Its concurrency
+// contract is Save's; two SaveFiles to one path at once leave one of the
+// two files whole.
+func SaveFile(ctx context.Context, path string, params []optim.Param, o SaveOptions) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("checkpoint: save: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err := Save(ctx, f, params, o); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("checkpoint: save: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("checkpoint: save: %w", err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("checkpoint: save: %w", err)
+	}
+	return nil
+}
