@@ -85,6 +85,10 @@ func variants() []variant {
 			add("scatter_add_"+string(T)+flag(byIndex, "_by_index"), ScatterAdd{T: T, ByIndex: byIndex}, &ScatterAddParams{})
 		}
 	}
+	for _, op := range convOps {
+		add("conv2d_"+string(op), Conv2D{Op: op}, &Conv2DParams{})
+	}
+	add("conv2d_forward_vec4", Conv2D{Op: ConvForward, Vec4: true}, &Conv2DParams{})
 	for _, dense := range []bool{false, true} {
 		add("softmax_xent"+flag(dense, "_dense"), SoftmaxXent{Dense: dense}, &RowParams{})
 		add("softmax_xent_grad"+flag(dense, "_dense"), SoftmaxXent{Dense: dense, Grad: true}, &RowParams{})
@@ -108,6 +112,7 @@ func flag(on bool, s string) string {
 var (
 	reduceOps = []ReduceOp{Sum, Mean, Prod, Max, Min, ArgMax, ArgMin}
 	types     = []Type{F32, I32, U32}
+	convOps   = []ConvOp{ConvForward, ConvInput, ConvFilter}
 )
 
 type namedProgram struct {
@@ -168,6 +173,9 @@ func TestVariantsCoverEveryFlag(t *testing.T) {
 	if !slices.Equal(consts["ReduceOp"], names(reduceOps)) {
 		t.Errorf("the package declares the reductions %v; variants makes %v", consts["ReduceOp"], names(reduceOps))
 	}
+	if !slices.Equal(consts["ConvOp"], names(convOps)) {
+		t.Errorf("the package declares the convolution products %v; variants makes %v", consts["ConvOp"], names(convOps))
+	}
 	if !slices.Equal(consts["Type"], names(types)) {
 		t.Errorf("the package declares the types %v; variants makes %v", consts["Type"], names(types))
 	}
@@ -185,7 +193,7 @@ func TestVariantsCoverEveryFlag(t *testing.T) {
 			seen[rv.Type()][f.Name][fmt.Sprint(rv.Field(i).Interface())] = true
 		}
 	}
-	for _, family := range []any{MatMul{}, Reduce{}, Softmax{}, Copy{}, Gather{}, Elementwise{}} {
+	for _, family := range []any{MatMul{}, Reduce{}, Softmax{}, Copy{}, Gather{}, Conv2D{}, Elementwise{}} {
 		ft := reflect.TypeOf(family)
 		if seen[ft] == nil {
 			t.Errorf("no variant of %s", ft.Name())
@@ -204,6 +212,8 @@ func TestVariantsCoverEveryFlag(t *testing.T) {
 				want = names(reduceOps)
 			case f.Type == reflect.TypeFor[Type]():
 				want = names(types)
+			case f.Type == reflect.TypeFor[ConvOp]():
+				want = names(convOps)
 			case f.Type.Kind() == reflect.Int: // a rank: none, one vec4 of metadata, two
 				want = []string{"0", "1", "5"}
 			default:

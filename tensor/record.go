@@ -49,6 +49,10 @@ type Attrs struct {
 	DType          DType    // Cast
 	Lo, Hi         float32  // Clip
 	Alpha          float32  // LeakyRelu
+
+	// Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter: the options
+	// (the last two set Shape to the input's or the filter's shape).
+	Conv Conv2DOptions
 }
 
 // clone copies a's slices, so that a recorder may keep them.
