@@ -51,17 +51,19 @@ const (
 //
 // Without Vec4 each of 8×8 threads computes an 8×8 block of a 64×64 tile
 // of C, its 64 sums in registers, one k per trip (the register kernel of
-// MatMul, with indexing in place of its loads). With Vec4 (ConvForward
-// only, GroupIn and GroupOut multiples of four: see Conv2DVec4Fits) each
-// of 8×8 threads computes 16 rows × 8 columns (two vec4s) of a 128×64
-// tile, reading four channels of x and four columns of f per load, and
-// loops over the taps, then over the channels of each, so that the pixel
-// each row reads is worked out once per tap. On lavapipe this block ran
-// conv2d_3x3 (wgbench) at about 1.4 times the speed of MatMul's Vec4 block (16
-// rows × four vec4s), whose 64 vec4 sums spill from the registers, and
-// at 1.2 times a block of 8 rows × two vec4s; tiles of 64 columns also
-// fit the 64 or more output channels of most convolutions. Every kernel
-// adds its products in the order of k: all give the same bits.
+// MatMul, with indexing in place of its loads). With Vec4 (ConvForward and
+// ConvFilter, GroupIn and GroupOut multiples of four: see Conv2DVec4Fits)
+// each of 8×8 threads computes 16 rows × 8 columns (two vec4s) of a
+// 128×64 tile, reading four channels of x and four columns of f or dy per
+// load. The forward product loops over the taps, then over the channels
+// of each, so that the pixel each row reads is worked out once per tap;
+// the filter's gradient reads each four of its rows (four channels of one
+// tap) as one vec4 of x per k. On lavapipe this block ran conv2d_3x3
+// (wgbench) at about 1.4 times the speed of MatMul's Vec4 block (16 rows ×
+// four vec4s), whose 64 vec4 sums spill from the registers, and at 1.2
+// times a block of 8 rows × two vec4s; tiles of 64 columns also fit the 64
+// or more output channels of most convolutions. Every kernel adds its
+// products in the order of k: all give the same bits.
 //
 // Like MatMul's, a dispatch covers the tiles from its First fields on and
 // sums k over [KFirst, KEnd), continuing the sums a dispatch before it
@@ -76,7 +78,7 @@ type Conv2D struct {
 // Conv2DVec4Fits reports whether the Vec4 kernel computes a product of op
 // with groupIn input and groupOut output channels per group.
 func Conv2DVec4Fits(op ConvOp, groupIn, groupOut int) bool {
-	return op == ConvForward && groupIn > 0 && groupIn%4 == 0 && groupOut%4 == 0
+	return op != ConvInput && groupIn > 0 && groupIn%4 == 0 && groupOut%4 == 0
 }
 
 // Conv2DParams is the parameter block of every Conv2D kernel: the
@@ -153,16 +155,41 @@ func (c Conv2D) GroupWork(K int) float64 {
 // convKernel is the template data of the Conv2D kernels.
 type convKernel struct {
 	Conv2D
-	Params                 string
-	Threads, Block         int
-	X, Y, Rows, Blocks, W4 int
+	Params             string
+	Threads, Block     int
+	X, Y, Rows, Blocks int
+	Quads              []convQuad // the Vec4 kernel's rows, by four
+}
+
+// convQuad is four rows of a Vec4 thread's block, from row First, read as
+// one vec4 (Index names it); Rows names each row and its lane.
+type convQuad struct {
+	Index, First int
+	Rows         []convRowLane
+}
+
+type convRowLane struct {
+	Row  int
+	Lane string
+}
+
+// quads splits rows rows into quads.
+func quads(rows int) []convQuad {
+	qs := make([]convQuad, rows/4)
+	for q := range qs {
+		qs[q] = convQuad{Index: q, First: 4 * q}
+		for l := range 4 {
+			qs[q].Rows = append(qs[q].Rows, convRowLane{Row: 4*q + l, Lane: lanes[l : l+1]})
+		}
+	}
+	return qs
 }
 
 // Spec generates c's kernel from conv.wgsl.
 func (c Conv2D) Spec() wgpu.KernelSpec {
 	p := &Conv2DParams{}
 	data := convKernel{Conv2D: c, Params: declareParams(p), Threads: convThreads, Block: convBlock,
-		X: convVec4X, Y: convVec4Y, Rows: convVec4Rows, Blocks: convVec4Blocks}
+		X: convVec4X, Y: convVec4Y, Rows: convVec4Rows, Blocks: convVec4Blocks, Quads: quads(convVec4Rows)}
 	return wgpu.KernelSpec{Name: "conv2d_" + string(c.Op), Key: c.Key(), Source: fill("conv.wgsl", data),
 		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSizeOf(p)}
 }

@@ -10,24 +10,19 @@ a value past its size, so one comparison rejects both sides. */ -}}
 @group(0) @binding(2) var<storage, read_write> c: array<{{if .Vec4}}vec4<f32>{{else}}f32{{end}}>;
 @group(0) @binding(3) var<uniform> p: Params;
 {{- if .Vec4}}
-{{- /* The forward product, 16 rows x 4 vec4s of columns per thread: for each
-tap, the pixel each row reads (o<i>, or none: ok<i> false in the padding),
-then four channels of that pixel per load. */}}
+{{- /* .Rows rows x .Blocks vec4s of columns per thread, read as vec4s of four
+channels. The forward product loops over the taps, and for each works out
+the pixel each row reads (o<i>, or none: ok<i> false in the padding), then
+loops over four channels of that pixel per load. The filter's gradient
+reads each quad of rows (four channels of one tap) as one vec4 of the
+input at the pixel output pixel k sees through that tap. */}}
 @compute @workgroup_size({{.X}}, {{.Y}})
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
 	let M = p.m; let N4 = p.n / 4u;
 	let g = w.z + p.first_group;
 	let row0 = ((w.y + p.first_row) * {{.Y}}u + l.y) * {{.Rows}}u;
 	let cb0 = ((w.x + p.first_col) * {{.X}}u + l.x) * {{.Blocks}}u;
-	let pixels = p.out_h * p.out_w;
 	let C4 = p.in_c / 4u; let O4 = p.out_c / 4u;
-	let gin = g * (p.group_in / 4u);
-{{- range $i := seq .Rows}}
-	let m{{$i}} = min(row0 + {{$i}}u, M - 1u);
-	let ry{{$i}} = (m{{$i}} % pixels) / p.out_w * p.stride_h;
-	let rx{{$i}} = (m{{$i}} % pixels) % p.out_w * p.stride_w;
-	let rb{{$i}} = m{{$i}} / pixels * p.in_h;
-{{- end}}
 {{- range $j := seq .Blocks}}
 	let bc{{$j}} = g * N4 + min(cb0 + {{$j}}u, N4 - 1u);
 {{- end}}
@@ -39,6 +34,40 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 		if (row0 + {{$i}}u < M && cb0 + {{$j}}u < N4) { s{{$i}}_{{$j}} = c[(row0 + {{$i}}u) * O4 + bc{{$j}}]; }
 {{- end}}{{end}}
 	}
+{{- if eq .Op "filter"}}
+	let pixels = p.out_h * p.out_w;
+{{- range $q := .Quads}}
+	let m{{$q.Index}} = min(row0 + {{$q.First}}u, M - 4u);
+	let ry{{$q.Index}} = m{{$q.Index}} / p.group_in / p.kernel_w * p.dilation_h - p.pad_top;
+	let rx{{$q.Index}} = m{{$q.Index}} / p.group_in % p.kernel_w * p.dilation_w - p.pad_left;
+	let rc{{$q.Index}} = (g * p.group_in + m{{$q.Index}} % p.group_in) / 4u;
+{{- end}}
+	for (var k = p.k_first; k < p.k_end; k++) {
+		let opix = k % pixels;
+		let ky = opix / p.out_w * p.stride_h;
+		let kx = opix % p.out_w * p.stride_w;
+		let kb = k / pixels * p.in_h;
+{{- range $q := .Quads}}
+		let y{{$q.Index}} = ry{{$q.Index}} + ky;
+		let x{{$q.Index}} = rx{{$q.Index}} + kx;
+		let ok{{$q.Index}} = y{{$q.Index}} < p.in_h && x{{$q.Index}} < p.in_w;
+		let a{{$q.Index}} = select(vec4<f32>(0.0), a[select(0u, ((kb + y{{$q.Index}}) * p.in_w + x{{$q.Index}}) * C4 + rc{{$q.Index}}, ok{{$q.Index}})], ok{{$q.Index}});
+{{- end}}
+{{- range $j := seq .Blocks}}
+		let b{{$j}} = bm[k * O4 + bc{{$j}}];
+{{- range $q := $.Quads}}{{range $r := $q.Rows}}
+		s{{$r.Row}}_{{$j}} = fma(vec4<f32>(a{{$q.Index}}.{{$r.Lane}}), b{{$j}}, s{{$r.Row}}_{{$j}});
+{{- end}}{{end}}{{end}}
+	}
+{{- else}}
+	let pixels = p.out_h * p.out_w;
+	let gin = g * (p.group_in / 4u);
+{{- range $i := seq .Rows}}
+	let m{{$i}} = min(row0 + {{$i}}u, M - 1u);
+	let ry{{$i}} = (m{{$i}} % pixels) / p.out_w * p.stride_h;
+	let rx{{$i}} = (m{{$i}} % pixels) % p.out_w * p.stride_w;
+	let rb{{$i}} = m{{$i}} / pixels * p.in_h;
+{{- end}}
 	for (var tap = p.k_first / p.group_in; tap * p.group_in < p.k_end; tap++) {
 		let ky = tap / p.kernel_w * p.dilation_h - p.pad_top;
 		let kx = tap % p.kernel_w * p.dilation_w - p.pad_left;
@@ -60,6 +89,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 {{- end}}{{end}}{{end}}
 		}
 	}
+{{- end}}
 {{- range $i := seq .Rows}}{{range $j := seq $.Blocks}}
 	if (row0 + {{$i}}u < M && cb0 + {{$j}}u < N4) { c[(row0 + {{$i}}u) * O4 + bc{{$j}}] = s{{$i}}_{{$j}}; }
 {{- end}}{{end}}

@@ -258,23 +258,32 @@ func TestConv2DLongSums(t *testing.T) {
 			opts.WorkBudget = budget
 			e := testgpu.EngineOn(t, testgpu.OpenWith(t, opts))
 			a, b := modValues(K*4, 5), modValues(K*4, 3)
+			forward := func(x, f *tensor.Tensor) *tensor.Tensor { return e.Conv2D(x, f, tensor.Conv2DOptions{}) }
+			// Each case's operands are a[:size(xs)] and b[:size(ys)],
+			// a[i] = i mod 5, b[i] = i mod 3; term(k, j) is the k-th term
+			// of output j.
+			byRow := func(out int) func(k, j int) int { return func(k, j int) int { return (k % 5) * ((k*out + j) % 3) } }
 			for _, c := range []struct {
-				name     string
-				run      func(x, y *tensor.Tensor) *tensor.Tensor
-				xs, ys   []int
-				want     []int
-				forceOld bool
+				name   string
+				run    func(x, y *tensor.Tensor) *tensor.Tensor
+				xs, ys []int
+				want   []int
+				term   func(k, j int) int
+				scalar bool
 			}{
-				{"forward vec4", func(x, f *tensor.Tensor) *tensor.Tensor { return e.Conv2D(x, f, tensor.Conv2DOptions{}) }, []int{1, 1, 1, K}, []int{1, 1, K, 4}, []int{1, 1, 1, 4}, false},
-				{"forward scalar", func(x, f *tensor.Tensor) *tensor.Tensor { return e.Conv2D(x, f, tensor.Conv2DOptions{}) }, []int{1, 1, 1, K}, []int{1, 1, K, 4}, []int{1, 1, 1, 4}, true},
+				{"forward vec4", forward, []int{1, 1, 1, K}, []int{1, 1, K, 4}, []int{1, 1, 1, 4}, byRow(4), false},
+				{"forward scalar", forward, []int{1, 1, 1, K}, []int{1, 1, K, 4}, []int{1, 1, 1, 4}, byRow(4), true},
 				{"filter gradient", func(x, dy *tensor.Tensor) *tensor.Tensor {
 					return e.Conv2DBackpropFilter(x, dy, tensor.Shape{1, 1, 1, 1}, tensor.Conv2DOptions{})
-				}, []int{1, 1, K, 1}, []int{1, 1, K, 1}, []int{1, 1, 1, 1}, false},
+				}, []int{1, 1, K, 1}, []int{1, 1, K, 1}, []int{1, 1, 1, 1}, byRow(1), false},
+				{"filter gradient vec4", func(x, dy *tensor.Tensor) *tensor.Tensor {
+					return e.Conv2DBackpropFilter(x, dy, tensor.Shape{1, 1, 4, 4}, tensor.Conv2DOptions{})
+				}, []int{1, 1, K, 4}, []int{1, 1, K, 4}, []int{1, 1, 4, 4}, func(k, j int) int { return ((k*4 + j/4) % 5) * ((k*4 + j%4) % 3) }, false},
 				{"input gradient", func(dy, f *tensor.Tensor) *tensor.Tensor {
 					return e.Conv2DBackpropInput(dy, f, tensor.Shape{1, 1, 1, 1}, tensor.Conv2DOptions{})
-				}, []int{1, 1, 1, K}, []int{1, 1, 1, K}, []int{1, 1, 1, 1}, false},
+				}, []int{1, 1, 1, K}, []int{1, 1, 1, K}, []int{1, 1, 1, 1}, byRow(1), false},
 			} {
-				if c.forceOld {
+				if c.scalar {
 					t.Setenv("WGT_CONV", "scalar")
 				}
 				x, y := e.FromFloat32s(a[:size(c.xs)], c.xs...), e.FromFloat32s(b[:size(c.ys)], c.ys...)
@@ -283,8 +292,7 @@ func TestConv2DLongSums(t *testing.T) {
 				want := make([]float32, out)
 				for k := range K {
 					for j := range out {
-						// x is [.., K] and y [K, out] (forward), or both K long.
-						want[j] += float32((k % 5) * ((k*out + j) % 3))
+						want[j] += float32(c.term(k, j))
 					}
 				}
 				assert.Equal(t, want, f32s(t, got), c.name)
