@@ -51,14 +51,16 @@ const (
 //
 // Without Vec4 each of 8×8 threads computes an 8×8 block of a 64×64 tile
 // of C, its 64 sums in registers, one k per trip (the register kernel of
-// MatMul, with indexing in place of its loads). With Vec4 (ConvForward and
-// ConvFilter, GroupIn and GroupOut multiples of four: see Conv2DVec4Fits)
-// each of 8×8 threads computes 16 rows × 8 columns (two vec4s) of a
-// 128×64 tile, reading four channels of x and four columns of f or dy per
-// load. The forward product loops over the taps, then over the channels
-// of each, so that the pixel each row reads is worked out once per tap;
-// the filter's gradient reads each four of its rows (four channels of one
-// tap) as one vec4 of x per k. On lavapipe this block ran conv2d_3x3
+// MatMul, with indexing in place of its loads). With Vec4 (GroupIn and
+// GroupOut multiples of four: see Conv2DVec4Fits) each of 8×8 threads
+// computes 16 rows × 8 columns (two vec4s) of a 128×64 tile, reading four
+// channels per load. The forward product and the input's gradient loop
+// over the taps, then over the channels of each, so that the pixel each
+// row reads (and for the input's gradient whether an output pixel links
+// it) is worked out once per tap; the input's gradient reads four output
+// channels of dy and of each of its eight columns of f per load and
+// regroups them by channel in registers. The filter's gradient reads each
+// four of its rows (four channels of one tap) as one vec4 of x per k. On lavapipe this block ran conv2d_3x3
 // (wgbench) at about 1.4 times the speed of MatMul's Vec4 block (16 rows ×
 // four vec4s), whose 64 vec4 sums spill from the registers, and at 1.2
 // times a block of 8 rows × two vec4s; tiles of 64 columns also fit the 64
@@ -78,7 +80,7 @@ type Conv2D struct {
 // Conv2DVec4Fits reports whether the Vec4 kernel computes a product of op
 // with groupIn input and groupOut output channels per group.
 func Conv2DVec4Fits(op ConvOp, groupIn, groupOut int) bool {
-	return op != ConvInput && groupIn > 0 && groupIn%4 == 0 && groupOut%4 == 0
+	return groupIn > 0 && groupIn%4 == 0 && groupOut > 0 && groupOut%4 == 0
 }
 
 // Conv2DParams is the parameter block of every Conv2D kernel: the
@@ -159,6 +161,7 @@ type convKernel struct {
 	Threads, Block     int
 	X, Y, Rows, Blocks int
 	Quads              []convQuad // the Vec4 kernel's rows, by four
+	ColQuads           []convQuad // its columns, by four
 }
 
 // convQuad is four rows of a Vec4 thread's block, from row First, read as
@@ -173,7 +176,7 @@ type convRowLane struct {
 	Lane string
 }
 
-// quads splits rows rows into quads.
+// quads splits rows (or columns) into quads.
 func quads(rows int) []convQuad {
 	qs := make([]convQuad, rows/4)
 	for q := range qs {
@@ -189,7 +192,7 @@ func quads(rows int) []convQuad {
 func (c Conv2D) Spec() wgpu.KernelSpec {
 	p := &Conv2DParams{}
 	data := convKernel{Conv2D: c, Params: declareParams(p), Threads: convThreads, Block: convBlock,
-		X: convVec4X, Y: convVec4Y, Rows: convVec4Rows, Blocks: convVec4Blocks, Quads: quads(convVec4Rows)}
+		X: convVec4X, Y: convVec4Y, Rows: convVec4Rows, Blocks: convVec4Blocks, Quads: quads(convVec4Rows), ColQuads: quads(4 * convVec4Blocks)}
 	return wgpu.KernelSpec{Name: "conv2d_" + string(c.Op), Key: c.Key(), Source: fill("conv.wgsl", data),
 		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSizeOf(p)}
 }

@@ -23,6 +23,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 	let row0 = ((w.y + p.first_row) * {{.Y}}u + l.y) * {{.Rows}}u;
 	let cb0 = ((w.x + p.first_col) * {{.X}}u + l.x) * {{.Blocks}}u;
 	let C4 = p.in_c / 4u; let O4 = p.out_c / 4u;
+	let cs = {{if eq .Op "input"}}C4{{else}}O4{{end}};
 {{- range $j := seq .Blocks}}
 	let bc{{$j}} = g * N4 + min(cb0 + {{$j}}u, N4 - 1u);
 {{- end}}
@@ -31,7 +32,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 {{- end}}{{end}}
 	if (p.k_first > 0u) {
 {{- range $i := seq .Rows}}{{range $j := seq $.Blocks}}
-		if (row0 + {{$i}}u < M && cb0 + {{$j}}u < N4) { s{{$i}}_{{$j}} = c[(row0 + {{$i}}u) * O4 + bc{{$j}}]; }
+		if (row0 + {{$i}}u < M && cb0 + {{$j}}u < N4) { s{{$i}}_{{$j}} = c[(row0 + {{$i}}u) * cs + bc{{$j}}]; }
 {{- end}}{{end}}
 	}
 {{- if eq .Op "filter"}}
@@ -58,6 +59,46 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 {{- range $q := $.Quads}}{{range $r := $q.Rows}}
 		s{{$r.Row}}_{{$j}} = fma(vec4<f32>(a{{$q.Index}}.{{$r.Lane}}), b{{$j}}, s{{$r.Row}}_{{$j}});
 {{- end}}{{end}}{{end}}
+	}
+{{- else if eq .Op "input"}}
+	let pixels = p.in_h * p.in_w;
+	let gout = g * (p.group_out / 4u);
+{{- range $i := seq .Rows}}
+	let m{{$i}} = min(row0 + {{$i}}u, M - 1u);
+	let ry{{$i}} = (m{{$i}} % pixels) / p.in_w + p.pad_top;
+	let rx{{$i}} = (m{{$i}} % pixels) % p.in_w + p.pad_left;
+	let rb{{$i}} = m{{$i}} / pixels * p.out_h;
+{{- end}}
+{{- range $q := .ColQuads}}{{range $t := $q.Rows}}
+	let fc{{$t.Row}} = min(cb0 * 4u + {{$t.Row}}u, p.n - 1u);
+{{- end}}{{end}}
+	for (var tap = p.k_first / p.group_out; tap * p.group_out < p.k_end; tap++) {
+		let ky = tap / p.kernel_w * p.dilation_h;
+		let kx = tap % p.kernel_w * p.dilation_w;
+{{- range $i := seq .Rows}}
+		let y{{$i}} = ry{{$i}} - ky;
+		let x{{$i}} = rx{{$i}} - kx;
+		let ok{{$i}} = ry{{$i}} >= ky && rx{{$i}} >= kx && y{{$i}} % p.stride_h == 0u && x{{$i}} % p.stride_w == 0u && y{{$i}} / p.stride_h < p.out_h && x{{$i}} / p.stride_w < p.out_w;
+		let o{{$i}} = select(0u, ((rb{{$i}} + y{{$i}} / p.stride_h) * p.out_w + x{{$i}} / p.stride_w) * O4 + gout, ok{{$i}});
+{{- end}}
+{{- range $q := .ColQuads}}{{range $t := $q.Rows}}
+		let fo{{$t.Row}} = (tap * p.group_in + fc{{$t.Row}}) * O4 + gout;
+{{- end}}{{end}}
+		let kbase = tap * p.group_out;
+		let cend = (min(p.k_end, kbase + p.group_out) - kbase) / 4u;
+		for (var c4 = (max(p.k_first, kbase) - kbase) / 4u; c4 < cend; c4++) {
+{{- range $i := seq .Rows}}
+			let a{{$i}} = select(vec4<f32>(0.0), a[o{{$i}} + c4], ok{{$i}});
+{{- end}}
+{{- range $q := .ColQuads}}{{range $t := $q.Rows}}
+			let f{{$t.Row}} = bm[fo{{$t.Row}} + c4];
+{{- end}}{{end}}
+{{- range $kk := seq 4}}{{$lane := index (lanes) $kk}}{{range $q := $.ColQuads}}
+			let b{{$kk}}_{{$q.Index}} = vec4<f32>({{range $n, $t := $q.Rows}}{{if $n}}, {{end}}f{{$t.Row}}.{{$lane}}{{end}});
+{{- range $i := seq $.Rows}}
+			s{{$i}}_{{$q.Index}} = select(s{{$i}}_{{$q.Index}}, fma(vec4<f32>(a{{$i}}.{{$lane}}), b{{$kk}}_{{$q.Index}}, s{{$i}}_{{$q.Index}}), ok{{$i}});
+{{- end}}{{end}}{{end}}
+		}
 	}
 {{- else}}
 	let pixels = p.out_h * p.out_w;
@@ -91,7 +132,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 	}
 {{- end}}
 {{- range $i := seq .Rows}}{{range $j := seq $.Blocks}}
-	if (row0 + {{$i}}u < M && cb0 + {{$j}}u < N4) { c[(row0 + {{$i}}u) * O4 + bc{{$j}}] = s{{$i}}_{{$j}}; }
+	if (row0 + {{$i}}u < M && cb0 + {{$j}}u < N4) { c[(row0 + {{$i}}u) * cs + bc{{$j}}] = s{{$i}}_{{$j}}; }
 {{- end}}{{end}}
 }
 {{- else}}

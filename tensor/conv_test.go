@@ -206,9 +206,10 @@ func checkProduct(t *testing.T, got *tensor.Tensor, shape []int, what string, re
 	near(t, want, abs, f32s(t, got), what)
 }
 
-// NaN and infinities in the input propagate as in a sum of products: to
-// exactly the outputs whose windows read them (the reference says which),
-// and through both gradients.
+// NaN and infinities in the input, the filter and dy propagate as in a
+// sum of products: to exactly the outputs whose windows read them (the
+// reference says which; a padded position is a term 0·w of the forward
+// sum, and no term of the input's gradient), and through both gradients.
 func TestConv2DEdgeValues(t *testing.T) {
 	e := testgpu.Engine(t)
 	r := rand.New(rand.NewPCG(3, 4))
@@ -223,6 +224,7 @@ func TestConv2DEdgeValues(t *testing.T) {
 		xv[5] = float32(math.NaN())
 		xv[len(xv)/2] = float32(math.Inf(1))
 		xv[len(xv)-1] = float32(math.Inf(-1))
+		fv[2] = float32(math.Inf(1)) // facing the padding too: 0·Inf in the forward sum, nothing in dx
 		dyv[1] = float32(math.Inf(1))
 		dyv[len(dyv)-2] = float32(math.NaN())
 		x, f, dy := e.FromFloat32s(xv, c.xShape()...), e.FromFloat32s(fv, c.fShape()...), e.FromFloat32s(dyv, ref.yShape()...)
@@ -282,6 +284,9 @@ func TestConv2DLongSums(t *testing.T) {
 				{"input gradient", func(dy, f *tensor.Tensor) *tensor.Tensor {
 					return e.Conv2DBackpropInput(dy, f, tensor.Shape{1, 1, 1, 1}, tensor.Conv2DOptions{})
 				}, []int{1, 1, 1, K}, []int{1, 1, 1, K}, []int{1, 1, 1, 1}, byRow(1), false},
+				{"input gradient vec4", func(dy, f *tensor.Tensor) *tensor.Tensor {
+					return e.Conv2DBackpropInput(dy, f, tensor.Shape{1, 1, 1, 4}, tensor.Conv2DOptions{})
+				}, []int{1, 1, 1, K}, []int{1, 1, 4, K}, []int{1, 1, 1, 4}, func(k, j int) int { return (k % 5) * ((j*K + k) % 3) }, false},
 			} {
 				if c.scalar {
 					t.Setenv("WGT_CONV", "scalar")
