@@ -33,7 +33,9 @@
 // tied for the result; Prod's gradient is exact with zeros in the input
 // (the product of the other elements); ArgMax and ArgMin have none.
 // Gather's gradient is a tensor.Engine.ScatterAdd into zeros (repeated
-// indices add up, indices out of range get nothing). The losses' fused
+// indices add up, indices out of range get nothing). Conv2D's gradients
+// are its two gradient kernels, tensor.Engine.Conv2DBackpropInput and
+// Conv2DBackpropFilter. The losses' fused
 // ops (package loss) have rules of their own.
 //
 // MaxPool2D sends each window's gradient to the element it took, the
@@ -86,7 +88,7 @@
 // An input whose gradient no one asked for, directly or through later
 // ops (Context.NeedsGradient false: a batch of data, targets), may get
 // nil instead: rules whose gradient for it would cost a kernel (matmul,
-// the cross-entropy's targets, scatter-add's updates) skip it.
+// conv2d, the cross-entropy's targets, scatter-add's updates) skip it.
 // An op with no gradient registers Rule{NoGrad: "why"}.
 //
 // # Checking a rule

@@ -85,6 +85,12 @@ func variants() []variant {
 			add("scatter_add_"+string(T)+flag(byIndex, "_by_index"), ScatterAdd{T: T, ByIndex: byIndex}, &ScatterAddParams{})
 		}
 	}
+	for _, op := range convOps {
+		add("conv2d_"+string(op), Conv2D{Op: op}, &Conv2DParams{})
+	}
+	add("conv2d_forward_vec4", Conv2D{Op: ConvForward, Vec4: true}, &Conv2DParams{})
+	add("conv2d_filter_vec4", Conv2D{Op: ConvFilter, Vec4: true}, &Conv2DParams{})
+	add("conv2d_input_vec4", Conv2D{Op: ConvInput, Vec4: true}, &Conv2DParams{})
 	for _, dense := range []bool{false, true} {
 		add("softmax_xent"+flag(dense, "_dense"), SoftmaxXent{Dense: dense}, &RowParams{})
 		add("softmax_xent_grad"+flag(dense, "_dense"), SoftmaxXent{Dense: dense, Grad: true}, &RowParams{})
@@ -109,6 +115,7 @@ func flag(on bool, s string) string {
 var (
 	reduceOps = []ReduceOp{Sum, Mean, Prod, Max, Min, ArgMax, ArgMin}
 	types     = []Type{F32, I32, U32}
+	convOps   = []ConvOp{ConvForward, ConvInput, ConvFilter}
 )
 
 type namedProgram struct {
@@ -176,6 +183,9 @@ func TestVariantsCoverEveryFlag(t *testing.T) {
 	if !slices.Equal(consts["ReduceOp"], names(reduceOps)) {
 		t.Errorf("the package declares the reductions %v; variants makes %v", consts["ReduceOp"], names(reduceOps))
 	}
+	if !slices.Equal(consts["ConvOp"], names(convOps)) {
+		t.Errorf("the package declares the convolution products %v; variants makes %v", consts["ConvOp"], names(convOps))
+	}
 	if !slices.Equal(consts["Type"], names(types)) {
 		t.Errorf("the package declares the types %v; variants makes %v", consts["Type"], names(types))
 	}
@@ -193,7 +203,7 @@ func TestVariantsCoverEveryFlag(t *testing.T) {
 			seen[rv.Type()][f.Name][fmt.Sprint(rv.Field(i).Interface())] = true
 		}
 	}
-	for _, family := range []any{MatMul{}, Reduce{}, Softmax{}, Copy{}, Gather{}, Elementwise{},
+	for _, family := range []any{MatMul{}, Reduce{}, Softmax{}, Copy{}, Gather{}, Conv2D{}, Elementwise{},
 		Pool2D{}, Pool2DGrad{}, OneHot{}, Scan{}, TopK{}, LayerNorm{}} {
 		ft := reflect.TypeOf(family)
 		if seen[ft] == nil {
@@ -213,6 +223,8 @@ func TestVariantsCoverEveryFlag(t *testing.T) {
 				want = names(reduceOps)
 			case f.Type == reflect.TypeFor[Type]():
 				want = names(types)
+			case f.Type == reflect.TypeFor[ConvOp]():
+				want = names(convOps)
 			case f.Type.Kind() == reflect.Int: // a rank: none, one vec4 of metadata, two
 				want = []string{"0", "1", "5"}
 			default:

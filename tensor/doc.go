@@ -24,6 +24,16 @@
 // outputs are allocated when an op is called, and a result disposed before
 // the dispatch is not computed at all.
 //
+// # Convolution
+//
+// Conv2D convolves NHWC images with HWIO filters (TensorFlow's layouts),
+// with strides, dilations, padding (Same, Valid or Explicit, resolved by
+// NewWindow2D) and groups, depthwise included; Conv2DBackpropInput and
+// Conv2DBackpropFilter are its gradients. Each is one kernel, an implicit
+// matrix product that reads the images and filters where they lie (no
+// im2col copy), split by the work budget like MatMul; padded positions
+// read as zero.
+//
 // # Custom kernels
 //
 // Engine.RunKernel runs the caller's WGSL on tensors, for ops the library

@@ -76,7 +76,14 @@ func (e *Engine) matmul(site stack, a, b *Tensor, ta, tb bool) *Tensor {
 	return out
 }
 
-// tilePiece is one dispatch of a matmul: groups tiles (columns, rows,
+// tiler is a tiled product's kernel (shaders.MatMul, shaders.Conv2D): the
+// workgroups its grid takes and the work of each.
+type tiler interface {
+	Groups(M, N, batches int) (cols, rows, zs int)
+	GroupWork(K int) float64
+}
+
+// tilePiece is one dispatch of a tiled product (a matmul, a convolution): groups tiles (columns, rows,
 // batches) from first[0:3] on, summing k from first[3] to kEnd.
 type tilePiece struct {
 	first  [4]uint32
@@ -92,7 +99,7 @@ type tilePiece struct {
 // (a long inner dimension), or whose inner dimension is longer than
 // shaders.MatMulKRange, sums a range of k per dispatch, the ranges in order
 // (see shaders.MatMul).
-func (e *Engine) matmulPieces(k shaders.MatMul, M, N, K, batches int) []tilePiece {
+func (e *Engine) matmulPieces(k tiler, M, N, K, batches int) []tilePiece {
 	budget, lim := e.dev.WorkBudget(), int(e.dev.Limits().MaxComputeWorkgroupsPerDimension)
 	kStep := max(min(K, shaders.MatMulKRange), 1)
 	if perK := k.GroupWork(1); float64(kStep)*perK > float64(budget) {

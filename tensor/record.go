@@ -54,6 +54,10 @@ type Attrs struct {
 	Exclusive, Reverse bool          // Cumsum (Axis is its axis)
 	K                  int           // TopK
 	Eps                float32       // LayerNorm
+
+	// Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter: the options
+	// (the last two set Shape to the input's or the filter's shape).
+	Conv Conv2DOptions
 }
 
 // clone copies a's slices, so that a recorder may keep them.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wgtensor/wgtensor/internal/cputime"
 	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/tidy"
 )
@@ -129,6 +130,7 @@ func matmul(n int) workload {
 			return Result{}, err
 		}
 		k := matmulK(n)
+		cpu0, cpuOK := cputime.Process()
 		start := time.Now()
 		var c *tensor.Tensor
 		for range k {
@@ -137,6 +139,7 @@ func matmul(n int) workload {
 		}
 		got, err := c.Float32s(ctx)
 		el := time.Since(start)
+		cpu1, _ := cputime.Process()
 		c.Dispose()
 		if err != nil {
 			return Result{}, err
@@ -156,7 +159,7 @@ func matmul(n int) workload {
 		per := el / time.Duration(k)
 		return Result{Value: 2 * float64(n*n*n) / per.Seconds() / 1e9, Unit: "GFLOP/s", NsPerOp: float64(per.Nanoseconds()),
 			Ok: bad == 0, Check: fmt.Sprintf("%d of 64 sampled entries off", bad),
-			Ops: k, Kernel: warm.Total("matmul").Key}, nil
+			Ops: k, Kernel: warm.Total("matmul").Key, Extra: cpuOpMetric(cpu1-cpu0, k, cpuOK)}, nil
 	}}
 }
 
@@ -440,10 +443,10 @@ func suite(name string) ([]workload, int, error) {
 		return []workload{matmul(256), ewChain, smallOps, readback4KB, churn(200), asyncDispose, mlpTrainStep(mlpSmokeSteps)}, 1, nil
 	case "quick":
 		return []workload{matmul(256), matmul(512), matmul(1024), matmul(2048), ewChain, smallOps, readback4KB,
-			readback64MB, upload64MB, churn(10000), asyncDispose, mlpTrainStep(mlpSteps), mlpForward, modelReload}, 6, nil
+			readback64MB, upload64MB, churn(10000), asyncDispose, mlpTrainStep(mlpSteps), mlpForward, conv2D3x3, modelReload}, 6, nil
 	case "full":
 		return []workload{matmul(256), matmul(512), matmul(1024), matmul(2048), matmul(4096), ewChain, smallOps, readback4KB,
-			readback64MB, upload64MB, churn(10000), asyncDispose, mlpTrainStep(mlpSteps), mlpForward, modelReload}, 10, nil
+			readback64MB, upload64MB, churn(10000), asyncDispose, mlpTrainStep(mlpSteps), mlpForward, conv2D3x3, modelReload}, 10, nil
 	}
 	return nil, 0, fmt.Errorf("unknown suite %q (smoke, quick, full)", name)
 }

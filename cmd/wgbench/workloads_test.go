@@ -31,3 +31,15 @@ func TestMatMulWorkloadNamesTheKernelItTimes(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, p.Total("matmul").Key, r.Kernel, "the kernel of a %d×%d product", n, n)
 }
+
+// conv2d_3x3 passes its check, names the kernel it timed (the Vec4 one:
+// 64 channels in and out) and reports its processor time.
+func TestConv2D3x3Workload(t *testing.T) {
+	e := testgpu.Engine(t)
+	r, err := conv2D3x3.run(context.Background(), e)
+	require.NoError(t, err)
+	require.True(t, r.Ok, r.Check)
+	require.Equal(t, "conv2d/forward/true", r.Kernel)
+	require.Equal(t, "GFLOP/s", r.Unit)
+	require.Positive(t, r.Value)
+}

@@ -1,0 +1,245 @@
+{{- /* Conv2D: a 2-D convolution or one of its gradients as an implicit GEMM,
+C[m, n] = sum over k of A[m, k] * B[k, n] for group g, A and B read from
+the bindings by index arithmetic; see Conv2D. Rows past M and columns past
+N are clamped to the last one: they feed only sums that are not written.
+Index arithmetic is in u32: a position left of or above the input wraps to
+a value past its size, so one comparison rejects both sides. */ -}}
+{{.Params -}}
+@group(0) @binding(0) var<storage, read> a: array<{{if .Vec4}}vec4<f32>{{else}}f32{{end}}>;
+@group(0) @binding(1) var<storage, read> bm: array<{{if .Vec4}}vec4<f32>{{else}}f32{{end}}>;
+@group(0) @binding(2) var<storage, read_write> c: array<{{if .Vec4}}vec4<f32>{{else}}f32{{end}}>;
+@group(0) @binding(3) var<uniform> p: Params;
+{{- if .Vec4}}
+{{- /* .Rows rows x .Blocks vec4s of columns per thread, read as vec4s of four
+channels. The forward product loops over the taps, and for each works out
+the pixel each row reads (o<i>, or none: ok<i> false in the padding), then
+loops over four channels of that pixel per load. The filter's gradient
+reads each quad of rows (four channels of one tap) as one vec4 of the
+input at the pixel output pixel k sees through that tap. */}}
+@compute @workgroup_size({{.X}}, {{.Y}})
+fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+	let M = p.m; let N4 = p.n / 4u;
+	let g = w.z + p.first_group;
+	let row0 = ((w.y + p.first_row) * {{.Y}}u + l.y) * {{.Rows}}u;
+	let cb0 = ((w.x + p.first_col) * {{.X}}u + l.x) * {{.Blocks}}u;
+	let C4 = p.in_c / 4u; let O4 = p.out_c / 4u;
+	let cs = {{if eq .Op "input"}}C4{{else}}O4{{end}};
+{{- range $j := seq .Blocks}}
+	let bc{{$j}} = g * N4 + min(cb0 + {{$j}}u, N4 - 1u);
+{{- end}}
+{{- range $i := seq .Rows}}{{range $j := seq $.Blocks}}
+	var s{{$i}}_{{$j}} = vec4<f32>(0.0);
+{{- end}}{{end}}
+	if (p.k_first > 0u) {
+{{- range $i := seq .Rows}}{{range $j := seq $.Blocks}}
+		if (row0 + {{$i}}u < M && cb0 + {{$j}}u < N4) { s{{$i}}_{{$j}} = c[(row0 + {{$i}}u) * cs + bc{{$j}}]; }
+{{- end}}{{end}}
+	}
+{{- if eq .Op "filter"}}
+	let pixels = p.out_h * p.out_w;
+{{- range $q := .Quads}}
+	let m{{$q.Index}} = min(row0 + {{$q.First}}u, M - 4u);
+	let ry{{$q.Index}} = m{{$q.Index}} / p.group_in / p.kernel_w * p.dilation_h - p.pad_top;
+	let rx{{$q.Index}} = m{{$q.Index}} / p.group_in % p.kernel_w * p.dilation_w - p.pad_left;
+	let rc{{$q.Index}} = (g * p.group_in + m{{$q.Index}} % p.group_in) / 4u;
+{{- end}}
+	for (var k = p.k_first; k < p.k_end; k++) {
+		let opix = k % pixels;
+		let ky = opix / p.out_w * p.stride_h;
+		let kx = opix % p.out_w * p.stride_w;
+		let kb = k / pixels * p.in_h;
+{{- range $q := .Quads}}
+		let y{{$q.Index}} = ry{{$q.Index}} + ky;
+		let x{{$q.Index}} = rx{{$q.Index}} + kx;
+		let ok{{$q.Index}} = y{{$q.Index}} < p.in_h && x{{$q.Index}} < p.in_w;
+		let a{{$q.Index}} = select(vec4<f32>(0.0), a[select(0u, ((kb + y{{$q.Index}}) * p.in_w + x{{$q.Index}}) * C4 + rc{{$q.Index}}, ok{{$q.Index}})], ok{{$q.Index}});
+{{- end}}
+{{- range $j := seq .Blocks}}
+		let b{{$j}} = bm[k * O4 + bc{{$j}}];
+{{- range $q := $.Quads}}{{range $r := $q.Rows}}
+		s{{$r.Row}}_{{$j}} = fma(vec4<f32>(a{{$q.Index}}.{{$r.Lane}}), b{{$j}}, s{{$r.Row}}_{{$j}});
+{{- end}}{{end}}{{end}}
+	}
+{{- else if eq .Op "input"}}
+	let pixels = p.in_h * p.in_w;
+	let gout = g * (p.group_out / 4u);
+{{- range $i := seq .Rows}}
+	let m{{$i}} = min(row0 + {{$i}}u, M - 1u);
+	let ry{{$i}} = (m{{$i}} % pixels) / p.in_w + p.pad_top;
+	let rx{{$i}} = (m{{$i}} % pixels) % p.in_w + p.pad_left;
+	let rb{{$i}} = m{{$i}} / pixels * p.out_h;
+{{- end}}
+{{- range $q := .ColQuads}}{{range $t := $q.Rows}}
+	let fc{{$t.Row}} = min(cb0 * 4u + {{$t.Row}}u, p.n - 1u);
+{{- end}}{{end}}
+	for (var tap = p.k_first / p.group_out; tap * p.group_out < p.k_end; tap++) {
+		let ky = tap / p.kernel_w * p.dilation_h;
+		let kx = tap % p.kernel_w * p.dilation_w;
+{{- range $i := seq .Rows}}
+		let y{{$i}} = ry{{$i}} - ky;
+		let x{{$i}} = rx{{$i}} - kx;
+		let ok{{$i}} = ry{{$i}} >= ky && rx{{$i}} >= kx && y{{$i}} % p.stride_h == 0u && x{{$i}} % p.stride_w == 0u && y{{$i}} / p.stride_h < p.out_h && x{{$i}} / p.stride_w < p.out_w;
+		let o{{$i}} = select(0u, ((rb{{$i}} + y{{$i}} / p.stride_h) * p.out_w + x{{$i}} / p.stride_w) * O4 + gout, ok{{$i}});
+{{- end}}
+{{- range $q := .ColQuads}}{{range $t := $q.Rows}}
+		let fo{{$t.Row}} = (tap * p.group_in + fc{{$t.Row}}) * O4 + gout;
+{{- end}}{{end}}
+		let kbase = tap * p.group_out;
+		let cend = (min(p.k_end, kbase + p.group_out) - kbase) / 4u;
+		for (var c4 = (max(p.k_first, kbase) - kbase) / 4u; c4 < cend; c4++) {
+{{- range $i := seq .Rows}}
+			let a{{$i}} = select(vec4<f32>(0.0), a[o{{$i}} + c4], ok{{$i}});
+{{- end}}
+{{- range $q := .ColQuads}}{{range $t := $q.Rows}}
+			let f{{$t.Row}} = bm[fo{{$t.Row}} + c4];
+{{- end}}{{end}}
+{{- range $kk := seq 4}}{{$lane := index (lanes) $kk}}{{range $q := $.ColQuads}}
+			let b{{$kk}}_{{$q.Index}} = vec4<f32>({{range $n, $t := $q.Rows}}{{if $n}}, {{end}}f{{$t.Row}}.{{$lane}}{{end}});
+{{- range $i := seq $.Rows}}
+			s{{$i}}_{{$q.Index}} = select(s{{$i}}_{{$q.Index}}, fma(vec4<f32>(a{{$i}}.{{$lane}}), b{{$kk}}_{{$q.Index}}, s{{$i}}_{{$q.Index}}), ok{{$i}});
+{{- end}}{{end}}{{end}}
+		}
+	}
+{{- else}}
+	let pixels = p.out_h * p.out_w;
+	let gin = g * (p.group_in / 4u);
+{{- range $i := seq .Rows}}
+	let m{{$i}} = min(row0 + {{$i}}u, M - 1u);
+	let ry{{$i}} = (m{{$i}} % pixels) / p.out_w * p.stride_h;
+	let rx{{$i}} = (m{{$i}} % pixels) % p.out_w * p.stride_w;
+	let rb{{$i}} = m{{$i}} / pixels * p.in_h;
+{{- end}}
+	for (var tap = p.k_first / p.group_in; tap * p.group_in < p.k_end; tap++) {
+		let ky = tap / p.kernel_w * p.dilation_h - p.pad_top;
+		let kx = tap % p.kernel_w * p.dilation_w - p.pad_left;
+{{- range $i := seq .Rows}}
+		let ok{{$i}} = ry{{$i}} + ky < p.in_h && rx{{$i}} + kx < p.in_w;
+		let o{{$i}} = select(0u, ((rb{{$i}} + ry{{$i}} + ky) * p.in_w + rx{{$i}} + kx) * C4 + gin, ok{{$i}});
+{{- end}}
+		let kbase = tap * p.group_in;
+		let cend = (min(p.k_end, kbase + p.group_in) - kbase) / 4u;
+		for (var c4 = (max(p.k_first, kbase) - kbase) / 4u; c4 < cend; c4++) {
+{{- range $i := seq .Rows}}
+			let a{{$i}} = select(vec4<f32>(0.0), a[o{{$i}} + c4], ok{{$i}});
+{{- end}}
+			let krow = (kbase + c4 * 4u) * O4;
+{{- range $kk := seq 4}}{{$lane := index (lanes) $kk}}{{range $j := seq $.Blocks}}
+			let b{{$kk}}_{{$j}} = bm[krow + {{$kk}}u * O4 + bc{{$j}}];
+{{- range $i := seq $.Rows}}
+			s{{$i}}_{{$j}} = fma(vec4<f32>(a{{$i}}.{{$lane}}), b{{$kk}}_{{$j}}, s{{$i}}_{{$j}});
+{{- end}}{{end}}{{end}}
+		}
+	}
+{{- end}}
+{{- range $i := seq .Rows}}{{range $j := seq $.Blocks}}
+	if (row0 + {{$i}}u < M && cb0 + {{$j}}u < N4) { c[(row0 + {{$i}}u) * cs + bc{{$j}}] = s{{$i}}_{{$j}}; }
+{{- end}}{{end}}
+}
+{{- else}}
+{{- /* One k per trip, 8 rows x 8 columns per thread. Each row's and each k's
+share of the indices is worked out once: for the forward product a row is
+an output pixel (its image, and its window's corner) and k a tap and a
+channel; for the filter's gradient a row is a tap and a channel, k an
+output pixel; for the input's, a row is an input pixel and k a tap and an
+output channel. */}}
+@compute @workgroup_size({{.Threads}}, {{.Threads}})
+fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+	let M = p.m; let N = p.n;
+	let g = w.z + p.first_group;
+	let row0 = ((w.y + p.first_row) * {{.Threads}}u + l.y) * {{.Block}}u;
+	let col0 = ((w.x + p.first_col) * {{.Threads}}u + l.x) * {{.Block}}u;
+{{- if eq .Op "input"}}
+	let cstride = p.in_c;
+	let pixels = p.in_h * p.in_w;
+{{- range $i := seq .Block}}
+	let m{{$i}} = min(row0 + {{$i}}u, M - 1u);
+	let ry{{$i}} = (m{{$i}} % pixels) / p.in_w + p.pad_top;
+	let rx{{$i}} = (m{{$i}} % pixels) % p.in_w + p.pad_left;
+	let rb{{$i}} = m{{$i}} / pixels * p.out_h;
+{{- end}}
+{{- else}}
+	let cstride = p.out_c;
+{{- if eq .Op "forward"}}
+	let pixels = p.out_h * p.out_w;
+{{- end}}
+{{- range $i := seq .Block}}
+	let m{{$i}} = min(row0 + {{$i}}u, M - 1u);
+{{- if eq $.Op "forward"}}
+	let ry{{$i}} = (m{{$i}} % pixels) / p.out_w * p.stride_h - p.pad_top;
+	let rx{{$i}} = (m{{$i}} % pixels) % p.out_w * p.stride_w - p.pad_left;
+	let rb{{$i}} = m{{$i}} / pixels * p.in_h;
+	let rc{{$i}} = g * p.group_in;
+{{- else}}
+	let ry{{$i}} = m{{$i}} / p.group_in / p.kernel_w * p.dilation_h - p.pad_top;
+	let rx{{$i}} = m{{$i}} / p.group_in % p.kernel_w * p.dilation_w - p.pad_left;
+	let rb{{$i}} = 0u;
+	let rc{{$i}} = g * p.group_in + m{{$i}} % p.group_in;
+{{- end}}
+{{- end}}
+{{- end}}
+{{- range $j := seq .Block}}
+	let c{{$j}} = min(col0 + {{$j}}u, N - 1u);
+{{- end}}
+{{- range $i := seq .Block}}{{range $j := seq $.Block}}
+	var s{{$i}}_{{$j}} = 0.0;
+{{- end}}{{end}}
+	if (p.k_first > 0u) {
+{{- range $i := seq .Block}}{{range $j := seq $.Block}}
+		if (row0 + {{$i}}u < M && col0 + {{$j}}u < N) { s{{$i}}_{{$j}} = c[(row0 + {{$i}}u) * cstride + g * N + col0 + {{$j}}u]; }
+{{- end}}{{end}}
+	}
+	for (var k = p.k_first; k < p.k_end; k++) {
+{{- if eq .Op "input"}}
+		let tap = k / p.group_out;
+		let ky = tap / p.kernel_w * p.dilation_h;
+		let kx = tap % p.kernel_w * p.dilation_w;
+		let kc = g * p.group_out + k % p.group_out;
+{{- range $i := seq .Block}}
+		let y{{$i}} = ry{{$i}} - ky;
+		let x{{$i}} = rx{{$i}} - kx;
+		let ok{{$i}} = ry{{$i}} >= ky && rx{{$i}} >= kx && y{{$i}} % p.stride_h == 0u && x{{$i}} % p.stride_w == 0u && y{{$i}} / p.stride_h < p.out_h && x{{$i}} / p.stride_w < p.out_w;
+		let a{{$i}} = select(0.0, a[select(0u, ((rb{{$i}} + y{{$i}} / p.stride_h) * p.out_w + x{{$i}} / p.stride_w) * p.out_c + kc, ok{{$i}})], ok{{$i}});
+{{- end}}
+{{- range $j := seq .Block}}
+		let b{{$j}} = bm[(tap * p.group_in + c{{$j}}) * p.out_c + kc];
+{{- end}}
+{{- range $i := seq .Block}}
+		if (ok{{$i}}) {
+{{- range $j := seq $.Block}}
+			s{{$i}}_{{$j}} = fma(a{{$i}}, b{{$j}}, s{{$i}}_{{$j}});
+{{- end}}
+		}
+{{- end}}
+{{- else}}
+{{- if eq .Op "forward"}}
+		let tap = k / p.group_in;
+		let ky = tap / p.kernel_w * p.dilation_h;
+		let kx = tap % p.kernel_w * p.dilation_w;
+		let kb = 0u;
+		let kc = k % p.group_in;
+{{- else}}
+		let opix = k % (p.out_h * p.out_w);
+		let ky = opix / p.out_w * p.stride_h;
+		let kx = opix % p.out_w * p.stride_w;
+		let kb = k / (p.out_h * p.out_w) * p.in_h;
+		let kc = 0u;
+{{- end}}
+{{- range $i := seq .Block}}
+		let y{{$i}} = ry{{$i}} + ky;
+		let x{{$i}} = rx{{$i}} + kx;
+		let ok{{$i}} = y{{$i}} < p.in_h && x{{$i}} < p.in_w;
+		let a{{$i}} = select(0.0, a[select(0u, ((rb{{$i}} + kb + y{{$i}}) * p.in_w + x{{$i}}) * p.in_c + rc{{$i}} + kc, ok{{$i}})], ok{{$i}});
+{{- end}}
+{{- range $j := seq .Block}}
+		let b{{$j}} = bm[k * p.out_c + g * N + c{{$j}}];
+{{- end}}
+{{- range $i := seq .Block}}{{range $j := seq $.Block}}
+		s{{$i}}_{{$j}} = fma(a{{$i}}, b{{$j}}, s{{$i}}_{{$j}});
+{{- end}}{{end}}
+{{- end}}
+	}
+{{- range $i := seq .Block}}{{range $j := seq $.Block}}
+	if (row0 + {{$i}}u < M && col0 + {{$j}}u < N) { c[(row0 + {{$i}}u) * cstride + g * N + col0 + {{$j}}u] = s{{$i}}_{{$j}}; }
+{{- end}}{{end}}
+}
+{{- end}}
