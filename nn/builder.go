@@ -161,6 +161,7 @@ type config struct {
 	weightInit    Init
 	biasInit      Init
 	eps, momentum float32
+	conv          tensor.Conv2DOptions // Conv2D's geometry
 }
 
 // NoBias makes a Linear without a bias (PyTorch's bias=False).
@@ -182,6 +183,26 @@ func Eps(eps float32) Option { return Option{"Eps", func(c *config) { c.eps = ep
 // Momentum sets the weight a BatchNorm gives each batch's statistics in
 // its running ones (default 0.1, PyTorch's: running ← (1−m)·running + m·batch).
 func Momentum(m float32) Option { return Option{"Momentum", func(c *config) { c.momentum = m }} }
+
+// Stride sets a Conv2D's step over the height and width (default 1, 1).
+func Stride(h, w int) Option {
+	return Option{"Stride", func(c *config) { c.conv.Stride = [2]int{h, w} }}
+}
+
+// Dilation sets the spacing of a Conv2D's taps over the height and width
+// (default 1, 1: a dense window).
+func Dilation(h, w int) Option {
+	return Option{"Dilation", func(c *config) { c.conv.Dilation = [2]int{h, w} }}
+}
+
+// Pad sets a Conv2D's padding (default tensor.Valid(); tensor.Same()
+// keeps the size at stride 1, tensor.Explicit gives the sizes).
+func Pad(p tensor.Padding) Option { return Option{"Pad", func(c *config) { c.conv.Padding = p }} }
+
+// Groups splits a Conv2D's channels into n independent convolutions
+// (default 1; n equal to the input channels is a depthwise convolution).
+// Both channel counts must be multiples of n.
+func Groups(n int) Option { return Option{"Groups", func(c *config) { c.conv.Groups = n }} }
 
 // configure applies opts to the defaults c of the layer what, refusing an
 // option not in takes.

@@ -1,7 +1,7 @@
 // Package nn builds models from layers, as PyTorch's torch.nn and Keras's
-// layers do: Linear, LayerNorm, BatchNorm, Embedding, Dropout, activations,
-// Flatten and Sequential, each a Module with named parameters that
-// package optim updates and a checkpoint saves.
+// layers do: Linear, Conv2D, MaxPool2D, AvgPool2D, LayerNorm, BatchNorm,
+// Embedding, Dropout, activations, Flatten and Sequential, each a Module
+// with named parameters that package optim updates and a checkpoint saves.
 //
 // # Overview
 //
@@ -45,8 +45,9 @@
 // Linear's weight is [out, in], used transposed without a copy, so a
 // PyTorch state dict of Linear, LayerNorm, BatchNorm and Embedding layers
 // loads as it is; a Keras or tfjs Dense kernel, [in, out], loads transposed.
-// Convolution filters will be HWIO, tfjs's layout (PyTorch's OIHW
-// permuted by (2, 3, 1, 0)).
+// Conv2D's filter is HWIO, [kh, kw, in/groups, out], tfjs's layout, which
+// tensor.Engine.Conv2D reads without a copy (PyTorch's OIHW permuted by
+// (2, 3, 1, 0)).
 //
 // # Initialisers and seeds
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -180,6 +181,17 @@ func (mc *moduleCheck) tapeGradients() [][]float32 {
 	return out
 }
 
+// distinct returns n values spread evenly over [-2, 2] in random order,
+// 4/(n-1) apart: a max pooling's gradient is the finite differences' only
+// where no two values of a window come within a step of each other.
+func distinct(rng *rand.Rand, n int) []float32 {
+	out := make([]float32, n)
+	for i, k := range rng.Perm(n) {
+		out[i] = float32(-2 + 4*float64(k)/float64(n-1))
+	}
+	return out
+}
+
 func toFloat64(v []float32) []float64 {
 	out := make([]float64, len(v))
 	for i, x := range v {
@@ -229,6 +241,23 @@ func TestLayerGradientsMatchFiniteDifferences(t *testing.T) {
 		{name: "Sigmoid", build: func(*nn.Builder) nn.Module { return nn.Sigmoid() }, shape: []int{2, 3}, x: uniform(6)},
 		{name: "Softmax", build: func(*nn.Builder) nn.Module { return nn.Softmax() }, shape: []int{2, 3}, x: uniform(6)},
 		{name: "Flatten", build: func(*nn.Builder) nn.Module { return nn.NewFlatten() }, shape: []int{2, 2, 2}, x: uniform(8)},
+		{name: "Conv2D, same padding", build: func(b *nn.Builder) nn.Module {
+			return b.Conv2D(2, 3, [2]int{3, 3}, nn.Pad(tensor.Same()), withBias)
+		}, shape: []int{2, 4, 3, 2}, x: uniform(48)},
+		{name: "Conv2D, stride 2, dilation 2, groups 2, no bias", build: func(b *nn.Builder) nn.Module {
+			return b.Conv2D(4, 2, [2]int{2, 3}, nn.Stride(2, 1), nn.Dilation(1, 2), nn.Groups(2), nn.NoBias())
+		}, shape: []int{1, 5, 6, 4}, x: uniform(120)},
+		// Distinct inputs, so that no window's maximum is a tie.
+		{name: "MaxPool2D", build: func(*nn.Builder) nn.Module {
+			return nn.MaxPool2D(tensor.Pool2DOptions{Window: [2]int{2, 2}})
+		}, shape: []int{1, 4, 4, 2}, x: distinct(rng, 32)},
+		{name: "AvgPool2D, same padding", build: func(*nn.Builder) nn.Module {
+			return nn.AvgPool2D(tensor.Pool2DOptions{Window: [2]int{3, 3}, Stride: [2]int{2, 2}, Padding: tensor.Same()})
+		}, shape: []int{2, 5, 5, 1}, x: uniform(50)},
+		{name: "Sequential: Conv2D, ReLU, MaxPool2D, Flatten, Linear", build: func(b *nn.Builder) nn.Module {
+			return nn.NewSequential(b.Conv2D(1, 2, [2]int{3, 3}, nn.Pad(tensor.Same()), withBias), nn.ReLU(),
+				nn.MaxPool2D(tensor.Pool2DOptions{Window: [2]int{2, 2}}), nn.NewFlatten(), b.Linear(8, 3, withBias))
+		}, shape: []int{2, 4, 4, 1}, x: uniform(32)},
 		{name: "Sequential: Linear, LayerNorm, GELU, Dropout, Linear", build: func(b *nn.Builder) nn.Module {
 			return nn.NewSequential(b.Linear(3, 4, withBias), b.LayerNorm(4, affine...), nn.GELU(), b.Dropout(0.25), b.Linear(4, 2, withBias))
 		}, shape: []int{3, 3}, x: uniform(9), training: true},
