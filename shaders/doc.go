@@ -18,6 +18,8 @@
 //   - softmax.wgsl: Softmax and log-softmax.
 //   - copy.wgsl and gather.wgsl: Copy and Gather.
 //   - philox.wgsl: the Philox generator, included by random nodes.
+//   - conv.wgsl: Conv2D, a convolution and its two gradients as implicit
+//     matrix products, scalar and Vec4.
 //
 // Code that is really generated stays in Go: elementwise programs
 // (elementwise.go) and MatMul's unrolled Vec4 kernel (matmul.go).
