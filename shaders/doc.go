@@ -21,6 +21,8 @@
 //   - pool.wgsl and pool_grad.wgsl: Pool2D and Pool2DGrad; onehot.wgsl,
 //     cumsum.wgsl (Scan), topk.wgsl and layernorm.wgsl: OneHot, Scan,
 //     TopK and LayerNorm.
+//   - conv.wgsl: Conv2D, a convolution and its two gradients as implicit
+//     matrix products, scalar and Vec4.
 //
 // Code that is really generated stays in Go: elementwise programs
 // (elementwise.go) and MatMul's unrolled Vec4 kernel (matmul.go).

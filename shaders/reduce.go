@@ -67,7 +67,8 @@ const ReduceSegment = 1 << 16
 // and the trips of the loops nested in it count toward the same budget.
 // So no kernel's loops run near it: a workgroup reduces at most a segment
 // (ReduceSegment: 64 trips of 16 per thread), a thread at most a row of
-// MaxThreadRow, and a matmul dispatch at most MatMulKRange of k.
+// MaxThreadRow, and a matmul or convolution dispatch at most MatMulKRange
+// of k.
 const MaxLoopTrips = 65535
 
 // MaxThreadRow is the longest row the PerThread kernels of Reduce and
