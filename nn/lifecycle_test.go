@@ -27,24 +27,21 @@ import (
 // disposed, asserted here with exact figures. Each logs the figures it
 // asserted.
 
-// lifecycleScale is the fraction of the counts the scenarios run:
-// 1 (the full counts) unless WGT_LIFECYCLE_SCALE asks for a smaller part
-// (a number in (0, 1]); every count stays at least 2, so that each
-// scenario still compares a repetition with the first.
-func lifecycleScale(t *testing.T) float64 {
-	s := os.Getenv("WGT_LIFECYCLE_SCALE")
-	if s == "" {
-		return 1
+// lifecycleCount is a scenario's count: full, the issue's, where CI can
+// afford it (reduced == full), or reduced, unless WGT_LIFECYCLE_FULL=1
+// asks for the full count. Under -race on CI's two cores a prediction costs
+// about 10 ms, so 100 cycles of 200 predictions (3.5 minutes) run 20 per
+// cycle by default, and the full count on demand.
+func lifecycleCount(t *testing.T, reduced, full int) int {
+	switch v := os.Getenv("WGT_LIFECYCLE_FULL"); v {
+	case "1":
+		return full
+	case "", "0":
+		return reduced
+	default:
+		t.Fatalf("WGT_LIFECYCLE_FULL=%q: want 1 or 0", v)
+		return 0
 	}
-	f, err := strconv.ParseFloat(s, 64)
-	require.NoError(t, err, "WGT_LIFECYCLE_SCALE")
-	require.True(t, f > 0 && f <= 1, "WGT_LIFECYCLE_SCALE %v: want a number in (0, 1]", f)
-	return f
-}
-
-// scaled is n scaled by lifecycleScale, at least 2.
-func scaled(t *testing.T, n int) int {
-	return max(2, int(float64(n)*lifecycleScale(t)))
 }
 
 // lifecycleCtx bounds a scenario's blocking calls.
@@ -128,7 +125,8 @@ func tensorsOf(e *tensor.Engine) tensorFigures {
 
 // tfjs #995 (model.dispose() left tensors behind) and #3787 (predict left
 // tensors behind): a model loaded from a safetensors file into a freshly
-// built model, used for 200 predictions under tidy and disposed, 100 times.
+// built model, used for 200 predictions under tidy (20 unless
+// WGT_LIFECYCLE_FULL=1) and disposed, 100 times.
 // While loaded the engine holds the model's tensors and bytes exactly, and
 // every prediction leaves them so; every dispose brings the live figures
 // (tensors, storages, the pool's live buffers and bytes) back to the
@@ -140,7 +138,7 @@ func TestScenarioLoadPredictDisposeCycles(t *testing.T) {
 	d := testgpu.Open(t)
 	e := testgpu.EngineOn(t, d)
 	ctx := lifecycleCtx(t)
-	cycles, batches := scaled(t, 100), scaled(t, 200)
+	cycles, batches := 100, lifecycleCount(t, 20, 200)
 	const batch = 32
 	path := saveNet(t, ctx, e)
 	inputs := make([][]float32, batches)
@@ -220,7 +218,7 @@ func TestScenarioCheckpointEveryTenStepsIsFlat(t *testing.T) {
 	d := testgpu.Open(t)
 	e := testgpu.EngineOn(t, d)
 	ctx := lifecycleCtx(t)
-	steps := 10 * scaled(t, 100)
+	const steps = 1000
 	path := filepath.Join(t.TempDir(), "train.safetensors")
 	x := e.FromFloat32s(randFloats(rngFor(t), 8*6, -1, 1), 8, 6)
 	labels := e.FromInt32s([]int32{0, 1, 2, 0, 1, 2, 0, 1}, 8)
@@ -380,7 +378,8 @@ func writeTrainingCheckpoint(t *testing.T, ctx context.Context, e *tensor.Engine
 }
 
 // A model shared read-only by 8 goroutines, each predicting under tidy on
-// its own engine of the one device: 200 batches each, every result equal
+// its own engine of the one device: 200 batches each (50 unless
+// WGT_LIFECYCLE_FULL=1), every result equal
 // to a single goroutine's bit for bit, no parameter written (their
 // versions unchanged), every engine at zero tensors after, and the
 // device's live buffers and bytes the model's alone.
@@ -389,7 +388,7 @@ func TestScenarioEightGoroutinesShareOneModel(t *testing.T) {
 	e := testgpu.EngineOn(t, d)
 	ctx := lifecycleCtx(t)
 	const goroutines, rows = 8, 16
-	batches := scaled(t, 200)
+	batches := lifecycleCount(t, 50, 200)
 	m := loadNet(t, ctx, e, saveNet(t, ctx, e))
 	defer m.Dispose()
 	inputs := make([][]float32, batches)
