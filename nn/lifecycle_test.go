@@ -149,6 +149,7 @@ func TestScenarioLoadPredictDisposeCycles(t *testing.T) {
 
 	base := live(t, e)
 	require.Zero(t, base.Tensors)
+	require.NoError(t, d.Pool().Trim()) // the buffers the file's training left pooled
 	driverBase, _ := driverBuffers(t, ctx, d)
 	var first [][]float32 // cycle 0's predictions
 	var reservedAfter1 uint64
