@@ -5,8 +5,9 @@
 // A swapped-out model is disposed when its last request is done (see slot).
 // Every result is checked against the prediction of the model that served
 // it, and at the end the program disposes everything, trims the pool and
-// prints the live tensors, live bytes and reserved bytes: it exits non-zero
-// if a result was wrong or anything is left.
+// prints the live tensors, live bytes and reserved bytes (and on GL the
+// driver's count of buffers): it exits non-zero if a result was wrong or
+// anything is left.
 //
 //	go run ./examples/server [-model a.safetensors] [-next b.safetensors] [-workers 4] [-swaps 8] [-per-swap 50]
 //
@@ -103,7 +104,8 @@ func run(c config) error {
 
 // checkEmpty trims d's pool once its work is done, prints what is live and
 // reserved, and fails if anything is: tensors (the engines' count, given),
-// live bytes, or reserved bytes after the trim.
+// live bytes, reserved bytes after the trim, or, on GL, whose driver counts
+// its buffers, a buffer the driver still holds.
 func checkEmpty(ctx context.Context, d *wgpu.Device, tensors int) error {
 	if err := d.Sync(ctx); err != nil {
 		return err
@@ -111,11 +113,19 @@ func checkEmpty(ctx context.Context, d *wgpu.Device, tensors int) error {
 	if err := d.Pool().Trim(); err != nil {
 		return err
 	}
-	s := d.Pool().Stats()
-	fmt.Printf("at the end: %d live tensors, %d live buffers, %d B live, %d B reserved after Trim (peak reserved %d B)\n",
-		tensors, s.LiveBuffers, s.LiveBytes, s.ReservedBytes, s.PeakReservedBytes)
-	if tensors != 0 || s.LiveBuffers != 0 || s.LiveBytes != 0 || s.ReservedBytes != 0 {
-		return fmt.Errorf("leak: %d tensors, %d buffers, %d B live, %d B reserved after Trim", tensors, s.LiveBuffers, s.LiveBytes, s.ReservedBytes)
+	if err := d.Sync(ctx); err != nil { // destroyed buffers leave the driver's registry
+		return err
+	}
+	s, ds := d.Pool().Stats(), d.Stats()
+	driver := "no count off GL"
+	if ds.HasDriverBuffers {
+		driver = fmt.Sprint(ds.DriverBuffers)
+	}
+	fmt.Printf("at the end: %d live tensors, %d live buffers, %d B live, %d B reserved after Trim (peak reserved %d B); the driver's buffers: %s\n",
+		tensors, s.LiveBuffers, s.LiveBytes, s.ReservedBytes, s.PeakReservedBytes, driver)
+	if tensors != 0 || s.LiveBuffers != 0 || s.LiveBytes != 0 || s.ReservedBytes != 0 || ds.DriverBuffers != 0 {
+		return fmt.Errorf("leak: %d tensors, %d buffers, %d B live, %d B reserved after Trim, %d buffers held by the driver",
+			tensors, s.LiveBuffers, s.LiveBytes, s.ReservedBytes, ds.DriverBuffers)
 	}
 	return nil
 }
@@ -270,10 +280,14 @@ func serve(ctx context.Context, d *wgpu.Device, c config) (st stats, err error) 
 			errs[w] = work(ctx, engines[w], s, in, want, w, c.workers, counts[w], done, stop)
 		}()
 	}
+	finished := make(chan struct{}) // closed when every worker has returned
+	go func() { wg.Wait(); close(finished) }()
 	waitServed := func(n int) error {
 		for range n {
 			select {
 			case <-done:
+			case <-finished: // every worker failed: errs says why
+				return nil
 			case <-ctx.Done():
 				return ctx.Err()
 			}
@@ -293,7 +307,7 @@ func serve(ctx context.Context, d *wgpu.Device, c config) (st stats, err error) 
 		err = waitServed(c.perSwap)
 	}
 	close(stop)
-	wg.Wait()
+	<-finished
 	if err = errors.Join(append(errs, err)...); err != nil {
 		return st, err
 	}
