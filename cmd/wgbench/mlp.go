@@ -214,17 +214,18 @@ func trainWorkload(name string, steps int, start func(context.Context, *tensor.E
 			return Result{}, err
 		}
 		defer tr.dispose()
-		return tr.time(ctx, steps)
+		return tr.time(ctx, trainWarmup, steps)
 	}}
 }
 
-// time warms t up and times steps steps: see trainWorkload.
-func (t *trainer) time(ctx context.Context, steps int) (Result, error) {
+// time takes warmup steps (at least 2) and times steps more: see
+// trainWorkload, whose warm-up is trainWarmup steps.
+func (t *trainer) time(ctx context.Context, warmup, steps int) (Result, error) {
 	first, err := t.steps(ctx, 1)
 	if err != nil {
 		return Result{}, err
 	}
-	warm, err := t.steps(ctx, trainWarmup-1)
+	warm, err := t.steps(ctx, warmup-1)
 	if err != nil {
 		return Result{}, err
 	}
@@ -245,7 +246,7 @@ func (t *trainer) time(ctx context.Context, steps int) (Result, error) {
 	per := el / time.Duration(steps)
 	return Result{Value: float64(per.Nanoseconds()) / 1e6, Unit: "ms/step", NsPerOp: float64(per.Nanoseconds()), Ops: steps, Ok: ok,
 		Check: fmt.Sprintf("loss %.4f at step 1 (host %.4f), %.4f at %d, %.4f at %d; live tensors %d → %d, bytes %d → %d",
-			first, t.want, warm, trainWarmup, last, trainWarmup+steps, before.Tensors, after.Tensors, before.Bytes, after.Bytes),
+			first, t.want, warm, warmup, last, warmup+steps, before.Tensors, after.Tensors, before.Bytes, after.Bytes),
 		Extra: append(Metrics{countMetric("live_tensors_before", before.Tensors), countMetric("live_tensors_after", after.Tensors)},
 			cpuMetric(cpu1-cpu0, steps, cpuOK)...)}, nil
 }
