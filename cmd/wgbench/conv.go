@@ -83,15 +83,22 @@ var conv2D3x3 = workload{name: "conv2d_3x3", run: func(ctx context.Context, e *t
 
 // conv3x3At is output (n, oy, ox, o) of conv2d_3x3, in float64.
 func conv3x3At(x, f []float32, n, oy, ox, o int) float64 {
+	return conv3x3SameAt(x, f, convSide, convIn, convOut, n, oy, ox, o)
+}
+
+// conv3x3SameAt is output (n, oy, ox, o) of a 3×3 convolution, stride 1,
+// same padding, no bias, in float64: x is NHWC of side×side×in, f HWIO of
+// 3×3×in×out.
+func conv3x3SameAt[T float32 | float64](x []T, f []float32, side, in, out, n, oy, ox, o int) float64 {
 	var sum float64
-	for ky := range convKernel {
-		for kx := range convKernel {
+	for ky := range 3 {
+		for kx := range 3 {
 			iy, ix := oy+ky-1, ox+kx-1
-			if iy < 0 || iy >= convSide || ix < 0 || ix >= convSide {
+			if iy < 0 || iy >= side || ix < 0 || ix >= side {
 				continue
 			}
-			for i := range convIn {
-				sum += float64(x[((n*convSide+iy)*convSide+ix)*convIn+i]) * float64(f[((ky*convKernel+kx)*convIn+i)*convOut+o])
+			for i := range in {
+				sum += float64(x[((n*side+iy)*side+ix)*in+i]) * float64(f[((ky*3+kx)*in+i)*out+o])
 			}
 		}
 	}

@@ -111,13 +111,13 @@ func TestRunRejectsAMistakeBeforeRunning(t *testing.T) {
 
 // -run picks the suite's workloads by name, in the suite's order.
 func TestRunPicksWorkloadsByName(t *testing.T) {
-	c, err := parseRun([]string{"-suite", "quick", "-run", "^mlp_|small"}, io.Discard)
+	c, err := parseRun([]string{"-suite", "quick", "-run", "_train_|^mlp_|small"}, io.Discard)
 	require.NoError(t, err)
 	var names []string
 	for _, w := range c.workloads {
 		names = append(names, w.name)
 	}
-	assert.Equal(t, []string{"small_ops_1k", "mlp_train_step", "mlp_forward"}, names)
+	assert.Equal(t, []string{"small_ops_1k", "mlp_train_step", "cnn_train_step", "mlp_forward"}, names)
 }
 
 func TestExitStatus(t *testing.T) {

@@ -22,11 +22,14 @@ import (
 const (
 	mlpBatch, mlpIn, mlpHidden, mlpClasses = 128, 784, 256, 10
 	mlpLR                                  = 0.1   // SGD's learning rate
-	mlpWarmup                              = 20    // steps before the timed ones
 	mlpSteps                               = 100   // timed steps in each sample of mlp_train_step
 	mlpSmokeSteps                          = 5     // timed steps of the smoke suite's mlp_train_smoke_5
 	mlpForwardBlocks, mlpBlockPasses       = 10, 5 // mlp_forward's timed blocks of each kind, and passes in a block
 )
+
+// trainWarmup is how many steps every training workload takes before the
+// timed ones.
+const trainWarmup = 20
 
 // mlpHost is the MLP's data on the host, from a fixed seed: one batch of
 // inputs and labels, and the initial parameters (He-uniform weights, zero
@@ -124,31 +127,48 @@ func (m mlp) loss(e *tensor.Engine) (*tensor.Tensor, error) {
 	})
 }
 
-// trainer is one SGD step after another on an mlp.
+// trainer is one SGD step after another on a model: the training
+// workloads' loop.
 type trainer struct {
-	e   *tensor.Engine
-	m   mlp
-	opt *optim.SGD
+	e      *tensor.Engine
+	loss   func() (*tensor.Tensor, error) // the forward pass to the loss, which the caller owns
+	params []*tensor.Tensor               // what the steps update
+	opt    *optim.SGD
+	want   float64 // the loss of the initial parameters, computed on the host
+	free   func()  // frees the model and its data
 }
 
-func newTrainer(e *tensor.Engine, m mlp) (*trainer, error) {
+// newTrainer returns a trainer of SGD at the learning rate lr on params,
+// the loss of whose initial values is want. free frees the model and its
+// data; the trainer's dispose calls it, and newTrainer does if it fails.
+func newTrainer(e *tensor.Engine, params []optim.Param, lr, want float64, loss func() (*tensor.Tensor, error), free func()) (*trainer, error) {
+	opt, err := optim.NewSGD(e, params, optim.SGDConfig{LR: lr})
+	if err != nil {
+		free()
+		return nil, err
+	}
+	ts := make([]*tensor.Tensor, len(params))
+	for i, p := range params {
+		ts[i] = p.T
+	}
+	return &trainer{e: e, loss: loss, params: ts, opt: opt, want: want, free: free}, nil
+}
+
+func newMLPTrainer(_ context.Context, e *tensor.Engine) (*trainer, error) {
+	m := newMLP(e, mlpData())
 	ps := m.params()
 	params := make([]optim.Param, len(ps))
 	for i, name := range []string{"w1", "b1", "w2", "b2"} {
 		params[i] = optim.Param{Name: name, T: ps[i]}
 	}
-	opt, err := optim.NewSGD(e, params, optim.SGDConfig{LR: mlpLR})
-	if err != nil {
-		return nil, err
-	}
-	return &trainer{e: e, m: m, opt: opt}, nil
+	return newTrainer(e, params, mlpLR, mlpWantLoss(), func() (*tensor.Tensor, error) { return m.loss(e) }, m.dispose)
 }
 
 // step computes the loss and its gradients, updates the parameters in
 // place and returns the loss (before the update), which the caller owns.
 func (t *trainer) step() (*tensor.Tensor, error) {
 	return tidy.Run(t.e, func() (*tensor.Tensor, error) {
-		l, gs, err := grad.ValueAndGrad(t.e, func([]*tensor.Tensor) (*tensor.Tensor, error) { return t.m.loss(t.e) }, t.m.params(), nil)
+		l, gs, err := grad.ValueAndGrad(t.e, func([]*tensor.Tensor) (*tensor.Tensor, error) { return t.loss() }, t.params, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -177,54 +197,69 @@ func (t *trainer) steps(ctx context.Context, n int) (float32, error) {
 
 func (t *trainer) dispose() {
 	t.opt.Dispose()
-	t.m.dispose()
+	t.free()
 }
 
-// mlp_train_step: from the initial parameters, 20 warm-up steps of SGD
-// (the first loss read, and the 20th: it must have decreased), then 100
-// steps ended by a readback of the loss; ms per step, the processor time
-// per step (cpuMetric), and the live tensors before and after the 100
-// steps, which must be equal, as must the live bytes. mlp_train_smoke_N,
-// for the smoke suite, times N steps instead.
+// trainWorkload is a training workload: from the initial parameters of
+// the model start makes, trainWarmup warm-up steps of SGD (the first
+// loss read, and the last: it must have decreased, and the first must be
+// the host's), then steps steps ended by a readback of the loss; ms per
+// step, the processor time per step (cpuMetric), and the live tensors
+// before and after the timed steps, which must be equal, as must the live
+// bytes.
+func trainWorkload(name string, steps int, start func(context.Context, *tensor.Engine) (*trainer, error)) workload {
+	return workload{name: name, run: func(ctx context.Context, e *tensor.Engine) (Result, error) {
+		tr, err := start(ctx, e)
+		if err != nil {
+			return Result{}, err
+		}
+		defer tr.dispose()
+		return tr.time(ctx, trainWarmup, steps)
+	}}
+}
+
+// time takes warmup steps (at least 2) and times steps more: see
+// trainWorkload, whose warm-up is trainWarmup steps.
+func (t *trainer) time(ctx context.Context, warmup, steps int) (Result, error) {
+	first, err := t.steps(ctx, 1)
+	if err != nil {
+		return Result{}, err
+	}
+	warm, err := t.steps(ctx, warmup-1)
+	if err != nil {
+		return Result{}, err
+	}
+	before := t.e.Memory()
+	cpu0, cpuOK := cputime.Process()
+	start := time.Now()
+	last, err := t.steps(ctx, steps)
+	el := time.Since(start)
+	cpu1, _ := cputime.Process()
+	if err != nil {
+		return Result{}, err
+	}
+	after := t.e.Memory()
+	finite := func(v float32) bool { return !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) }
+	ok := finite(first) && finite(warm) && finite(last) && warm < first &&
+		math.Abs(float64(first)-t.want) <= 1e-4*max(1, math.Abs(t.want)) &&
+		before.Tensors == after.Tensors && before.Bytes == after.Bytes
+	per := el / time.Duration(steps)
+	return Result{Value: float64(per.Nanoseconds()) / 1e6, Unit: "ms/step", NsPerOp: float64(per.Nanoseconds()), Ops: steps, Ok: ok,
+		Check: fmt.Sprintf("loss %.4f at step 1 (host %.4f), %.4f at %d, %.4f at %d; live tensors %d → %d, bytes %d → %d",
+			first, t.want, warm, warmup, last, warmup+steps, before.Tensors, after.Tensors, before.Bytes, after.Bytes),
+		Extra: append(Metrics{countMetric("live_tensors_before", before.Tensors), countMetric("live_tensors_after", after.Tensors)},
+			cpuMetric(cpu1-cpu0, steps, cpuOK)...)}, nil
+}
+
+// mlp_train_step: the MLP trained by SGD at mlpLR (trainWorkload), 100
+// timed steps. mlp_train_smoke_N, for the smoke suite, times N steps
+// instead.
 func mlpTrainStep(steps int) workload {
 	name := "mlp_train_step"
 	if steps != mlpSteps {
 		name = fmt.Sprintf("mlp_train_smoke_%d", steps)
 	}
-	return workload{name: name, run: func(ctx context.Context, e *tensor.Engine) (Result, error) {
-		tr, err := newTrainer(e, newMLP(e, mlpData()))
-		if err != nil {
-			return Result{}, err
-		}
-		defer tr.dispose()
-		first, err := tr.steps(ctx, 1)
-		if err != nil {
-			return Result{}, err
-		}
-		warm, err := tr.steps(ctx, mlpWarmup-1)
-		if err != nil {
-			return Result{}, err
-		}
-		before := e.Memory()
-		cpu0, cpuOK := cputime.Process()
-		start := time.Now()
-		last, err := tr.steps(ctx, steps)
-		el := time.Since(start)
-		cpu1, _ := cputime.Process()
-		if err != nil {
-			return Result{}, err
-		}
-		after := e.Memory()
-		finite := func(v float32) bool { return !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) }
-		ok := finite(first) && finite(warm) && finite(last) && warm < first &&
-			before.Tensors == after.Tensors && before.Bytes == after.Bytes
-		per := el / time.Duration(steps)
-		return Result{Value: float64(per.Nanoseconds()) / 1e6, Unit: "ms/step", NsPerOp: float64(per.Nanoseconds()), Ops: steps, Ok: ok,
-			Check: fmt.Sprintf("loss %.4f at step 1, %.4f at %d, %.4f at %d; live tensors %d → %d, bytes %d → %d",
-				first, warm, mlpWarmup, last, mlpWarmup+steps, before.Tensors, after.Tensors, before.Bytes, after.Bytes),
-			Extra: append(Metrics{countMetric("live_tensors_before", before.Tensors), countMetric("live_tensors_after", after.Tensors)},
-				cpuMetric(cpu1-cpu0, steps, cpuOK)...)}, nil
-	}}
+	return trainWorkload(name, steps, newMLPTrainer)
 }
 
 // cpuMetric returns the processor time the process used per step, named

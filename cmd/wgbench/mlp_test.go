@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -43,4 +44,19 @@ func TestMLPTrainStepReportsProcessorTime(t *testing.T) {
 	require.NotNil(t, cpu, "extras: %v", r.Extra)
 	assert.Equal(t, "ms/step", cpu.Unit)
 	assert.Positive(t, cpu.Value)
+}
+
+// A training workload's first loss must be the host's: a trainer told to
+// expect another fails its check.
+func TestTrainingChecksTheFirstLossAgainstTheHost(t *testing.T) {
+	ctx := context.Background()
+	e := testgpu.Engine(t)
+	tr, err := newMLPTrainer(ctx, e)
+	require.NoError(t, err)
+	defer tr.dispose()
+	tr.want += 0.01
+	r, err := tr.time(ctx, 2, 1)
+	require.NoError(t, err)
+	assert.False(t, r.Ok, r.Check)
+	assert.Contains(t, r.Check, fmt.Sprintf("(host %.4f)", tr.want))
 }
