@@ -72,10 +72,21 @@ const (
 // wrote where KFirst > 0; the range's ends are multiples of MatMulTileK
 // (or K), at most MatMulKRange apart, so that its loops stay far below
 // MaxLoopTrips. Its source is conv.wgsl; its parameters Conv2DParams.
+//
+// With Narrow a workgroup is a quarter as wide (16 columns, 2 threads
+// across, each thread's block unchanged), for products of at most 32
+// columns (the few output channels of a small network's layers, or the
+// few input channels of its input gradient), where a 64-column tile would
+// compute mostly clamped duplicate columns; it sums in the same order, so
+// it gives the same bits.
 type Conv2D struct {
-	Op   ConvOp
-	Vec4 bool
+	Op           ConvOp
+	Vec4, Narrow bool
 }
+
+// Conv2DNarrowFits reports whether the Narrow kernel suits a product of n
+// columns per group: it wastes less of its tiles than the 64-column one.
+func Conv2DNarrowFits(n int) bool { return n <= 32 }
 
 // Conv2DVec4Fits reports whether the Vec4 kernel computes a product of op
 // with groupIn input and groupOut output channels per group.
@@ -104,7 +115,12 @@ type Conv2DParams struct {
 func (p *Conv2DParams) Bytes() []byte { return encodeParams(p) }
 
 // Key identifies c's pipeline.
-func (c Conv2D) Key() string { return fmt.Sprintf("conv2d/%s/%v", c.Op, c.Vec4) }
+func (c Conv2D) Key() string {
+	if c.Narrow {
+		return fmt.Sprintf("conv2d/%s/%v/narrow", c.Op, c.Vec4)
+	}
+	return fmt.Sprintf("conv2d/%s/%v", c.Op, c.Vec4)
+}
 
 // The kernels' shapes: the scalar kernel's convThreads×convThreads
 // threads compute convBlock×convBlock each; the Vec4 kernel's
@@ -117,6 +133,7 @@ const (
 	convVec4Y      = 8
 	convVec4Rows   = 16
 	convVec4Blocks = 2
+	convNarrowX    = 2
 )
 
 // TileRows and TileCols are the rows and columns of C one workgroup
@@ -131,9 +148,20 @@ func (c Conv2D) TileRows() int {
 // TileCols: see TileRows.
 func (c Conv2D) TileCols() int {
 	if c.Vec4 {
-		return convVec4X * convVec4Blocks * 4
+		return c.threadsX() * convVec4Blocks * 4
 	}
-	return convThreads * convBlock
+	return c.threadsX() * convBlock
+}
+
+// threadsX is the threads across a workgroup, convNarrowX with Narrow.
+func (c Conv2D) threadsX() int {
+	switch {
+	case c.Narrow:
+		return convNarrowX
+	case c.Vec4:
+		return convVec4X
+	}
+	return convThreads
 }
 
 // Groups returns the workgroups a product of M×N per group takes, as the
@@ -158,7 +186,7 @@ func (c Conv2D) GroupWork(K int) float64 {
 type convKernel struct {
 	Conv2D
 	Params             string
-	Threads, Block     int
+	TX, TY, Block      int
 	X, Y, Rows, Blocks int
 	Quads              []convQuad // the Vec4 kernel's rows, by four
 	ColQuads           []convQuad // its columns, by four
@@ -191,8 +219,8 @@ func quads(rows int) []convQuad {
 // Spec generates c's kernel from conv.wgsl.
 func (c Conv2D) Spec() wgpu.KernelSpec {
 	p := &Conv2DParams{}
-	data := convKernel{Conv2D: c, Params: declareParams(p), Threads: convThreads, Block: convBlock,
-		X: convVec4X, Y: convVec4Y, Rows: convVec4Rows, Blocks: convVec4Blocks, Quads: quads(convVec4Rows), ColQuads: quads(4 * convVec4Blocks)}
+	data := convKernel{Conv2D: c, Params: declareParams(p), TX: c.threadsX(), TY: convThreads, Block: convBlock,
+		X: c.threadsX(), Y: convVec4Y, Rows: convVec4Rows, Blocks: convVec4Blocks, Quads: quads(convVec4Rows), ColQuads: quads(4 * convVec4Blocks)}
 	return wgpu.KernelSpec{Name: "conv2d_" + string(c.Op), Key: c.Key(), Source: fill("conv.wgsl", data),
 		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSizeOf(p)}
 }

@@ -142,12 +142,12 @@ an output pixel (its image, and its window's corner) and k a tap and a
 channel; for the filter's gradient a row is a tap and a channel, k an
 output pixel; for the input's, a row is an input pixel and k a tap and an
 output channel. */}}
-@compute @workgroup_size({{.Threads}}, {{.Threads}})
+@compute @workgroup_size({{.TX}}, {{.TY}})
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
 	let M = p.m; let N = p.n;
 	let g = w.z + p.first_group;
-	let row0 = ((w.y + p.first_row) * {{.Threads}}u + l.y) * {{.Block}}u;
-	let col0 = ((w.x + p.first_col) * {{.Threads}}u + l.x) * {{.Block}}u;
+	let row0 = ((w.y + p.first_row) * {{.TY}}u + l.y) * {{.Block}}u;
+	let col0 = ((w.x + p.first_col) * {{.TX}}u + l.x) * {{.Block}}u;
 {{- if eq .Op "input"}}
 	let cstride = p.in_c;
 	let pixels = p.in_h * p.in_w;

@@ -227,7 +227,7 @@ func (o *op) conv(kind shaders.ConvOp, g convGeometry, shape Shape, a, b *Tensor
 	if M == 0 || N == 0 {
 		return out
 	}
-	k := shaders.Conv2D{Op: kind, Vec4: convVec4() && shaders.Conv2DVec4Fits(kind, g.inC/g.groups, g.outC/g.groups)}
+	k := shaders.Conv2D{Op: kind, Vec4: convVec4() && shaders.Conv2DVec4Fits(kind, g.inC/g.groups, g.outC/g.groups), Narrow: shaders.Conv2DNarrowFits(N)}
 	bufs := []*wgpu.Buffer{a.buf(), b.buf(), out.buf()}
 	for _, pc := range o.e.matmulPieces(k, M, N, K, g.groups) {
 		p := g.params(M, N, K)
