@@ -71,7 +71,13 @@ const (
 // sums k over [KFirst, KEnd), continuing the sums a dispatch before it
 // wrote where KFirst > 0; the range's ends are multiples of MatMulTileK
 // (or K), at most MatMulKRange apart, so that its loops stay far below
-// MaxLoopTrips. Its source is conv.wgsl; its parameters Conv2DParams.
+// MaxLoopTrips. ConvFilter may also split K into slices of KSlice (a
+// multiple of MatMulTileK), so that a long K with few tiles of C runs in
+// parallel: the grid's z counts slice·Groups + group, slice s sums k over
+// [s·KSlice + KFirst, s·KSlice + KEnd) ∩ [0, K) into its own copy of C,
+// SliceSize floats after the one before, and the caller adds the copies.
+// Without slices KSlice is 0 (the z past Groups are then never
+// dispatched). Its source is conv.wgsl; its parameters Conv2DParams.
 //
 // With Narrow a workgroup is a quarter as wide (16 columns, 2 threads
 // across, each thread's block unchanged), for products of at most 32
@@ -98,7 +104,8 @@ func Conv2DVec4Fits(op ConvOp, groupIn, groupOut int) bool {
 // input's, output's and filter's sizes, the window's geometry (with
 // padding resolved to its top and left), the channels per group, the
 // product's M, N and K, the first tile and group of the dispatch and the
-// range [KFirst, KEnd) of k it sums.
+// range [KFirst, KEnd) of k it sums; for ConvFilter the groups and the
+// slices of k (see Conv2D).
 type Conv2DParams struct {
 	InH, InW, InC, OutH, OutW, OutC uint32
 	KernelW                         uint32
@@ -109,6 +116,7 @@ type Conv2DParams struct {
 	M, N, K                         uint32
 	FirstCol, FirstRow, FirstGroup  uint32
 	KFirst, KEnd                    uint32
+	Groups, KSlice, SliceSize       uint32
 }
 
 // Bytes encodes p.

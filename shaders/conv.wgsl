@@ -19,7 +19,17 @@ input at the pixel output pixel k sees through that tap. */}}
 @compute @workgroup_size({{.X}}, {{.Y}})
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
 	let M = p.m; let N4 = p.n / 4u;
+{{- if eq .Op "filter"}}
+	let z = w.z + p.first_group;
+	let g = z % p.groups;
+	let slice = z / p.groups;
+	let k_first = p.k_first + slice * p.k_slice;
+	let k_end = min(p.k_end + slice * p.k_slice, p.k);
+	let out0 = slice * (p.slice_size / 4u);
+{{- else}}
 	let g = w.z + p.first_group;
+	let k_first = p.k_first; let k_end = p.k_end; let out0 = 0u;
+{{- end}}
 	let row0 = ((w.y + p.first_row) * {{.Y}}u + l.y) * {{.Rows}}u;
 	let cb0 = ((w.x + p.first_col) * {{.X}}u + l.x) * {{.Blocks}}u;
 	let C4 = p.in_c / 4u; let O4 = p.out_c / 4u;
@@ -32,7 +42,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 {{- end}}{{end}}
 	if (p.k_first > 0u) {
 {{- range $i := seq .Rows}}{{range $j := seq $.Blocks}}
-		if (row0 + {{$i}}u < M && cb0 + {{$j}}u < N4) { s{{$i}}_{{$j}} = c[(row0 + {{$i}}u) * cs + bc{{$j}}]; }
+		if (row0 + {{$i}}u < M && cb0 + {{$j}}u < N4) { s{{$i}}_{{$j}} = c[out0 + (row0 + {{$i}}u) * cs + bc{{$j}}]; }
 {{- end}}{{end}}
 	}
 {{- if eq .Op "filter"}}
@@ -43,7 +53,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 	let rx{{$q.Index}} = m{{$q.Index}} / p.group_in % p.kernel_w * p.dilation_w - p.pad_left;
 	let rc{{$q.Index}} = (g * p.group_in + m{{$q.Index}} % p.group_in) / 4u;
 {{- end}}
-	for (var k = p.k_first; k < p.k_end; k++) {
+	for (var k = k_first; k < k_end; k++) {
 		let opix = k % pixels;
 		let ky = opix / p.out_w * p.stride_h;
 		let kx = opix % p.out_w * p.stride_w;
@@ -132,7 +142,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 	}
 {{- end}}
 {{- range $i := seq .Rows}}{{range $j := seq $.Blocks}}
-	if (row0 + {{$i}}u < M && cb0 + {{$j}}u < N4) { c[(row0 + {{$i}}u) * cs + bc{{$j}}] = s{{$i}}_{{$j}}; }
+	if (row0 + {{$i}}u < M && cb0 + {{$j}}u < N4) { c[out0 + (row0 + {{$i}}u) * cs + bc{{$j}}] = s{{$i}}_{{$j}}; }
 {{- end}}{{end}}
 }
 {{- else}}
@@ -145,7 +155,17 @@ output channel. */}}
 @compute @workgroup_size({{.TX}}, {{.TY}})
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
 	let M = p.m; let N = p.n;
+{{- if eq .Op "filter"}}
+	let z = w.z + p.first_group;
+	let g = z % p.groups;
+	let slice = z / p.groups;
+	let k_first = p.k_first + slice * p.k_slice;
+	let k_end = min(p.k_end + slice * p.k_slice, p.k);
+	let out0 = slice * p.slice_size;
+{{- else}}
 	let g = w.z + p.first_group;
+	let k_first = p.k_first; let k_end = p.k_end; let out0 = 0u;
+{{- end}}
 	let row0 = ((w.y + p.first_row) * {{.TY}}u + l.y) * {{.Block}}u;
 	let col0 = ((w.x + p.first_col) * {{.TX}}u + l.x) * {{.Block}}u;
 {{- if eq .Op "input"}}
@@ -185,10 +205,10 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 {{- end}}{{end}}
 	if (p.k_first > 0u) {
 {{- range $i := seq .Block}}{{range $j := seq $.Block}}
-		if (row0 + {{$i}}u < M && col0 + {{$j}}u < N) { s{{$i}}_{{$j}} = c[(row0 + {{$i}}u) * cstride + g * N + col0 + {{$j}}u]; }
+		if (row0 + {{$i}}u < M && col0 + {{$j}}u < N) { s{{$i}}_{{$j}} = c[out0 + (row0 + {{$i}}u) * cstride + g * N + col0 + {{$j}}u]; }
 {{- end}}{{end}}
 	}
-	for (var k = p.k_first; k < p.k_end; k++) {
+	for (var k = k_first; k < k_end; k++) {
 {{- if eq .Op "input"}}
 		let tap = k / p.group_out;
 		let ky = tap / p.kernel_w * p.dilation_h;
@@ -239,7 +259,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 {{- end}}
 	}
 {{- range $i := seq .Block}}{{range $j := seq $.Block}}
-	if (row0 + {{$i}}u < M && col0 + {{$j}}u < N) { c[(row0 + {{$i}}u) * cstride + g * N + col0 + {{$j}}u] = s{{$i}}_{{$j}}; }
+	if (row0 + {{$i}}u < M && col0 + {{$j}}u < N) { c[out0 + (row0 + {{$i}}u) * cstride + g * N + col0 + {{$j}}u] = s{{$i}}_{{$j}}; }
 {{- end}}{{end}}
 }
 {{- end}}
