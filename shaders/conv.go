@@ -84,15 +84,30 @@ const (
 // columns (the few output channels of a small network's layers, or the
 // few input channels of its input gradient), where a 64-column tile would
 // compute mostly clamped duplicate columns; it sums in the same order, so
-// it gives the same bits.
+// it gives the same bits. With Short (and Narrow) it is half as tall too
+// (4 threads down): for products of few rows, a filter gradient's.
 type Conv2D struct {
-	Op           ConvOp
-	Vec4, Narrow bool
+	Op                  ConvOp
+	Vec4, Narrow, Short bool
 }
 
 // Conv2DNarrowFits reports whether the Narrow kernel suits a product of n
 // columns per group: it wastes less of its tiles than the 64-column one.
 func Conv2DNarrowFits(n int) bool { return n <= 32 }
+
+// WithShort returns c, Narrow, with Short set where the shorter tile
+// wastes fewer of a product's m rows.
+func (c Conv2D) WithShort(m int) Conv2D {
+	if !c.Narrow {
+		return c
+	}
+	short := c
+	short.Short = true
+	if padded := func(k Conv2D) int { return ceilDiv(m, k.TileRows()) * k.TileRows() }; padded(short) < padded(c) {
+		return short
+	}
+	return c
+}
 
 // Conv2DVec4Fits reports whether the Vec4 kernel computes a product of op
 // with groupIn input and groupOut output channels per group.
@@ -124,6 +139,9 @@ func (p *Conv2DParams) Bytes() []byte { return encodeParams(p) }
 
 // Key identifies c's pipeline.
 func (c Conv2D) Key() string {
+	if c.Short && c.Narrow {
+		return fmt.Sprintf("conv2d/%s/%v/narrow/short", c.Op, c.Vec4)
+	}
 	if c.Narrow {
 		return fmt.Sprintf("conv2d/%s/%v/narrow", c.Op, c.Vec4)
 	}
@@ -142,15 +160,16 @@ const (
 	convVec4Rows   = 16
 	convVec4Blocks = 2
 	convNarrowX    = 2
+	convShortY     = 4
 )
 
 // TileRows and TileCols are the rows and columns of C one workgroup
 // computes.
 func (c Conv2D) TileRows() int {
 	if c.Vec4 {
-		return convVec4Y * convVec4Rows
+		return c.threadsY() * convVec4Rows
 	}
-	return convThreads * convBlock
+	return c.threadsY() * convBlock
 }
 
 // TileCols: see TileRows.
@@ -159,6 +178,14 @@ func (c Conv2D) TileCols() int {
 		return c.threadsX() * convVec4Blocks * 4
 	}
 	return c.threadsX() * convBlock
+}
+
+// threadsY is the threads down a workgroup, convShortY with Short.
+func (c Conv2D) threadsY() int {
+	if c.Short && c.Narrow {
+		return convShortY
+	}
+	return convThreads // convVec4Y too
 }
 
 // threadsX is the threads across a workgroup, convNarrowX with Narrow.
@@ -227,8 +254,8 @@ func quads(rows int) []convQuad {
 // Spec generates c's kernel from conv.wgsl.
 func (c Conv2D) Spec() wgpu.KernelSpec {
 	p := &Conv2DParams{}
-	data := convKernel{Conv2D: c, Params: declareParams(p), TX: c.threadsX(), TY: convThreads, Block: convBlock,
-		X: c.threadsX(), Y: convVec4Y, Rows: convVec4Rows, Blocks: convVec4Blocks, Quads: quads(convVec4Rows), ColQuads: quads(4 * convVec4Blocks)}
+	data := convKernel{Conv2D: c, Params: declareParams(p), TX: c.threadsX(), TY: c.threadsY(), Block: convBlock,
+		X: c.threadsX(), Y: c.threadsY(), Rows: convVec4Rows, Blocks: convVec4Blocks, Quads: quads(convVec4Rows), ColQuads: quads(4 * convVec4Blocks)}
 	return wgpu.KernelSpec{Name: "conv2d_" + string(c.Op), Key: c.Key(), Source: fill("conv.wgsl", data),
 		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSizeOf(p)}
 }

@@ -94,6 +94,8 @@ func variants() []variant {
 	for _, op := range convOps {
 		add("conv2d_"+string(op)+"_narrow", Conv2D{Op: op, Narrow: true}, &Conv2DParams{})
 		add("conv2d_"+string(op)+"_vec4_narrow", Conv2D{Op: op, Vec4: true, Narrow: true}, &Conv2DParams{})
+		add("conv2d_"+string(op)+"_narrow_short", Conv2D{Op: op, Narrow: true, Short: true}, &Conv2DParams{})
+		add("conv2d_"+string(op)+"_vec4_narrow_short", Conv2D{Op: op, Vec4: true, Narrow: true, Short: true}, &Conv2DParams{})
 	}
 	for _, dense := range []bool{false, true} {
 		add("softmax_xent"+flag(dense, "_dense"), SoftmaxXent{Dense: dense}, &RowParams{})
