@@ -77,17 +77,39 @@ func (Pool2D) ThreadWork(trips int) float64 { return 24 + 3*float64(trips) }
 // loops over the windows that contain its element: at most
 // ceil(KernelH/StrideH)·ceil(KernelW/StrideW) trips, no more than a
 // window's.
+//
+// With Scatter (for windows that do not overlap: strides at least the
+// window, in both dimensions, and at least one window each way) there is
+// one thread per window instead, and no Arg: it takes the window's first
+// maximum from x itself, as Pool2D does, and writes the gradient of every
+// input element of its cell, the positions from its window's start to the
+// next window's start (the last window's to the input's end): the
+// window's gradient to its maximum (Max) or divided among its positions
+// inside the input, zero to the others. Cells tile the input, so every
+// element is written once, with no atomics and no zeroing pass. Its
+// source is pool_scatter.wgsl; its bindings x (Max only), dy, dx; a
+// thread loops over its window, then its cell (the caller keeps both
+// within MaxLoopTrips).
 type Pool2DGrad struct {
-	Max bool
+	Max, Scatter bool
 }
 
 // Key identifies k's pipeline.
-func (k Pool2DGrad) Key() string { return fmt.Sprintf("pool2d_grad/%v", k.Max) }
+func (k Pool2DGrad) Key() string {
+	if k.Scatter {
+		return fmt.Sprintf("pool2d_grad/%v/scatter", k.Max)
+	}
+	return fmt.Sprintf("pool2d_grad/%v", k.Max)
+}
 
 // Spec generates k's kernel.
 func (k Pool2DGrad) Spec() wgpu.KernelSpec {
 	p := &Pool2DParams{}
-	src := fill("pool_grad.wgsl", map[string]any{"Params": declareParams(p), "WorkgroupSize": WorkgroupSize, "Max": k.Max})
+	file := "pool_grad.wgsl"
+	if k.Scatter {
+		file = "pool_scatter.wgsl"
+	}
+	src := fill(file, map[string]any{"Params": declareParams(p), "WorkgroupSize": WorkgroupSize, "Max": k.Max, "IsNaN": isNaNF32})
 	bindings := []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}
 	if k.Max {
 		bindings = []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}
@@ -96,8 +118,14 @@ func (k Pool2DGrad) Spec() wgpu.KernelSpec {
 		Bindings: bindings, Params: true, ParamsSize: paramsSizeOf(p)}
 }
 
-// ThreadWork is the work of one thread of k over trips windows.
-func (Pool2DGrad) ThreadWork(trips int) float64 { return 32 + 6*float64(trips) }
+// ThreadWork is the work of one thread of k over trips windows (with
+// Scatter: trips elements of its window and cell).
+func (k Pool2DGrad) ThreadWork(trips int) float64 {
+	if k.Scatter {
+		return 24 + 3*float64(trips)
+	}
+	return 32 + 6*float64(trips)
+}
 
 // isNaNF32 is the WGSL test for a float32 NaN, on its bits: compilers may
 // fold a comparison v != v away.

@@ -106,6 +106,13 @@ var poolCases = []poolCase{
 	{"stride above the window, 17 channels", []int{2, 7, 7, 17}, tensor.Pool2DOptions{Window: [2]int{2, 3}, Stride: [2]int{3, 1}, Padding: tensor.Same()}},
 	{"window larger than the input, same", []int{1, 3, 3, 1}, tensor.Pool2DOptions{Window: [2]int{5, 5}, Stride: [2]int{1, 1}, Padding: tensor.Same()}},
 	{"window of the whole input, valid", []int{2, 4, 3, 2}, tensor.Pool2DOptions{Window: [2]int{4, 3}}},
+	// Windows that do not overlap: their gradient is written a window's
+	// cell at a time (the remainder past the last window, the padding and
+	// the gaps between windows get zeros).
+	{"2x2 stride 2 same, odd sizes", []int{2, 7, 9, 3}, tensor.Pool2DOptions{Window: [2]int{2, 2}, Padding: tensor.Same()}},
+	{"2x2 stride 3 explicit, gaps", []int{1, 8, 10, 2}, tensor.Pool2DOptions{Window: [2]int{2, 2}, Stride: [2]int{3, 3}, Padding: tensor.Explicit(1, 0, 1, 0)}},
+	{"1x3 stride 2x4 valid, remainders", []int{2, 5, 11, 4}, tensor.Pool2DOptions{Window: [2]int{1, 3}, Stride: [2]int{2, 4}}},
+	{"the CNN's 2x2 over 28x28x16", []int{2, 28, 28, 16}, tensor.Pool2DOptions{Window: [2]int{2, 2}}},
 }
 
 // poolInput draws n values from a few levels, so that windows hold ties.
@@ -115,6 +122,16 @@ func poolInput(r *rand.Rand, n int) []float32 {
 		x[i] = float32(r.IntN(9)-4) / 2
 	}
 	return x
+}
+
+// dirty frees a tensor of n NaNs, so that the next op's result of n
+// elements reuses its storage.
+func dirty(e *tensor.Engine, n int) {
+	nan := make([]float32, n)
+	for i := range nan {
+		nan[i] = float32(math.NaN())
+	}
+	e.FromFloat32s(nan, n).Dispose()
 }
 
 func TestPool2DAgainstReference(t *testing.T) {
@@ -132,7 +149,12 @@ func TestPool2DAgainstReference(t *testing.T) {
 		wantMax, arg := poolRef(xv, c.shape, w, true)
 		wantAvg, _ := poolRef(xv, c.shape, w, false)
 		mx, avg := e.MaxPool2D(x, c.o), e.AvgPool2D(x, c.o)
-		gmx, gavg := e.MaxPool2DGrad(x, dy, c.o), e.AvgPool2DGrad(dy, x.Shape(), c.o)
+		// The gradients take storage freed full of NaN: an element they
+		// leave unwritten shows.
+		dirty(e, len(xv))
+		gmx := e.MaxPool2DGrad(x, dy, c.o)
+		dirty(e, len(xv))
+		gavg := e.AvgPool2DGrad(dy, x.Shape(), c.o)
 		assert.Equal(t, outShape, mx.Shape(), c.name)
 		assert.Equal(t, wantMax, f32s(t, mx), "%s: max", c.name)
 		closeTo(t, wantAvg, f32s(t, avg), 0, 1e-6, "%s: avg", c.name)
