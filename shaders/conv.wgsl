@@ -15,7 +15,8 @@ channels. The forward product loops over the taps, and for each works out
 the pixel each row reads (o<i>, or none: ok<i> false in the padding), then
 loops over four channels of that pixel per load. The filter's gradient
 reads each quad of rows (four channels of one tap) as one vec4 of the
-input at the pixel output pixel k sees through that tap. */}}
+input at the pixel output pixel k sees through that tap; k's column, row
+and image are counters k0, k1, k2 stepped with k, not divisions. */}}
 @compute @workgroup_size({{.X}}, {{.Y}})
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
 	let M = p.m; let N4 = p.n / 4u;
@@ -46,18 +47,20 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 {{- end}}{{end}}
 	}
 {{- if eq .Op "filter"}}
-	let pixels = p.out_h * p.out_w;
 {{- range $q := .Quads}}
 	let m{{$q.Index}} = min(row0 + {{$q.First}}u, M - 4u);
 	let ry{{$q.Index}} = m{{$q.Index}} / p.group_in / p.kernel_w * p.dilation_h - p.pad_top;
 	let rx{{$q.Index}} = m{{$q.Index}} / p.group_in % p.kernel_w * p.dilation_w - p.pad_left;
 	let rc{{$q.Index}} = (g * p.group_in + m{{$q.Index}} % p.group_in) / 4u;
 {{- end}}
+	let lim0 = p.out_w; let lim1 = p.out_h;
+	var k0 = k_first % lim0;
+	var k1 = k_first / lim0 % lim1;
+	var k2 = k_first / lim0 / lim1;
 	for (var k = k_first; k < k_end; k++) {
-		let opix = k % pixels;
-		let ky = opix / p.out_w * p.stride_h;
-		let kx = opix % p.out_w * p.stride_w;
-		let kb = k / pixels * p.in_h;
+		let ky = k1 * p.stride_h;
+		let kx = k0 * p.stride_w;
+		let kb = k2 * p.in_h;
 {{- range $q := .Quads}}
 		let y{{$q.Index}} = ry{{$q.Index}} + ky;
 		let x{{$q.Index}} = rx{{$q.Index}} + kx;
@@ -69,6 +72,13 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 {{- range $q := $.Quads}}{{range $r := $q.Rows}}
 		s{{$r.Row}}_{{$j}} = fma(vec4<f32>(a{{$q.Index}}.{{$r.Lane}}), b{{$j}}, s{{$r.Row}}_{{$j}});
 {{- end}}{{end}}{{end}}
+		k0 += 1u;
+		let wrap0 = k0 == lim0;
+		k0 = select(k0, 0u, wrap0);
+		k1 += select(0u, 1u, wrap0);
+		let wrap1 = k1 == lim1;
+		k1 = select(k1, 0u, wrap1);
+		k2 += select(0u, 1u, wrap1);
 	}
 {{- else if eq .Op "input"}}
 	let pixels = p.in_h * p.in_w;
@@ -151,7 +161,8 @@ share of the indices is worked out once: for the forward product a row is
 an output pixel (its image, and its window's corner) and k a tap and a
 channel; for the filter's gradient a row is a tap and a channel, k an
 output pixel; for the input's, a row is an input pixel and k a tap and an
-output channel. */}}
+output channel. k's parts are counters k0, k1, k2 (the fastest first,
+wrapping at lim0 and lim1) stepped with k: no division per trip. */}}
 @compute @workgroup_size({{.TX}}, {{.TY}})
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
 	let M = p.m; let N = p.n;
@@ -208,12 +219,22 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 		if (row0 + {{$i}}u < M && col0 + {{$j}}u < N) { s{{$i}}_{{$j}} = c[out0 + (row0 + {{$i}}u) * cstride + g * N + col0 + {{$j}}u]; }
 {{- end}}{{end}}
 	}
+{{- if eq .Op "filter"}}
+	let lim0 = p.out_w; let lim1 = p.out_h;
+{{- else if eq .Op "forward"}}
+	let lim0 = p.group_in; let lim1 = p.kernel_w;
+{{- else}}
+	let lim0 = p.group_out; let lim1 = p.kernel_w;
+{{- end}}
+	var k0 = k_first % lim0;
+	var k1 = k_first / lim0 % lim1;
+	var k2 = k_first / lim0 / lim1;
 	for (var k = k_first; k < k_end; k++) {
 {{- if eq .Op "input"}}
-		let tap = k / p.group_out;
-		let ky = tap / p.kernel_w * p.dilation_h;
-		let kx = tap % p.kernel_w * p.dilation_w;
-		let kc = g * p.group_out + k % p.group_out;
+		let tap = k2 * p.kernel_w + k1;
+		let ky = k2 * p.dilation_h;
+		let kx = k1 * p.dilation_w;
+		let kc = g * p.group_out + k0;
 {{- range $i := seq .Block}}
 		let y{{$i}} = ry{{$i}} - ky;
 		let x{{$i}} = rx{{$i}} - kx;
@@ -232,16 +253,14 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 {{- end}}
 {{- else}}
 {{- if eq .Op "forward"}}
-		let tap = k / p.group_in;
-		let ky = tap / p.kernel_w * p.dilation_h;
-		let kx = tap % p.kernel_w * p.dilation_w;
+		let ky = k2 * p.dilation_h;
+		let kx = k1 * p.dilation_w;
 		let kb = 0u;
-		let kc = k % p.group_in;
+		let kc = k0;
 {{- else}}
-		let opix = k % (p.out_h * p.out_w);
-		let ky = opix / p.out_w * p.stride_h;
-		let kx = opix % p.out_w * p.stride_w;
-		let kb = k / (p.out_h * p.out_w) * p.in_h;
+		let ky = k1 * p.stride_h;
+		let kx = k0 * p.stride_w;
+		let kb = k2 * p.in_h;
 		let kc = 0u;
 {{- end}}
 {{- range $i := seq .Block}}
@@ -257,6 +276,13 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 		s{{$i}}_{{$j}} = fma(a{{$i}}, b{{$j}}, s{{$i}}_{{$j}});
 {{- end}}{{end}}
 {{- end}}
+		k0 += 1u;
+		let wrap0 = k0 == lim0;
+		k0 = select(k0, 0u, wrap0);
+		k1 += select(0u, 1u, wrap0);
+		let wrap1 = k1 == lim1;
+		k1 = select(k1, 0u, wrap1);
+		k2 += select(0u, 1u, wrap1);
 	}
 {{- range $i := seq .Block}}{{range $j := seq $.Block}}
 	if (row0 + {{$i}}u < M && col0 + {{$j}}u < N) { c[out0 + (row0 + {{$i}}u) * cstride + g * N + col0 + {{$j}}u] = s{{$i}}_{{$j}}; }

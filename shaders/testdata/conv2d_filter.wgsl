@@ -220,11 +220,14 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 		if (row0 + 7u < M && col0 + 6u < N) { s7_6 = c[out0 + (row0 + 7u) * cstride + g * N + col0 + 6u]; }
 		if (row0 + 7u < M && col0 + 7u < N) { s7_7 = c[out0 + (row0 + 7u) * cstride + g * N + col0 + 7u]; }
 	}
+	let lim0 = p.out_w; let lim1 = p.out_h;
+	var k0 = k_first % lim0;
+	var k1 = k_first / lim0 % lim1;
+	var k2 = k_first / lim0 / lim1;
 	for (var k = k_first; k < k_end; k++) {
-		let opix = k % (p.out_h * p.out_w);
-		let ky = opix / p.out_w * p.stride_h;
-		let kx = opix % p.out_w * p.stride_w;
-		let kb = k / (p.out_h * p.out_w) * p.in_h;
+		let ky = k1 * p.stride_h;
+		let kx = k0 * p.stride_w;
+		let kb = k2 * p.in_h;
 		let kc = 0u;
 		let y0 = ry0 + ky;
 		let x0 = rx0 + kx;
@@ -330,6 +333,13 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 		s7_5 = fma(a7, b5, s7_5);
 		s7_6 = fma(a7, b6, s7_6);
 		s7_7 = fma(a7, b7, s7_7);
+		k0 += 1u;
+		let wrap0 = k0 == lim0;
+		k0 = select(k0, 0u, wrap0);
+		k1 += select(0u, 1u, wrap0);
+		let wrap1 = k1 == lim1;
+		k1 = select(k1, 0u, wrap1);
+		k2 += select(0u, 1u, wrap1);
 	}
 	if (row0 + 0u < M && col0 + 0u < N) { c[out0 + (row0 + 0u) * cstride + g * N + col0 + 0u] = s0_0; }
 	if (row0 + 0u < M && col0 + 1u < N) { c[out0 + (row0 + 0u) * cstride + g * N + col0 + 1u] = s0_1; }

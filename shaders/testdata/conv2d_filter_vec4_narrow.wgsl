@@ -111,7 +111,6 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 		if (row0 + 15u < M && cb0 + 0u < N4) { s15_0 = c[out0 + (row0 + 15u) * cs + bc0]; }
 		if (row0 + 15u < M && cb0 + 1u < N4) { s15_1 = c[out0 + (row0 + 15u) * cs + bc1]; }
 	}
-	let pixels = p.out_h * p.out_w;
 	let m0 = min(row0 + 0u, M - 4u);
 	let ry0 = m0 / p.group_in / p.kernel_w * p.dilation_h - p.pad_top;
 	let rx0 = m0 / p.group_in % p.kernel_w * p.dilation_w - p.pad_left;
@@ -128,11 +127,14 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 	let ry3 = m3 / p.group_in / p.kernel_w * p.dilation_h - p.pad_top;
 	let rx3 = m3 / p.group_in % p.kernel_w * p.dilation_w - p.pad_left;
 	let rc3 = (g * p.group_in + m3 % p.group_in) / 4u;
+	let lim0 = p.out_w; let lim1 = p.out_h;
+	var k0 = k_first % lim0;
+	var k1 = k_first / lim0 % lim1;
+	var k2 = k_first / lim0 / lim1;
 	for (var k = k_first; k < k_end; k++) {
-		let opix = k % pixels;
-		let ky = opix / p.out_w * p.stride_h;
-		let kx = opix % p.out_w * p.stride_w;
-		let kb = k / pixels * p.in_h;
+		let ky = k1 * p.stride_h;
+		let kx = k0 * p.stride_w;
+		let kb = k2 * p.in_h;
 		let y0 = ry0 + ky;
 		let x0 = rx0 + kx;
 		let ok0 = y0 < p.in_h && x0 < p.in_w;
@@ -183,6 +185,13 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 		s13_1 = fma(vec4<f32>(a3.y), b1, s13_1);
 		s14_1 = fma(vec4<f32>(a3.z), b1, s14_1);
 		s15_1 = fma(vec4<f32>(a3.w), b1, s15_1);
+		k0 += 1u;
+		let wrap0 = k0 == lim0;
+		k0 = select(k0, 0u, wrap0);
+		k1 += select(0u, 1u, wrap0);
+		let wrap1 = k1 == lim1;
+		k1 = select(k1, 0u, wrap1);
+		k2 += select(0u, 1u, wrap1);
 	}
 	if (row0 + 0u < M && cb0 + 0u < N4) { c[out0 + (row0 + 0u) * cs + bc0] = s0_0; }
 	if (row0 + 0u < M && cb0 + 1u < N4) { c[out0 + (row0 + 0u) * cs + bc1] = s0_1; }

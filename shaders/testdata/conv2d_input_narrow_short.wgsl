@@ -209,11 +209,15 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 		if (row0 + 7u < M && col0 + 6u < N) { s7_6 = c[out0 + (row0 + 7u) * cstride + g * N + col0 + 6u]; }
 		if (row0 + 7u < M && col0 + 7u < N) { s7_7 = c[out0 + (row0 + 7u) * cstride + g * N + col0 + 7u]; }
 	}
+	let lim0 = p.group_out; let lim1 = p.kernel_w;
+	var k0 = k_first % lim0;
+	var k1 = k_first / lim0 % lim1;
+	var k2 = k_first / lim0 / lim1;
 	for (var k = k_first; k < k_end; k++) {
-		let tap = k / p.group_out;
-		let ky = tap / p.kernel_w * p.dilation_h;
-		let kx = tap % p.kernel_w * p.dilation_w;
-		let kc = g * p.group_out + k % p.group_out;
+		let tap = k2 * p.kernel_w + k1;
+		let ky = k2 * p.dilation_h;
+		let kx = k1 * p.dilation_w;
+		let kc = g * p.group_out + k0;
 		let y0 = ry0 - ky;
 		let x0 = rx0 - kx;
 		let ok0 = ry0 >= ky && rx0 >= kx && y0 % p.stride_h == 0u && x0 % p.stride_w == 0u && y0 / p.stride_h < p.out_h && x0 / p.stride_w < p.out_w;
@@ -334,6 +338,13 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 			s7_6 = fma(a7, b6, s7_6);
 			s7_7 = fma(a7, b7, s7_7);
 		}
+		k0 += 1u;
+		let wrap0 = k0 == lim0;
+		k0 = select(k0, 0u, wrap0);
+		k1 += select(0u, 1u, wrap0);
+		let wrap1 = k1 == lim1;
+		k1 = select(k1, 0u, wrap1);
+		k2 += select(0u, 1u, wrap1);
 	}
 	if (row0 + 0u < M && col0 + 0u < N) { c[out0 + (row0 + 0u) * cstride + g * N + col0 + 0u] = s0_0; }
 	if (row0 + 0u < M && col0 + 1u < N) { c[out0 + (row0 + 0u) * cstride + g * N + col0 + 1u] = s0_1; }
