@@ -85,10 +85,13 @@ const (
 // few input channels of its input gradient), where a 64-column tile would
 // compute mostly clamped duplicate columns; it sums in the same order, so
 // it gives the same bits. With Short (and Narrow) it is half as tall too
-// (4 threads down): for products of few rows, a filter gradient's.
+// (4 threads down): for products of few rows, a filter gradient's. With
+// Unit (ConvInput only, for a stride of 1 both ways) the input's gradient
+// skips the divisions by the stride that link an input pixel to the
+// output pixels reading it: lavapipe runs runtime divisions lane by lane.
 type Conv2D struct {
-	Op                  ConvOp
-	Vec4, Narrow, Short bool
+	Op                        ConvOp
+	Vec4, Narrow, Short, Unit bool
 }
 
 // Conv2DNarrowFits reports whether the Narrow kernel suits a product of n
@@ -139,13 +142,17 @@ func (p *Conv2DParams) Bytes() []byte { return encodeParams(p) }
 
 // Key identifies c's pipeline.
 func (c Conv2D) Key() string {
-	if c.Short && c.Narrow {
-		return fmt.Sprintf("conv2d/%s/%v/narrow/short", c.Op, c.Vec4)
-	}
+	key := fmt.Sprintf("conv2d/%s/%v", c.Op, c.Vec4)
 	if c.Narrow {
-		return fmt.Sprintf("conv2d/%s/%v/narrow", c.Op, c.Vec4)
+		key += "/narrow"
+		if c.Short {
+			key += "/short"
+		}
 	}
-	return fmt.Sprintf("conv2d/%s/%v", c.Op, c.Vec4)
+	if c.Unit && c.Op == ConvInput {
+		key += "/unit"
+	}
+	return key
 }
 
 // The kernels' shapes: the scalar kernel's convThreads×convThreads

@@ -98,8 +98,12 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 {{- range $i := seq .Rows}}
 		let y{{$i}} = ry{{$i}} - ky;
 		let x{{$i}} = rx{{$i}} - kx;
+{{- if $.Unit}}
+		let ok{{$i}} = ry{{$i}} >= ky && rx{{$i}} >= kx && y{{$i}} < p.out_h && x{{$i}} < p.out_w;
+{{- else}}
 		let ok{{$i}} = ry{{$i}} >= ky && rx{{$i}} >= kx && y{{$i}} % p.stride_h == 0u && x{{$i}} % p.stride_w == 0u && y{{$i}} / p.stride_h < p.out_h && x{{$i}} / p.stride_w < p.out_w;
-		let o{{$i}} = select(0u, ((rb{{$i}} + y{{$i}} / p.stride_h) * p.out_w + x{{$i}} / p.stride_w) * O4 + gout, ok{{$i}});
+{{- end}}
+		let o{{$i}} = select(0u, ((rb{{$i}} + y{{$i}}{{if not $.Unit}} / p.stride_h{{end}}) * p.out_w + x{{$i}}{{if not $.Unit}} / p.stride_w{{end}}) * O4 + gout, ok{{$i}});
 {{- end}}
 {{- range $q := .ColQuads}}{{range $t := $q.Rows}}
 		let fo{{$t.Row}} = (tap * p.group_in + fc{{$t.Row}}) * O4 + gout;
@@ -238,8 +242,12 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 {{- range $i := seq .Block}}
 		let y{{$i}} = ry{{$i}} - ky;
 		let x{{$i}} = rx{{$i}} - kx;
+{{- if $.Unit}}
+		let ok{{$i}} = ry{{$i}} >= ky && rx{{$i}} >= kx && y{{$i}} < p.out_h && x{{$i}} < p.out_w;
+{{- else}}
 		let ok{{$i}} = ry{{$i}} >= ky && rx{{$i}} >= kx && y{{$i}} % p.stride_h == 0u && x{{$i}} % p.stride_w == 0u && y{{$i}} / p.stride_h < p.out_h && x{{$i}} / p.stride_w < p.out_w;
-		let a{{$i}} = select(0.0, a[select(0u, ((rb{{$i}} + y{{$i}} / p.stride_h) * p.out_w + x{{$i}} / p.stride_w) * p.out_c + kc, ok{{$i}})], ok{{$i}});
+{{- end}}
+		let a{{$i}} = select(0.0, a[select(0u, ((rb{{$i}} + y{{$i}}{{if not $.Unit}} / p.stride_h{{end}}) * p.out_w + x{{$i}}{{if not $.Unit}} / p.stride_w{{end}}) * p.out_c + kc, ok{{$i}})], ok{{$i}});
 {{- end}}
 {{- range $j := seq .Block}}
 		let b{{$j}} = bm[(tap * p.group_in + c{{$j}}) * p.out_c + kc];
