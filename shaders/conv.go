@@ -89,9 +89,20 @@ const (
 // Unit (ConvInput only, for a stride of 1 both ways) the input's gradient
 // skips the divisions by the stride that link an input pixel to the
 // output pixels reading it: lavapipe runs runtime divisions lane by lane.
+// With B4 (the scalar kernel's forward product and filter gradient, where
+// Conv2DB4Fits) a thread reads its eight columns of B, contiguous, as two
+// vec4s per k instead of eight loads; the same values, the same bits.
 type Conv2D struct {
-	Op                        ConvOp
-	Vec4, Narrow, Short, Unit bool
+	Op                            ConvOp
+	Vec4, Narrow, Short, Unit, B4 bool
+}
+
+// Conv2DB4Fits reports whether the scalar kernel of op may read B by
+// vec4s (B4) for a product of groupOut columns per group out of outC:
+// B is f or dy, outC columns a row, and a thread's eight columns lie
+// within its group's and start at a multiple of four.
+func Conv2DB4Fits(op ConvOp, groupOut, outC int) bool {
+	return op != ConvInput && groupOut%convBlock == 0 && outC%4 == 0
 }
 
 // Conv2DNarrowFits reports whether the Narrow kernel suits a product of n
@@ -151,6 +162,9 @@ func (c Conv2D) Key() string {
 	}
 	if c.Unit && c.Op == ConvInput {
 		key += "/unit"
+	}
+	if c.B4 && !c.Vec4 && c.Op != ConvInput {
+		key += "/b4"
 	}
 	return key
 }

@@ -6,7 +6,7 @@ Index arithmetic is in u32: a position left of or above the input wraps to
 a value past its size, so one comparison rejects both sides. */ -}}
 {{.Params -}}
 @group(0) @binding(0) var<storage, read> a: array<{{if .Vec4}}vec4<f32>{{else}}f32{{end}}>;
-@group(0) @binding(1) var<storage, read> bm: array<{{if .Vec4}}vec4<f32>{{else}}f32{{end}}>;
+@group(0) @binding(1) var<storage, read> bm: array<{{if or .Vec4 .B4}}vec4<f32>{{else}}f32{{end}}>;
 @group(0) @binding(2) var<storage, read_write> c: array<{{if .Vec4}}vec4<f32>{{else}}f32{{end}}>;
 @group(0) @binding(3) var<uniform> p: Params;
 {{- if .Vec4}}
@@ -166,7 +166,9 @@ an output pixel (its image, and its window's corner) and k a tap and a
 channel; for the filter's gradient a row is a tap and a channel, k an
 output pixel; for the input's, a row is an input pixel and k a tap and an
 output channel. k's parts are counters k0, k1, k2 (the fastest first,
-wrapping at lim0 and lim1) stepped with k: no division per trip. */}}
+wrapping at lim0 and lim1) stepped with k: no division per trip. With .B4
+a thread's eight columns of B are two vec4s (a thread past N reads the
+last eight, for sums that are not written). */}}
 @compute @workgroup_size({{.TX}}, {{.TY}})
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
 	let M = p.m; let N = p.n;
@@ -277,8 +279,17 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 		let ok{{$i}} = y{{$i}} < p.in_h && x{{$i}} < p.in_w;
 		let a{{$i}} = select(0.0, a[select(0u, ((rb{{$i}} + kb + y{{$i}}) * p.in_w + x{{$i}}) * p.in_c + rc{{$i}} + kc, ok{{$i}})], ok{{$i}});
 {{- end}}
+{{- if .B4}}
+		let bq = (k * p.out_c + g * N + min(col0, N - {{.Block}}u)) / 4u;
+{{- range $q := .ColQuads}}
+		let bv{{$q.Index}} = bm[bq + {{$q.Index}}u];
+{{- range $r := $q.Rows}}
+		let b{{$r.Row}} = bv{{$q.Index}}.{{$r.Lane}};
+{{- end}}{{end}}
+{{- else}}
 {{- range $j := seq .Block}}
 		let b{{$j}} = bm[k * p.out_c + g * N + c{{$j}}];
+{{- end}}
 {{- end}}
 {{- range $i := seq .Block}}{{range $j := seq $.Block}}
 		s{{$i}}_{{$j}} = fma(a{{$i}}, b{{$j}}, s{{$i}}_{{$j}});

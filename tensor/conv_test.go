@@ -163,6 +163,9 @@ func convCases() []convCase {
 		// small work budget, in k ranges within each slice).
 		{"long filter sum one channel", 3, 28, 28, 1, 3, 3, 16, o(one, one, tensor.Same(), 1)},
 		{"long filter sum two groups vec4", 2, 24, 23, 8, 3, 3, 8, o(one, one, tensor.Same(), 2)},
+		// The scalar kernel reading B by vec4s: groups of 8 output channels
+		// (a 16-column tile, its second thread past N).
+		{"b4 two groups stride 2", 2, 9, 8, 6, 3, 3, 16, o([2]int{2, 1}, one, tensor.Same(), 2)},
 	}
 }
 
