@@ -65,7 +65,10 @@ const (
 // four vec4s), whose 64 vec4 sums spill from the registers, and at 1.2
 // times a block of 8 rows × two vec4s; tiles of 64 columns also fit the 64
 // or more output channels of most convolutions. Every kernel adds its
-// products in the order of k: all give the same bits.
+// products in the order of k (within a slice of k, below): all give the
+// same bits. The Narrow, Short, Unit and B4 variants (see Conv2D's
+// fields) change only the tile's shape and how indices and B are read,
+// never that order.
 //
 // Like MatMul's, a dispatch covers the tiles from its First fields on and
 // sums k over [KFirst, KEnd), continuing the sums a dispatch before it

@@ -86,7 +86,10 @@ func (e *Engine) Conv2DBackpropInput(dy, filter *Tensor, inputShape Shape, o Con
 // result, with the options of that Conv2D: df[ky, kx, i, o] sums x·dy over
 // the batch and every output position (padded positions of x read as
 // zero). It is one kernel, a product whose inner dimension is
-// batch·outH·outW, summed in ranges of shaders.MatMulKRange.
+// batch·outH·outW, summed in ranges of shaders.MatMulKRange; a long one
+// is summed in up to 64 slices in parallel, then a sum adds the slices
+// (in an order fixed by the shapes, so the result is the same from run
+// to run).
 func (e *Engine) Conv2DBackpropFilter(x, dy *Tensor, filterShape Shape, o Conv2DOptions) *Tensor {
 	op, bad := e.begin("conv2d_backprop_filter", callerSite(), x, dy)
 	if bad != nil {
