@@ -89,13 +89,18 @@ func (Pool2D) ThreadWork(trips int) float64 { return 24 + 3*float64(trips) }
 // element is written once, with no atomics and no zeroing pass. Its
 // source is pool_scatter.wgsl; its bindings x (Max only), dy, dx; a
 // thread loops over its window, then its cell (the caller keeps both
-// within MaxLoopTrips).
+// within MaxLoopTrips). With Vec4 too (channels a multiple of four) a
+// thread takes four channels of its window, read and written as vec4s,
+// compared element by element as four threads would.
 type Pool2DGrad struct {
-	Max, Scatter bool
+	Max, Scatter, Vec4 bool
 }
 
 // Key identifies k's pipeline.
 func (k Pool2DGrad) Key() string {
+	if k.Scatter && k.Vec4 {
+		return fmt.Sprintf("pool2d_grad/%v/scatter/vec4", k.Max)
+	}
 	if k.Scatter {
 		return fmt.Sprintf("pool2d_grad/%v/scatter", k.Max)
 	}
@@ -109,7 +114,12 @@ func (k Pool2DGrad) Spec() wgpu.KernelSpec {
 	if k.Scatter {
 		file = "pool_scatter.wgsl"
 	}
-	src := fill(file, map[string]any{"Params": declareParams(p), "WorkgroupSize": WorkgroupSize, "Max": k.Max, "IsNaN": isNaNF32})
+	data := map[string]any{"Params": declareParams(p), "WorkgroupSize": WorkgroupSize, "Max": k.Max, "IsNaN": isNaNF32,
+		"Vec4": k.Vec4, "T": "f32", "U": "u32", "B": "bool"}
+	if k.Vec4 {
+		data["T"], data["U"], data["B"] = "vec4<f32>", "vec4<u32>", "vec4<bool>"
+	}
+	src := fill(file, data)
 	bindings := []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}
 	if k.Max {
 		bindings = []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}

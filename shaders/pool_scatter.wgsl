@@ -1,16 +1,21 @@
 {{- /* Pool2DGrad with Scatter: one thread per window writes the gradient of
 every input element of its cell (see Pool2DGrad). A cell holds its
-window, as stride >= kernel; windows, and so cells, do not overlap. */ -}}
+window, as stride >= kernel; windows, and so cells, do not overlap. With
+.Vec4 a thread takes four channels, each an element of a vec4 (T; U and B
+the matching vectors of u32 and bool). */ -}}
 {{.Params -}}
 {{- if .Max}}
-@group(0) @binding(0) var<storage, read> x: array<f32>;
-@group(0) @binding(1) var<storage, read> dy: array<f32>;
-@group(0) @binding(2) var<storage, read_write> dx: array<f32>;
+@group(0) @binding(0) var<storage, read> x: array<{{.T}}>;
+@group(0) @binding(1) var<storage, read> dy: array<{{.T}}>;
+@group(0) @binding(2) var<storage, read_write> dx: array<{{.T}}>;
 @group(0) @binding(3) var<uniform> p: Params;
-{{.IsNaN}}
+
+// is_nan tests each element for a NaN, on its bits: compilers may fold a
+// comparison v != v away.
+fn is_nan(v: {{.T}}) -> {{.B}} { return (bitcast<{{.U}}>(v) & {{.U}}(0x7fffffffu)) > {{.U}}(0x7f800000u); }
 {{- else}}
-@group(0) @binding(0) var<storage, read> dy: array<f32>;
-@group(0) @binding(1) var<storage, read_write> dx: array<f32>;
+@group(0) @binding(0) var<storage, read> dy: array<{{.T}}>;
+@group(0) @binding(1) var<storage, read_write> dx: array<{{.T}}>;
 @group(0) @binding(2) var<uniform> p: Params;
 {{- end}}
 
@@ -27,8 +32,9 @@ fn cell(o: u32, stride: u32, pad: u32, outs: u32, size: u32) -> vec2<u32> {
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let i = g.x + g.y * p.row + p.first;
 	if (i >= p.end) { return; }
-	let c = i % p.c;
-	var t = i / p.c;
+	let C = p.c{{if .Vec4}} / 4u{{end}};
+	let c = i % C;
+	var t = i / C;
 	let ox = t % p.out_w;
 	t = t / p.out_w;
 	let oy = t % p.out_h;
@@ -41,17 +47,16 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let xhi = u32(min(x0 + i32(p.kernel_w), i32(p.in_w)));
 	let base = n * p.in_h;
 {{- if .Max}}
-	var best = x[((base + ylo) * p.in_w + xlo) * p.c + c];
-	var aty = ylo;
-	var atx = xlo;
+	var best = x[((base + ylo) * p.in_w + xlo) * C + c];
+	var aty = {{.U}}(ylo);
+	var atx = {{.U}}(xlo);
 	for (var iy = ylo; iy < yhi; iy++) {
 		for (var ix = xlo; ix < xhi; ix++) {
-			let v = x[((base + iy) * p.in_w + ix) * p.c + c];
-			if (!is_nan(best) && (v > best || is_nan(v))) {
-				best = v;
-				aty = iy;
-				atx = ix;
-			}
+			let v = x[((base + iy) * p.in_w + ix) * C + c];
+			let take = !is_nan(best) & ((v > best) | is_nan(v));
+			best = select(best, v, take);
+			aty = select(aty, {{.U}}(iy), take);
+			atx = select(atx, {{.U}}(ix), take);
 		}
 	}
 	let grad = dy[i];
@@ -63,11 +68,11 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	for (var iy = cy.x; iy < cy.y; iy++) {
 		for (var ix = cx.x; ix < cx.y; ix++) {
 {{- if .Max}}
-			let hit = iy == aty && ix == atx;
+			let hit = ({{.U}}(iy) == aty) & ({{.U}}(ix) == atx);
 {{- else}}
 			let hit = iy < yhi && ix < xhi;
 {{- end}}
-			dx[((base + iy) * p.in_w + ix) * p.c + c] = select(0.0, grad, hit);
+			dx[((base + iy) * p.in_w + ix) * C + c] = select({{.T}}(0.0), grad, hit);
 		}
 	}
 }

@@ -19,6 +19,7 @@ func poolVariants() []variant {
 	for _, max := range []bool{false, true} {
 		add("pool2d_grad"+flag(max, "_max")+flag(!max, "_avg"), Pool2DGrad{Max: max}, &Pool2DParams{})
 		add("pool2d_grad"+flag(max, "_max")+flag(!max, "_avg")+"_scatter", Pool2DGrad{Max: max, Scatter: true}, &Pool2DParams{})
+		add("pool2d_grad"+flag(max, "_max")+flag(!max, "_avg")+"_scatter_vec4", Pool2DGrad{Max: max, Scatter: true, Vec4: true}, &Pool2DParams{})
 	}
 	add("one_hot", OneHot{}, &OneHotParams{})
 	add("layer_norm", LayerNorm{}, &LayerNormParams{})

@@ -68,7 +68,7 @@ func (e *Engine) MaxPool2DGrad(x, dy *Tensor, o Pool2DOptions) *Tensor {
 		return op.e.errTensor(err)
 	}
 	if scatters(w) {
-		return op.poolGrad(x.shape, w, shaders.Pool2DGrad{Max: true, Scatter: true}, x, dy)
+		return op.poolGrad(x.shape, w, shaders.Pool2DGrad{Max: true, Scatter: true, Vec4: x.shape[3]%4 == 0}, x, dy)
 	}
 	arg, err := op.pool(x, w, shaders.Pool2D{Max: true, Arg: true})
 	if err != nil {
@@ -99,7 +99,8 @@ func (e *Engine) AvgPool2DGrad(dy *Tensor, inputShape Shape, o Pool2DOptions) *T
 	if err := op.checkPoolGrad(dy, inputShape, w); err != nil {
 		return op.e.errTensor(err)
 	}
-	return op.poolGrad(inputShape, w, shaders.Pool2DGrad{Scatter: scatters(w)}, dy)
+	scatter := scatters(w)
+	return op.poolGrad(inputShape, w, shaders.Pool2DGrad{Scatter: scatter, Vec4: scatter && inputShape[3]%4 == 0}, dy)
 }
 
 // pool2D runs the forward pooling k on x.
@@ -229,8 +230,11 @@ func (o *op) poolGrad(in Shape, w Window2D, k shaders.Pool2DGrad, from ...*Tenso
 		return out
 	}
 	trips := ceilDiv(w.KernelH, w.StrideH) * ceilDiv(w.KernelW, w.StrideW)
-	if k.Scatter { // a thread per window, over its window and its cell
+	if k.Scatter { // a thread per window (and four channels with Vec4), over its window and its cell
 		n = from[len(from)-1].Size()
+		if k.Vec4 {
+			n /= 4
+		}
 		trips = w.KernelH*w.KernelW + w.StrideH*w.StrideW
 	}
 	bufs := make([]*wgpu.Buffer, 0, len(from)+1)

@@ -113,6 +113,8 @@ var poolCases = []poolCase{
 	{"2x2 stride 3 explicit, gaps", []int{1, 8, 10, 2}, tensor.Pool2DOptions{Window: [2]int{2, 2}, Stride: [2]int{3, 3}, Padding: tensor.Explicit(1, 0, 1, 0)}},
 	{"1x3 stride 2x4 valid, remainders", []int{2, 5, 11, 4}, tensor.Pool2DOptions{Window: [2]int{1, 3}, Stride: [2]int{2, 4}}},
 	{"the CNN's 2x2 over 28x28x16", []int{2, 28, 28, 16}, tensor.Pool2DOptions{Window: [2]int{2, 2}}},
+	{"2x2 stride 2 same, 4 channels (vec4)", []int{2, 7, 9, 4}, tensor.Pool2DOptions{Window: [2]int{2, 2}, Padding: tensor.Same()}},
+	{"3x3 stride 3 explicit, 8 channels (vec4)", []int{1, 10, 8, 8}, tensor.Pool2DOptions{Window: [2]int{3, 3}, Padding: tensor.Explicit(1, 1, 0, 1)}},
 }
 
 // poolInput draws n values from a few levels, so that windows hold ties.
@@ -203,6 +205,26 @@ func TestMaxPool2DEdgeValues(t *testing.T) {
 	defer g.Dispose()
 	assert.Equal(t, []float32{10, 0, 20, 0, 30, 0, 0, 0, 0, 0, 0, 0}, f32s(t, g),
 		"the first NaN, the first -inf and the first zero get their window's gradient")
+
+	// Four channels, each its own element of a vec4, one 2x2 window each
+	// (row-major): [NaN 1 2 NaN] takes the first NaN, [1 NaN 2 3] the NaN
+	// after a number, [1 3 3 2] the first of tied maxima, [-0 0 -inf 0]
+	// the first zero.
+	win := [4][4]float32{{nan, 1, 2, nan}, {1, nan, 2, 3}, {1, 3, 3, 2}, {negZero, 0, -inf, 0}}
+	took := [4]int{0, 1, 1, 0}
+	x4v, want4 := make([]float32, 16), make([]float32, 16)
+	for c := range 4 {
+		for pos := range 4 {
+			x4v[4*pos+c] = win[c][pos]
+		}
+		want4[4*took[c]+c] = float32(10 * (c + 1))
+	}
+	x4, dy4 := e.FromFloat32s(x4v, 1, 2, 2, 4), e.FromFloat32s([]float32{10, 20, 30, 40}, 1, 1, 1, 4)
+	defer x4.Dispose()
+	defer dy4.Dispose()
+	g4 := e.MaxPool2DGrad(x4, dy4, o)
+	defer g4.Dispose()
+	assert.Equal(t, want4, f32s(t, g4), "four channels")
 
 	avg := e.AvgPool2D(x, o)
 	defer avg.Dispose()

@@ -32,8 +32,9 @@ fn cell(o: u32, stride: u32, pad: u32, outs: u32, size: u32) -> vec2<u32> {
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let i = g.x + g.y * p.row + p.first;
 	if (i >= p.end) { return; }
-	let c = i % p.c;
-	var t = i / p.c;
+	let C = p.c;
+	let c = i % C;
+	var t = i / C;
 	let ox = t % p.out_w;
 	t = t / p.out_w;
 	let oy = t % p.out_h;
@@ -51,7 +52,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	for (var iy = cy.x; iy < cy.y; iy++) {
 		for (var ix = cx.x; ix < cx.y; ix++) {
 			let hit = iy < yhi && ix < xhi;
-			dx[((base + iy) * p.in_w + ix) * p.c + c] = select(0.0, grad, hit);
+			dx[((base + iy) * p.in_w + ix) * C + c] = select(f32(0.0), grad, hit);
 		}
 	}
 }

@@ -19,7 +19,10 @@ struct Params {
 @group(0) @binding(1) var<storage, read> dy: array<f32>;
 @group(0) @binding(2) var<storage, read_write> dx: array<f32>;
 @group(0) @binding(3) var<uniform> p: Params;
-fn is_nan(v: f32) -> bool { return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u; }
+
+// is_nan tests each element for a NaN, on its bits: compilers may fold a
+// comparison v != v away.
+fn is_nan(v: f32) -> bool { return (bitcast<u32>(v) & u32(0x7fffffffu)) > u32(0x7f800000u); }
 
 // cell is the span [lo, hi) of input positions whose gradient window o
 // writes: from its window's start (or 0) to the next window's start, the
@@ -34,8 +37,9 @@ fn cell(o: u32, stride: u32, pad: u32, outs: u32, size: u32) -> vec2<u32> {
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let i = g.x + g.y * p.row + p.first;
 	if (i >= p.end) { return; }
-	let c = i % p.c;
-	var t = i / p.c;
+	let C = p.c;
+	let c = i % C;
+	var t = i / C;
 	let ox = t % p.out_w;
 	t = t / p.out_w;
 	let oy = t % p.out_h;
@@ -47,17 +51,16 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let xlo = u32(max(x0, 0));
 	let xhi = u32(min(x0 + i32(p.kernel_w), i32(p.in_w)));
 	let base = n * p.in_h;
-	var best = x[((base + ylo) * p.in_w + xlo) * p.c + c];
-	var aty = ylo;
-	var atx = xlo;
+	var best = x[((base + ylo) * p.in_w + xlo) * C + c];
+	var aty = u32(ylo);
+	var atx = u32(xlo);
 	for (var iy = ylo; iy < yhi; iy++) {
 		for (var ix = xlo; ix < xhi; ix++) {
-			let v = x[((base + iy) * p.in_w + ix) * p.c + c];
-			if (!is_nan(best) && (v > best || is_nan(v))) {
-				best = v;
-				aty = iy;
-				atx = ix;
-			}
+			let v = x[((base + iy) * p.in_w + ix) * C + c];
+			let take = !is_nan(best) & ((v > best) | is_nan(v));
+			best = select(best, v, take);
+			aty = select(aty, u32(iy), take);
+			atx = select(atx, u32(ix), take);
 		}
 	}
 	let grad = dy[i];
@@ -65,8 +68,8 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let cx = cell(ox, p.stride_w, p.pad_left, p.out_w, p.in_w);
 	for (var iy = cy.x; iy < cy.y; iy++) {
 		for (var ix = cx.x; ix < cx.y; ix++) {
-			let hit = iy == aty && ix == atx;
-			dx[((base + iy) * p.in_w + ix) * p.c + c] = select(0.0, grad, hit);
+			let hit = (u32(iy) == aty) & (u32(ix) == atx);
+			dx[((base + iy) * p.in_w + ix) * C + c] = select(f32(0.0), grad, hit);
 		}
 	}
 }
