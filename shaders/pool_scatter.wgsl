@@ -10,9 +10,7 @@ the matching vectors of u32 and bool). */ -}}
 @group(0) @binding(2) var<storage, read_write> dx: array<{{.T}}>;
 @group(0) @binding(3) var<uniform> p: Params;
 
-// is_nan tests each element for a NaN, on its bits: compilers may fold a
-// comparison v != v away.
-fn is_nan(v: {{.T}}) -> {{.B}} { return (bitcast<{{.U}}>(v) & {{.U}}(0x7fffffffu)) > {{.U}}(0x7f800000u); }
+{{.IsNaN}}
 {{- else}}
 @group(0) @binding(0) var<storage, read> dy: array<{{.T}}>;
 @group(0) @binding(1) var<storage, read_write> dx: array<{{.T}}>;

@@ -191,7 +191,11 @@ func (o *op) pool(x *Tensor, w Window2D, k shaders.Pool2D) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
+	k.Vec4 = !k.Arg && x.shape[3]%4 == 0
 	if n := out.Size(); n > 0 {
+		if k.Vec4 { // a thread per four channels
+			n /= 4
+		}
 		err = o.run(k.Key(), k.Spec, n, k.ThreadWork(w.KernelH*w.KernelW), poolParams(w, x.shape[3]), x.buf(), out.buf())
 	}
 	if err != nil {

@@ -20,9 +20,7 @@ struct Params {
 @group(0) @binding(2) var<storage, read_write> dx: array<f32>;
 @group(0) @binding(3) var<uniform> p: Params;
 
-// is_nan tests each element for a NaN, on its bits: compilers may fold a
-// comparison v != v away.
-fn is_nan(v: f32) -> bool { return (bitcast<u32>(v) & u32(0x7fffffffu)) > u32(0x7f800000u); }
+fn is_nan(v: f32) -> bool { return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u; }
 
 // cell is the span [lo, hi) of input positions whose gradient window o
 // writes: from its window's start (or 0) to the next window's start, the

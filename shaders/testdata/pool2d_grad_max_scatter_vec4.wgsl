@@ -20,8 +20,6 @@ struct Params {
 @group(0) @binding(2) var<storage, read_write> dx: array<vec4<f32>>;
 @group(0) @binding(3) var<uniform> p: Params;
 
-// is_nan tests each element for a NaN, on its bits: compilers may fold a
-// comparison v != v away.
 fn is_nan(v: vec4<f32>) -> vec4<bool> { return (bitcast<vec4<u32>>(v) & vec4<u32>(0x7fffffffu)) > vec4<u32>(0x7f800000u); }
 
 // cell is the span [lo, hi) of input positions whose gradient window o
