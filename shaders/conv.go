@@ -108,9 +108,12 @@ func Conv2DB4Fits(op ConvOp, groupOut, outC int) bool {
 	return op != ConvInput && groupOut%convBlock == 0 && outC%4 == 0
 }
 
-// Conv2DNarrowFits reports whether the Narrow kernel suits a product of n
-// columns per group: it wastes less of its tiles than the 64-column one.
-func Conv2DNarrowFits(n int) bool { return n <= 32 }
+// Conv2DNarrowFits reports whether the Narrow kernel suits c's product of
+// n columns per group: it wastes less of its tiles than the 64-column one,
+// except for the Vec4 forward product, whose eight threads across share
+// their rows' loads of x: on lavapipe its wide tile ran the CNN's second
+// convolution (16 to 32 channels) in 14 ms where the narrow one took 16-18.
+func Conv2DNarrowFits(c Conv2D, n int) bool { return n <= 32 && !(c.Vec4 && c.Op == ConvForward) }
 
 // WithShort returns c, Narrow, with Short set where the shorter tile
 // wastes fewer of a product's m rows.

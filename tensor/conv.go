@@ -230,7 +230,9 @@ func (o *op) conv(kind shaders.ConvOp, g convGeometry, shape Shape, a, b *Tensor
 	if M == 0 || N == 0 {
 		return out
 	}
-	k := shaders.Conv2D{Op: kind, Vec4: convVec4() && shaders.Conv2DVec4Fits(kind, g.inC/g.groups, g.outC/g.groups), Narrow: shaders.Conv2DNarrowFits(N)}.WithShort(M)
+	k := shaders.Conv2D{Op: kind, Vec4: convVec4() && shaders.Conv2DVec4Fits(kind, g.inC/g.groups, g.outC/g.groups)}
+	k.Narrow = shaders.Conv2DNarrowFits(k, N)
+	k = k.WithShort(M)
 	k.Unit = kind == shaders.ConvInput && g.win.StrideH == 1 && g.win.StrideW == 1
 	k.B4 = !k.Vec4 && shaders.Conv2DB4Fits(kind, g.outC/g.groups, g.outC)
 	slices, kSlice := 1, K
