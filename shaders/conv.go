@@ -65,16 +65,68 @@ const (
 // four vec4s), whose 64 vec4 sums spill from the registers, and at 1.2
 // times a block of 8 rows × two vec4s; tiles of 64 columns also fit the 64
 // or more output channels of most convolutions. Every kernel adds its
-// products in the order of k: all give the same bits.
+// products in the order of k (within a slice of k, below): all give the
+// same bits. The Narrow, Short, Unit and B4 variants (see Conv2D's
+// fields) change only the tile's shape and how indices and B are read,
+// never that order.
 //
 // Like MatMul's, a dispatch covers the tiles from its First fields on and
 // sums k over [KFirst, KEnd), continuing the sums a dispatch before it
 // wrote where KFirst > 0; the range's ends are multiples of MatMulTileK
 // (or K), at most MatMulKRange apart, so that its loops stay far below
-// MaxLoopTrips. Its source is conv.wgsl; its parameters Conv2DParams.
+// MaxLoopTrips. ConvFilter may also split K into slices of KSlice (a
+// multiple of MatMulTileK), so that a long K with few tiles of C runs in
+// parallel: the grid's z counts slice·Groups + group, slice s sums k over
+// [s·KSlice + KFirst, s·KSlice + KEnd) ∩ [0, K) into its own copy of C,
+// SliceSize floats after the one before, and the caller adds the copies.
+// Without slices KSlice is 0 (the z past Groups are then never
+// dispatched). Its source is conv.wgsl; its parameters Conv2DParams.
+//
+// With Narrow a workgroup is a quarter as wide (16 columns, 2 threads
+// across, each thread's block unchanged), for products of at most 32
+// columns (the few output channels of a small network's layers, or the
+// few input channels of its input gradient), where a 64-column tile would
+// compute mostly clamped duplicate columns; it sums in the same order, so
+// it gives the same bits. With Short (and Narrow) it is half as tall too
+// (4 threads down): for products of few rows, a filter gradient's. With
+// Unit (ConvInput only, for a stride of 1 both ways) the input's gradient
+// skips the divisions by the stride that link an input pixel to the
+// output pixels reading it: lavapipe runs runtime divisions lane by lane.
+// With B4 (the scalar kernel's forward product and filter gradient, where
+// Conv2DB4Fits) a thread reads its eight columns of B, contiguous, as two
+// vec4s per k instead of eight loads; the same values, the same bits.
 type Conv2D struct {
-	Op   ConvOp
-	Vec4 bool
+	Op                            ConvOp
+	Vec4, Narrow, Short, Unit, B4 bool
+}
+
+// Conv2DB4Fits reports whether the scalar kernel of op may read B by
+// vec4s (B4) for a product of groupOut columns per group out of outC:
+// B is f or dy, outC columns a row, and a thread's eight columns lie
+// within its group's and start at a multiple of four.
+func Conv2DB4Fits(op ConvOp, groupOut, outC int) bool {
+	return op != ConvInput && groupOut%convBlock == 0 && outC%4 == 0
+}
+
+// Conv2DNarrowFits reports whether the Narrow kernel suits c's product of
+// n columns per group: it wastes less of its tiles than the 64-column one,
+// except for the Vec4 forward product, whose eight threads across share
+// their rows' loads of x: on lavapipe its wide tile ran the CNN's second
+// convolution (16 to 32 channels) in 14 ms where the narrow one took 16-18.
+func Conv2DNarrowFits(c Conv2D, n int) bool { return n <= 32 && !(c.Vec4 && c.Op == ConvForward) }
+
+// WithShort returns c, Narrow, with Short set where the shorter tile
+// wastes fewer of a product's m rows.
+func (c Conv2D) WithShort(m int) Conv2D {
+	if !c.Narrow {
+		return c
+	}
+	short := c
+	short.Short = true
+	if padded := func(k Conv2D) int { return ceilDiv(m, k.TileRows()) * k.TileRows() }; padded(short) < padded(c) {
+		return short
+	}
+	return c
 }
 
 // Conv2DVec4Fits reports whether the Vec4 kernel computes a product of op
@@ -87,7 +139,8 @@ func Conv2DVec4Fits(op ConvOp, groupIn, groupOut int) bool {
 // input's, output's and filter's sizes, the window's geometry (with
 // padding resolved to its top and left), the channels per group, the
 // product's M, N and K, the first tile and group of the dispatch and the
-// range [KFirst, KEnd) of k it sums.
+// range [KFirst, KEnd) of k it sums; for ConvFilter the groups and the
+// slices of k (see Conv2D).
 type Conv2DParams struct {
 	InH, InW, InC, OutH, OutW, OutC uint32
 	KernelW                         uint32
@@ -98,13 +151,29 @@ type Conv2DParams struct {
 	M, N, K                         uint32
 	FirstCol, FirstRow, FirstGroup  uint32
 	KFirst, KEnd                    uint32
+	Groups, KSlice, SliceSize       uint32
 }
 
 // Bytes encodes p.
 func (p *Conv2DParams) Bytes() []byte { return encodeParams(p) }
 
 // Key identifies c's pipeline.
-func (c Conv2D) Key() string { return fmt.Sprintf("conv2d/%s/%v", c.Op, c.Vec4) }
+func (c Conv2D) Key() string {
+	key := fmt.Sprintf("conv2d/%s/%v", c.Op, c.Vec4)
+	if c.Narrow {
+		key += "/narrow"
+		if c.Short {
+			key += "/short"
+		}
+	}
+	if c.Unit && c.Op == ConvInput {
+		key += "/unit"
+	}
+	if c.B4 && !c.Vec4 && c.Op != ConvInput {
+		key += "/b4"
+	}
+	return key
+}
 
 // The kernels' shapes: the scalar kernel's convThreads×convThreads
 // threads compute convBlock×convBlock each; the Vec4 kernel's
@@ -117,23 +186,44 @@ const (
 	convVec4Y      = 8
 	convVec4Rows   = 16
 	convVec4Blocks = 2
+	convNarrowX    = 2
+	convShortY     = 4
 )
 
 // TileRows and TileCols are the rows and columns of C one workgroup
 // computes.
 func (c Conv2D) TileRows() int {
 	if c.Vec4 {
-		return convVec4Y * convVec4Rows
+		return c.threadsY() * convVec4Rows
 	}
-	return convThreads * convBlock
+	return c.threadsY() * convBlock
 }
 
 // TileCols: see TileRows.
 func (c Conv2D) TileCols() int {
 	if c.Vec4 {
-		return convVec4X * convVec4Blocks * 4
+		return c.threadsX() * convVec4Blocks * 4
 	}
-	return convThreads * convBlock
+	return c.threadsX() * convBlock
+}
+
+// threadsY is the threads down a workgroup, convShortY with Short.
+func (c Conv2D) threadsY() int {
+	if c.Short && c.Narrow {
+		return convShortY
+	}
+	return convThreads // convVec4Y too
+}
+
+// threadsX is the threads across a workgroup, convNarrowX with Narrow.
+func (c Conv2D) threadsX() int {
+	switch {
+	case c.Narrow:
+		return convNarrowX
+	case c.Vec4:
+		return convVec4X
+	}
+	return convThreads
 }
 
 // Groups returns the workgroups a product of M×N per group takes, as the
@@ -158,7 +248,7 @@ func (c Conv2D) GroupWork(K int) float64 {
 type convKernel struct {
 	Conv2D
 	Params             string
-	Threads, Block     int
+	TX, TY, Block      int
 	X, Y, Rows, Blocks int
 	Quads              []convQuad // the Vec4 kernel's rows, by four
 	ColQuads           []convQuad // its columns, by four
@@ -191,8 +281,8 @@ func quads(rows int) []convQuad {
 // Spec generates c's kernel from conv.wgsl.
 func (c Conv2D) Spec() wgpu.KernelSpec {
 	p := &Conv2DParams{}
-	data := convKernel{Conv2D: c, Params: declareParams(p), Threads: convThreads, Block: convBlock,
-		X: convVec4X, Y: convVec4Y, Rows: convVec4Rows, Blocks: convVec4Blocks, Quads: quads(convVec4Rows), ColQuads: quads(4 * convVec4Blocks)}
+	data := convKernel{Conv2D: c, Params: declareParams(p), TX: c.threadsX(), TY: c.threadsY(), Block: convBlock,
+		X: c.threadsX(), Y: c.threadsY(), Rows: convVec4Rows, Blocks: convVec4Blocks, Quads: quads(convVec4Rows), ColQuads: quads(4 * convVec4Blocks)}
 	return wgpu.KernelSpec{Name: "conv2d_" + string(c.Op), Key: c.Key(), Source: fill("conv.wgsl", data),
 		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSizeOf(p)}
 }

@@ -6,7 +6,7 @@ Index arithmetic is in u32: a position left of or above the input wraps to
 a value past its size, so one comparison rejects both sides. */ -}}
 {{.Params -}}
 @group(0) @binding(0) var<storage, read> a: array<{{if .Vec4}}vec4<f32>{{else}}f32{{end}}>;
-@group(0) @binding(1) var<storage, read> bm: array<{{if .Vec4}}vec4<f32>{{else}}f32{{end}}>;
+@group(0) @binding(1) var<storage, read> bm: array<{{if or .Vec4 .B4}}vec4<f32>{{else}}f32{{end}}>;
 @group(0) @binding(2) var<storage, read_write> c: array<{{if .Vec4}}vec4<f32>{{else}}f32{{end}}>;
 @group(0) @binding(3) var<uniform> p: Params;
 {{- if .Vec4}}
@@ -15,11 +15,22 @@ channels. The forward product loops over the taps, and for each works out
 the pixel each row reads (o<i>, or none: ok<i> false in the padding), then
 loops over four channels of that pixel per load. The filter's gradient
 reads each quad of rows (four channels of one tap) as one vec4 of the
-input at the pixel output pixel k sees through that tap. */}}
+input at the pixel output pixel k sees through that tap; k's column, row
+and image are counters k0, k1, k2 stepped with k, not divisions. */}}
 @compute @workgroup_size({{.X}}, {{.Y}})
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
 	let M = p.m; let N4 = p.n / 4u;
+{{- if eq .Op "filter"}}
+	let z = w.z + p.first_group;
+	let g = z % p.groups;
+	let slice = z / p.groups;
+	let k_first = p.k_first + slice * p.k_slice;
+	let k_end = min(p.k_end + slice * p.k_slice, p.k);
+	let out0 = slice * (p.slice_size / 4u);
+{{- else}}
 	let g = w.z + p.first_group;
+	let k_first = p.k_first; let k_end = p.k_end; let out0 = 0u;
+{{- end}}
 	let row0 = ((w.y + p.first_row) * {{.Y}}u + l.y) * {{.Rows}}u;
 	let cb0 = ((w.x + p.first_col) * {{.X}}u + l.x) * {{.Blocks}}u;
 	let C4 = p.in_c / 4u; let O4 = p.out_c / 4u;
@@ -32,22 +43,24 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 {{- end}}{{end}}
 	if (p.k_first > 0u) {
 {{- range $i := seq .Rows}}{{range $j := seq $.Blocks}}
-		if (row0 + {{$i}}u < M && cb0 + {{$j}}u < N4) { s{{$i}}_{{$j}} = c[(row0 + {{$i}}u) * cs + bc{{$j}}]; }
+		if (row0 + {{$i}}u < M && cb0 + {{$j}}u < N4) { s{{$i}}_{{$j}} = c[out0 + (row0 + {{$i}}u) * cs + bc{{$j}}]; }
 {{- end}}{{end}}
 	}
 {{- if eq .Op "filter"}}
-	let pixels = p.out_h * p.out_w;
 {{- range $q := .Quads}}
 	let m{{$q.Index}} = min(row0 + {{$q.First}}u, M - 4u);
 	let ry{{$q.Index}} = m{{$q.Index}} / p.group_in / p.kernel_w * p.dilation_h - p.pad_top;
 	let rx{{$q.Index}} = m{{$q.Index}} / p.group_in % p.kernel_w * p.dilation_w - p.pad_left;
 	let rc{{$q.Index}} = (g * p.group_in + m{{$q.Index}} % p.group_in) / 4u;
 {{- end}}
-	for (var k = p.k_first; k < p.k_end; k++) {
-		let opix = k % pixels;
-		let ky = opix / p.out_w * p.stride_h;
-		let kx = opix % p.out_w * p.stride_w;
-		let kb = k / pixels * p.in_h;
+	let lim0 = p.out_w; let lim1 = p.out_h;
+	var k0 = k_first % lim0;
+	var k1 = k_first / lim0 % lim1;
+	var k2 = k_first / lim0 / lim1;
+	for (var k = k_first; k < k_end; k++) {
+		let ky = k1 * p.stride_h;
+		let kx = k0 * p.stride_w;
+		let kb = k2 * p.in_h;
 {{- range $q := .Quads}}
 		let y{{$q.Index}} = ry{{$q.Index}} + ky;
 		let x{{$q.Index}} = rx{{$q.Index}} + kx;
@@ -59,6 +72,13 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 {{- range $q := $.Quads}}{{range $r := $q.Rows}}
 		s{{$r.Row}}_{{$j}} = fma(vec4<f32>(a{{$q.Index}}.{{$r.Lane}}), b{{$j}}, s{{$r.Row}}_{{$j}});
 {{- end}}{{end}}{{end}}
+		k0 += 1u;
+		let wrap0 = k0 == lim0;
+		k0 = select(k0, 0u, wrap0);
+		k1 += select(0u, 1u, wrap0);
+		let wrap1 = k1 == lim1;
+		k1 = select(k1, 0u, wrap1);
+		k2 += select(0u, 1u, wrap1);
 	}
 {{- else if eq .Op "input"}}
 	let pixels = p.in_h * p.in_w;
@@ -78,8 +98,12 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 {{- range $i := seq .Rows}}
 		let y{{$i}} = ry{{$i}} - ky;
 		let x{{$i}} = rx{{$i}} - kx;
+{{- if $.Unit}}
+		let ok{{$i}} = ry{{$i}} >= ky && rx{{$i}} >= kx && y{{$i}} < p.out_h && x{{$i}} < p.out_w;
+{{- else}}
 		let ok{{$i}} = ry{{$i}} >= ky && rx{{$i}} >= kx && y{{$i}} % p.stride_h == 0u && x{{$i}} % p.stride_w == 0u && y{{$i}} / p.stride_h < p.out_h && x{{$i}} / p.stride_w < p.out_w;
-		let o{{$i}} = select(0u, ((rb{{$i}} + y{{$i}} / p.stride_h) * p.out_w + x{{$i}} / p.stride_w) * O4 + gout, ok{{$i}});
+{{- end}}
+		let o{{$i}} = select(0u, ((rb{{$i}} + y{{$i}}{{if not $.Unit}} / p.stride_h{{end}}) * p.out_w + x{{$i}}{{if not $.Unit}} / p.stride_w{{end}}) * O4 + gout, ok{{$i}});
 {{- end}}
 {{- range $q := .ColQuads}}{{range $t := $q.Rows}}
 		let fo{{$t.Row}} = (tap * p.group_in + fc{{$t.Row}}) * O4 + gout;
@@ -132,7 +156,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 	}
 {{- end}}
 {{- range $i := seq .Rows}}{{range $j := seq $.Blocks}}
-	if (row0 + {{$i}}u < M && cb0 + {{$j}}u < N4) { c[(row0 + {{$i}}u) * cs + bc{{$j}}] = s{{$i}}_{{$j}}; }
+	if (row0 + {{$i}}u < M && cb0 + {{$j}}u < N4) { c[out0 + (row0 + {{$i}}u) * cs + bc{{$j}}] = s{{$i}}_{{$j}}; }
 {{- end}}{{end}}
 }
 {{- else}}
@@ -141,13 +165,26 @@ share of the indices is worked out once: for the forward product a row is
 an output pixel (its image, and its window's corner) and k a tap and a
 channel; for the filter's gradient a row is a tap and a channel, k an
 output pixel; for the input's, a row is an input pixel and k a tap and an
-output channel. */}}
-@compute @workgroup_size({{.Threads}}, {{.Threads}})
+output channel. k's parts are counters k0, k1, k2 (the fastest first,
+wrapping at lim0 and lim1) stepped with k: no division per trip. With .B4
+a thread's eight columns of B are two vec4s (a thread past N reads the
+last eight, for sums that are not written). */}}
+@compute @workgroup_size({{.TX}}, {{.TY}})
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
 	let M = p.m; let N = p.n;
+{{- if eq .Op "filter"}}
+	let z = w.z + p.first_group;
+	let g = z % p.groups;
+	let slice = z / p.groups;
+	let k_first = p.k_first + slice * p.k_slice;
+	let k_end = min(p.k_end + slice * p.k_slice, p.k);
+	let out0 = slice * p.slice_size;
+{{- else}}
 	let g = w.z + p.first_group;
-	let row0 = ((w.y + p.first_row) * {{.Threads}}u + l.y) * {{.Block}}u;
-	let col0 = ((w.x + p.first_col) * {{.Threads}}u + l.x) * {{.Block}}u;
+	let k_first = p.k_first; let k_end = p.k_end; let out0 = 0u;
+{{- end}}
+	let row0 = ((w.y + p.first_row) * {{.TY}}u + l.y) * {{.Block}}u;
+	let col0 = ((w.x + p.first_col) * {{.TX}}u + l.x) * {{.Block}}u;
 {{- if eq .Op "input"}}
 	let cstride = p.in_c;
 	let pixels = p.in_h * p.in_w;
@@ -185,20 +222,34 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 {{- end}}{{end}}
 	if (p.k_first > 0u) {
 {{- range $i := seq .Block}}{{range $j := seq $.Block}}
-		if (row0 + {{$i}}u < M && col0 + {{$j}}u < N) { s{{$i}}_{{$j}} = c[(row0 + {{$i}}u) * cstride + g * N + col0 + {{$j}}u]; }
+		if (row0 + {{$i}}u < M && col0 + {{$j}}u < N) { s{{$i}}_{{$j}} = c[out0 + (row0 + {{$i}}u) * cstride + g * N + col0 + {{$j}}u]; }
 {{- end}}{{end}}
 	}
-	for (var k = p.k_first; k < p.k_end; k++) {
+{{- if eq .Op "filter"}}
+	let lim0 = p.out_w; let lim1 = p.out_h;
+{{- else if eq .Op "forward"}}
+	let lim0 = p.group_in; let lim1 = p.kernel_w;
+{{- else}}
+	let lim0 = p.group_out; let lim1 = p.kernel_w;
+{{- end}}
+	var k0 = k_first % lim0;
+	var k1 = k_first / lim0 % lim1;
+	var k2 = k_first / lim0 / lim1;
+	for (var k = k_first; k < k_end; k++) {
 {{- if eq .Op "input"}}
-		let tap = k / p.group_out;
-		let ky = tap / p.kernel_w * p.dilation_h;
-		let kx = tap % p.kernel_w * p.dilation_w;
-		let kc = g * p.group_out + k % p.group_out;
+		let tap = k2 * p.kernel_w + k1;
+		let ky = k2 * p.dilation_h;
+		let kx = k1 * p.dilation_w;
+		let kc = g * p.group_out + k0;
 {{- range $i := seq .Block}}
 		let y{{$i}} = ry{{$i}} - ky;
 		let x{{$i}} = rx{{$i}} - kx;
+{{- if $.Unit}}
+		let ok{{$i}} = ry{{$i}} >= ky && rx{{$i}} >= kx && y{{$i}} < p.out_h && x{{$i}} < p.out_w;
+{{- else}}
 		let ok{{$i}} = ry{{$i}} >= ky && rx{{$i}} >= kx && y{{$i}} % p.stride_h == 0u && x{{$i}} % p.stride_w == 0u && y{{$i}} / p.stride_h < p.out_h && x{{$i}} / p.stride_w < p.out_w;
-		let a{{$i}} = select(0.0, a[select(0u, ((rb{{$i}} + y{{$i}} / p.stride_h) * p.out_w + x{{$i}} / p.stride_w) * p.out_c + kc, ok{{$i}})], ok{{$i}});
+{{- end}}
+		let a{{$i}} = select(0.0, a[select(0u, ((rb{{$i}} + y{{$i}}{{if not $.Unit}} / p.stride_h{{end}}) * p.out_w + x{{$i}}{{if not $.Unit}} / p.stride_w{{end}}) * p.out_c + kc, ok{{$i}})], ok{{$i}});
 {{- end}}
 {{- range $j := seq .Block}}
 		let b{{$j}} = bm[(tap * p.group_in + c{{$j}}) * p.out_c + kc];
@@ -212,16 +263,14 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 {{- end}}
 {{- else}}
 {{- if eq .Op "forward"}}
-		let tap = k / p.group_in;
-		let ky = tap / p.kernel_w * p.dilation_h;
-		let kx = tap % p.kernel_w * p.dilation_w;
+		let ky = k2 * p.dilation_h;
+		let kx = k1 * p.dilation_w;
 		let kb = 0u;
-		let kc = k % p.group_in;
+		let kc = k0;
 {{- else}}
-		let opix = k % (p.out_h * p.out_w);
-		let ky = opix / p.out_w * p.stride_h;
-		let kx = opix % p.out_w * p.stride_w;
-		let kb = k / (p.out_h * p.out_w) * p.in_h;
+		let ky = k1 * p.stride_h;
+		let kx = k0 * p.stride_w;
+		let kb = k2 * p.in_h;
 		let kc = 0u;
 {{- end}}
 {{- range $i := seq .Block}}
@@ -230,16 +279,32 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 		let ok{{$i}} = y{{$i}} < p.in_h && x{{$i}} < p.in_w;
 		let a{{$i}} = select(0.0, a[select(0u, ((rb{{$i}} + kb + y{{$i}}) * p.in_w + x{{$i}}) * p.in_c + rc{{$i}} + kc, ok{{$i}})], ok{{$i}});
 {{- end}}
+{{- if .B4}}
+		let bq = (k * p.out_c + g * N + min(col0, N - {{.Block}}u)) / 4u;
+{{- range $q := .ColQuads}}
+		let bv{{$q.Index}} = bm[bq + {{$q.Index}}u];
+{{- range $r := $q.Rows}}
+		let b{{$r.Row}} = bv{{$q.Index}}.{{$r.Lane}};
+{{- end}}{{end}}
+{{- else}}
 {{- range $j := seq .Block}}
 		let b{{$j}} = bm[k * p.out_c + g * N + c{{$j}}];
+{{- end}}
 {{- end}}
 {{- range $i := seq .Block}}{{range $j := seq $.Block}}
 		s{{$i}}_{{$j}} = fma(a{{$i}}, b{{$j}}, s{{$i}}_{{$j}});
 {{- end}}{{end}}
 {{- end}}
+		k0 += 1u;
+		let wrap0 = k0 == lim0;
+		k0 = select(k0, 0u, wrap0);
+		k1 += select(0u, 1u, wrap0);
+		let wrap1 = k1 == lim1;
+		k1 = select(k1, 0u, wrap1);
+		k2 += select(0u, 1u, wrap1);
 	}
 {{- range $i := seq .Block}}{{range $j := seq $.Block}}
-	if (row0 + {{$i}}u < M && col0 + {{$j}}u < N) { c[(row0 + {{$i}}u) * cstride + g * N + col0 + {{$j}}u] = s{{$i}}_{{$j}}; }
+	if (row0 + {{$i}}u < M && col0 + {{$j}}u < N) { c[out0 + (row0 + {{$i}}u) * cstride + g * N + col0 + {{$j}}u] = s{{$i}}_{{$j}}; }
 {{- end}}{{end}}
 }
 {{- end}}

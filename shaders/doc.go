@@ -18,9 +18,9 @@
 //   - softmax.wgsl: Softmax and log-softmax.
 //   - copy.wgsl and gather.wgsl: Copy and Gather.
 //   - philox.wgsl: the Philox generator, included by random nodes.
-//   - pool.wgsl and pool_grad.wgsl: Pool2D and Pool2DGrad; onehot.wgsl,
-//     cumsum.wgsl (Scan), topk.wgsl and layernorm.wgsl: OneHot, Scan,
-//     TopK and LayerNorm.
+//   - pool.wgsl, pool_grad.wgsl and pool_scatter.wgsl: Pool2D and
+//     Pool2DGrad; onehot.wgsl, cumsum.wgsl (Scan), topk.wgsl and
+//     layernorm.wgsl: OneHot, Scan, TopK and LayerNorm.
 //   - conv.wgsl: Conv2D, a convolution and its two gradients as implicit
 //     matrix products, scalar and Vec4.
 //

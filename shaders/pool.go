@@ -23,9 +23,11 @@ import (
 //
 // Its source is pool.wgsl; its parameters are Pool2DParams. A thread loops
 // over its window (at most KernelH·KernelW trips, which the caller keeps
-// within MaxLoopTrips).
+// within MaxLoopTrips). With Vec4 (no Arg; channels a multiple of four) a
+// thread takes four channels, read and written as vec4s and compared
+// element by element as four threads would.
 type Pool2D struct {
-	Max, Arg bool
+	Max, Arg, Vec4 bool
 }
 
 // Pool2DParams is the parameter block of Pool2D and Pool2DGrad: the
@@ -42,7 +44,12 @@ type Pool2DParams struct {
 func (p *Pool2DParams) Bytes() []byte { return encodeParams(p) }
 
 // Key identifies k's pipeline.
-func (k Pool2D) Key() string { return fmt.Sprintf("pool2d/%v/%v", k.Max, k.Arg) }
+func (k Pool2D) Key() string {
+	if k.Vec4 && !k.Arg {
+		return fmt.Sprintf("pool2d/%v/%v/vec4", k.Max, k.Arg)
+	}
+	return fmt.Sprintf("pool2d/%v/%v", k.Max, k.Arg)
+}
 
 // Out is the type of k's result.
 func (k Pool2D) Out() Type {
@@ -55,8 +62,13 @@ func (k Pool2D) Out() Type {
 // Spec generates k's kernel.
 func (k Pool2D) Spec() wgpu.KernelSpec {
 	p := &Pool2DParams{}
-	src := fill("pool.wgsl", map[string]any{"Params": declareParams(p), "WorkgroupSize": WorkgroupSize,
-		"Max": k.Max, "Arg": k.Max && k.Arg, "Out": k.Out(), "IsNaN": isNaNF32})
+	data := map[string]any{"Params": declareParams(p), "WorkgroupSize": WorkgroupSize,
+		"Max": k.Max, "Arg": k.Max && k.Arg, "Out": string(k.Out()), "Vec4": k.Vec4 && !k.Arg}
+	vectorTypes(data)
+	if data["Vec4"] == true {
+		data["Out"] = data["T"]
+	}
+	src := fill("pool.wgsl", data)
 	return wgpu.KernelSpec{Name: "pool2d", Key: k.Key(), Source: src,
 		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSizeOf(p)}
 }
@@ -77,17 +89,46 @@ func (Pool2D) ThreadWork(trips int) float64 { return 24 + 3*float64(trips) }
 // loops over the windows that contain its element: at most
 // ceil(KernelH/StrideH)·ceil(KernelW/StrideW) trips, no more than a
 // window's.
+//
+// With Scatter (for windows that do not overlap: strides at least the
+// window, in both dimensions, and at least one window each way) there is
+// one thread per window instead, and no Arg: it takes the window's first
+// maximum from x itself, as Pool2D does, and writes the gradient of every
+// input element of its cell, the positions from its window's start to the
+// next window's start (the last window's to the input's end): the
+// window's gradient to its maximum (Max) or divided among its positions
+// inside the input, zero to the others. Cells tile the input, so every
+// element is written once, with no atomics and no zeroing pass. Its
+// source is pool_scatter.wgsl; its bindings x (Max only), dy, dx; a
+// thread loops over its window, then its cell (the caller keeps both
+// within MaxLoopTrips). With Vec4 too (channels a multiple of four) a
+// thread takes four channels of its window, read and written as vec4s,
+// compared element by element as four threads would.
 type Pool2DGrad struct {
-	Max bool
+	Max, Scatter, Vec4 bool
 }
 
 // Key identifies k's pipeline.
-func (k Pool2DGrad) Key() string { return fmt.Sprintf("pool2d_grad/%v", k.Max) }
+func (k Pool2DGrad) Key() string {
+	if k.Scatter && k.Vec4 {
+		return fmt.Sprintf("pool2d_grad/%v/scatter/vec4", k.Max)
+	}
+	if k.Scatter {
+		return fmt.Sprintf("pool2d_grad/%v/scatter", k.Max)
+	}
+	return fmt.Sprintf("pool2d_grad/%v", k.Max)
+}
 
 // Spec generates k's kernel.
 func (k Pool2DGrad) Spec() wgpu.KernelSpec {
 	p := &Pool2DParams{}
-	src := fill("pool_grad.wgsl", map[string]any{"Params": declareParams(p), "WorkgroupSize": WorkgroupSize, "Max": k.Max})
+	file := "pool_grad.wgsl"
+	if k.Scatter {
+		file = "pool_scatter.wgsl"
+	}
+	data := map[string]any{"Params": declareParams(p), "WorkgroupSize": WorkgroupSize, "Max": k.Max, "Vec4": k.Vec4}
+	vectorTypes(data)
+	src := fill(file, data)
 	bindings := []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}
 	if k.Max {
 		bindings = []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}
@@ -96,9 +137,26 @@ func (k Pool2DGrad) Spec() wgpu.KernelSpec {
 		Bindings: bindings, Params: true, ParamsSize: paramsSizeOf(p)}
 }
 
-// ThreadWork is the work of one thread of k over trips windows.
-func (Pool2DGrad) ThreadWork(trips int) float64 { return 32 + 6*float64(trips) }
+// ThreadWork is the work of one thread of k over trips windows (with
+// Scatter: trips elements of its window and cell).
+func (k Pool2DGrad) ThreadWork(trips int) float64 {
+	if k.Scatter {
+		return 24 + 3*float64(trips)
+	}
+	return 32 + 6*float64(trips)
+}
 
 // isNaNF32 is the WGSL test for a float32 NaN, on its bits: compilers may
 // fold a comparison v != v away.
 const isNaNF32 = "fn is_nan(v: f32) -> bool { return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u; }"
+
+// vectorTypes sets a pooling kernel's element types in its template data
+// (T the float, U and B the u32 and bool of as many lanes: scalars, or
+// vec4s with Vec4) and its IsNaN, is_nan on T.
+func vectorTypes(data map[string]any) {
+	data["T"], data["U"], data["B"], data["IsNaN"] = "f32", "u32", "bool", isNaNF32
+	if data["Vec4"] == true {
+		data["T"], data["U"], data["B"] = "vec4<f32>", "vec4<u32>", "vec4<bool>"
+		data["IsNaN"] = "fn is_nan(v: vec4<f32>) -> vec4<bool> { return (bitcast<vec4<u32>>(v) & vec4<u32>(0x7fffffffu)) > vec4<u32>(0x7f800000u); }"
+	}
+}

@@ -1,6 +1,7 @@
-{{- /* Pool2D: the max (its index with .Arg) or the average of each window of an NHWC tensor; see Pool2D. */ -}}
+{{- /* Pool2D: the max (its index with .Arg) or the average of each window of an NHWC tensor; see Pool2D.
+With .Vec4 a thread takes four channels, each an element of a vec4 (T; U and B the matching vectors). */ -}}
 {{.Params -}}
-@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(0) var<storage, read> x: array<{{.T}}>;
 @group(0) @binding(1) var<storage, read_write> y: array<{{.Out}}>;
 @group(0) @binding(2) var<uniform> p: Params;
 {{- if .Max}}
@@ -10,8 +11,9 @@
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let i = g.x + g.y * p.row + p.first;
 	if (i >= p.end) { return; }
-	let c = i % p.c;
-	var t = i / p.c;
+	let C = p.c{{if .Vec4}} / 4u{{end}};
+	let c = i % C;
+	var t = i / C;
 	let ox = t % p.out_w;
 	t = t / p.out_w;
 	let oy = t % p.out_h;
@@ -24,15 +26,18 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let xhi = u32(min(x0 + i32(p.kernel_w), i32(p.in_w)));
 	let base = n * p.in_h;
 {{- if .Max}}
-	var best = x[((base + ylo) * p.in_w + xlo) * p.c + c];
+	var best = x[((base + ylo) * p.in_w + xlo) * C + c];
+{{- if .Arg}}
 	var at = ylo * p.in_w + xlo;
+{{- end}}
 	for (var iy = ylo; iy < yhi; iy++) {
 		for (var ix = xlo; ix < xhi; ix++) {
-			let v = x[((base + iy) * p.in_w + ix) * p.c + c];
-			if (!is_nan(best) && (v > best || is_nan(v))) {
-				best = v;
-				at = iy * p.in_w + ix;
-			}
+			let v = x[((base + iy) * p.in_w + ix) * C + c];
+			let take = !is_nan(best) & ((v > best) | is_nan(v));
+			best = select(best, v, take);
+{{- if .Arg}}
+			at = select(at, iy * p.in_w + ix, take);
+{{- end}}
 		}
 	}
 {{- if .Arg}}
@@ -41,10 +46,10 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	y[i] = best;
 {{- end}}
 {{- else}}
-	var sum = 0.0;
+	var sum = {{.T}}(0.0);
 	for (var iy = ylo; iy < yhi; iy++) {
 		for (var ix = xlo; ix < xhi; ix++) {
-			sum += x[((base + iy) * p.in_w + ix) * p.c + c];
+			sum += x[((base + iy) * p.in_w + ix) * C + c];
 		}
 	}
 	y[i] = sum / f32((yhi - ylo) * (xhi - xlo));

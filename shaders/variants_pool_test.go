@@ -13,11 +13,13 @@ func poolVariants() []variant {
 	add := func(name string, k interface{ Spec() wgpu.KernelSpec }, block Block) {
 		vs = append(vs, variant{Name: name, Kernel: k, Spec: k.Spec(), ParamsLen: len(block.Bytes())})
 	}
-	for _, k := range []Pool2D{{}, {Max: true}, {Max: true, Arg: true}} {
-		add("pool2d"+flag(k.Max, "_max")+flag(!k.Max, "_avg")+flag(k.Arg, "_arg"), k, &Pool2DParams{})
+	for _, k := range []Pool2D{{}, {Max: true}, {Max: true, Arg: true}, {Vec4: true}, {Max: true, Vec4: true}} {
+		add("pool2d"+flag(k.Max, "_max")+flag(!k.Max, "_avg")+flag(k.Arg, "_arg")+flag(k.Vec4, "_vec4"), k, &Pool2DParams{})
 	}
 	for _, max := range []bool{false, true} {
 		add("pool2d_grad"+flag(max, "_max")+flag(!max, "_avg"), Pool2DGrad{Max: max}, &Pool2DParams{})
+		add("pool2d_grad"+flag(max, "_max")+flag(!max, "_avg")+"_scatter", Pool2DGrad{Max: max, Scatter: true}, &Pool2DParams{})
+		add("pool2d_grad"+flag(max, "_max")+flag(!max, "_avg")+"_scatter_vec4", Pool2DGrad{Max: max, Scatter: true, Vec4: true}, &Pool2DParams{})
 	}
 	add("one_hot", OneHot{}, &OneHotParams{})
 	add("layer_norm", LayerNorm{}, &LayerNormParams{})

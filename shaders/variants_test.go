@@ -91,6 +91,17 @@ func variants() []variant {
 	add("conv2d_forward_vec4", Conv2D{Op: ConvForward, Vec4: true}, &Conv2DParams{})
 	add("conv2d_filter_vec4", Conv2D{Op: ConvFilter, Vec4: true}, &Conv2DParams{})
 	add("conv2d_input_vec4", Conv2D{Op: ConvInput, Vec4: true}, &Conv2DParams{})
+	add("conv2d_input_unit", Conv2D{Op: ConvInput, Unit: true}, &Conv2DParams{})
+	add("conv2d_forward_b4", Conv2D{Op: ConvForward, B4: true}, &Conv2DParams{})
+	add("conv2d_forward_narrow_b4", Conv2D{Op: ConvForward, Narrow: true, B4: true}, &Conv2DParams{})
+	add("conv2d_filter_narrow_short_b4", Conv2D{Op: ConvFilter, Narrow: true, Short: true, B4: true}, &Conv2DParams{})
+	add("conv2d_input_vec4_narrow_unit", Conv2D{Op: ConvInput, Vec4: true, Narrow: true, Unit: true}, &Conv2DParams{})
+	for _, op := range convOps {
+		add("conv2d_"+string(op)+"_narrow", Conv2D{Op: op, Narrow: true}, &Conv2DParams{})
+		add("conv2d_"+string(op)+"_vec4_narrow", Conv2D{Op: op, Vec4: true, Narrow: true}, &Conv2DParams{})
+		add("conv2d_"+string(op)+"_narrow_short", Conv2D{Op: op, Narrow: true, Short: true}, &Conv2DParams{})
+		add("conv2d_"+string(op)+"_vec4_narrow_short", Conv2D{Op: op, Vec4: true, Narrow: true, Short: true}, &Conv2DParams{})
+	}
 	for _, dense := range []bool{false, true} {
 		add("softmax_xent"+flag(dense, "_dense"), SoftmaxXent{Dense: dense}, &RowParams{})
 		add("softmax_xent_grad"+flag(dense, "_dense"), SoftmaxXent{Dense: dense, Grad: true}, &RowParams{})

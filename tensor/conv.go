@@ -86,7 +86,10 @@ func (e *Engine) Conv2DBackpropInput(dy, filter *Tensor, inputShape Shape, o Con
 // result, with the options of that Conv2D: df[ky, kx, i, o] sums x·dy over
 // the batch and every output position (padded positions of x read as
 // zero). It is one kernel, a product whose inner dimension is
-// batch·outH·outW, summed in ranges of shaders.MatMulKRange.
+// batch·outH·outW, summed in ranges of shaders.MatMulKRange; a long one
+// is summed in up to 64 slices in parallel, then a sum adds the slices
+// (in an order fixed by the shapes, so the result is the same from run
+// to run).
 func (e *Engine) Conv2DBackpropFilter(x, dy *Tensor, filterShape Shape, o Conv2DOptions) *Tensor {
 	op, bad := e.begin("conv2d_backprop_filter", callerSite(), x, dy)
 	if bad != nil {
@@ -212,7 +215,7 @@ func (g convGeometry) params(M, N, K int) shaders.Conv2DParams {
 		DilationH: uint32(w.DilationH), DilationW: uint32(w.DilationW),
 		PadTop: uint32(w.PadTop), PadLeft: uint32(w.PadLeft),
 		GroupIn: uint32(g.inC / g.groups), GroupOut: uint32(g.outC / g.groups),
-		M: uint32(M), N: uint32(N), K: uint32(K),
+		M: uint32(M), N: uint32(N), K: uint32(K), Groups: uint32(g.groups),
 	}
 }
 
@@ -228,16 +231,67 @@ func (o *op) conv(kind shaders.ConvOp, g convGeometry, shape Shape, a, b *Tensor
 		return out
 	}
 	k := shaders.Conv2D{Op: kind, Vec4: convVec4() && shaders.Conv2DVec4Fits(kind, g.inC/g.groups, g.outC/g.groups)}
-	bufs := []*wgpu.Buffer{a.buf(), b.buf(), out.buf()}
-	for _, pc := range o.e.matmulPieces(k, M, N, K, g.groups) {
+	k.Narrow = shaders.Conv2DNarrowFits(k, N)
+	k = k.WithShort(M)
+	k.Unit = kind == shaders.ConvInput && g.win.StrideH == 1 && g.win.StrideW == 1
+	k.B4 = !k.Vec4 && shaders.Conv2DB4Fits(kind, g.outC/g.groups, g.outC)
+	slices, kSlice := 1, K
+	if kind == shaders.ConvFilter {
+		slices, kSlice = filterSlices(out.Size(), K)
+	}
+	sums := out
+	if slices > 1 {
+		if sums, err = o.alloc(Shape{slices, out.Size()}, Float32); err != nil {
+			out.Dispose()
+			return o.e.errTensor(err)
+		}
+		// Safe to dispose once the sum below is recorded (see reduce).
+		defer sums.Dispose()
+	}
+	bufs := []*wgpu.Buffer{a.buf(), b.buf(), sums.buf()}
+	for _, pc := range o.e.matmulPieces(k, M, N, kSlice, g.groups*slices) {
 		p := g.params(M, N, K)
 		p.FirstCol, p.FirstRow, p.FirstGroup, p.KFirst, p.KEnd = pc.first[0], pc.first[1], pc.first[2], pc.first[3], uint32(pc.kEnd)
+		if slices > 1 {
+			p.KSlice, p.SliceSize = uint32(kSlice), uint32(out.Size())
+		}
 		if err := o.dispatch(k.Key(), k.Spec, pc.groups, pc.work, &p, bufs...); err != nil {
 			out.Dispose()
 			return o.e.errTensor(err)
 		}
 	}
+	if slices > 1 {
+		if err := o.reduceRows(shaders.Sum, sums, out, out.Size(), slices, out.Size()); err != nil {
+			out.Dispose()
+			return o.e.errTensor(err)
+		}
+	}
 	return out
+}
+
+// Slicing the filter gradient's K: slices of filterSliceK terms each, at
+// most maxFilterSlices of them, and copies of the filter of at most
+// maxFilterSums floats in all.
+const (
+	filterSliceK    = 512
+	maxFilterSlices = 64
+	maxFilterSums   = 1 << 20
+)
+
+// filterSlices returns the slices a filter gradient of size floats with a
+// sum of K terms is split into, and the terms per slice (a multiple of
+// shaders.MatMulTileK; the last slice may have fewer): a long K runs in
+// parallel, each slice into its own copy of the filter, and a sum over
+// the copies adds them (see shaders.Conv2D). They depend on the shapes
+// alone, never on the kernel, so the scalar and Vec4 kernels add in the
+// same order and agree to the bit.
+func filterSlices(size, K int) (slices, kSlice int) {
+	slices = min(ceilDiv(K, filterSliceK), maxFilterSlices, maxFilterSums/max(size, 1))
+	if slices <= 1 {
+		return 1, K
+	}
+	kSlice = ceilDiv(ceilDiv(K, slices), shaders.MatMulTileK) * shaders.MatMulTileK
+	return ceilDiv(K, kSlice), kSlice
 }
 
 // convVec4 reports whether convolutions may use the Vec4 kernel where it

@@ -159,6 +159,13 @@ func convCases() []convCase {
 		{"window larger than the input", 1, 2, 3, 2, 4, 4, 3, o(one, one, tensor.Explicit(2, 1, 1, 2), 1)},
 		{"several tiles vec4", 2, 20, 17, 16, 3, 3, 36, o(one, one, tensor.Same(), 1)},
 		{"several tiles scalar", 1, 18, 16, 3, 3, 3, 70, o([2]int{1, 1}, one, tensor.Same(), 1)},
+		// Filter gradients of long sums, split in slices of k (and, with a
+		// small work budget, in k ranges within each slice).
+		{"long filter sum one channel", 3, 28, 28, 1, 3, 3, 16, o(one, one, tensor.Same(), 1)},
+		{"long filter sum two groups vec4", 2, 24, 23, 8, 3, 3, 8, o(one, one, tensor.Same(), 2)},
+		// The scalar kernel reading B by vec4s: groups of 8 output channels
+		// (a 16-column tile, its second thread past N).
+		{"b4 two groups stride 2", 2, 9, 8, 6, 3, 3, 16, o([2]int{2, 1}, one, tensor.Same(), 2)},
 	}
 }
 
@@ -204,6 +211,32 @@ func checkProduct(t *testing.T, got *tensor.Tensor, shape []int, what string, re
 	assert.Equal(t, tensor.Shape(shape), got.Shape(), what)
 	want, abs := ref()
 	near(t, want, abs, f32s(t, got), what)
+}
+
+// The scalar and Vec4 kernels give the same bits, a filter gradient
+// summed in slices of k included.
+func TestConv2DKernelsAgree(t *testing.T) {
+	e := testgpu.Engine(t)
+	r := rand.New(rand.NewPCG(7, 8))
+	c := convCase{"sliced", 2, 24, 23, 8, 3, 3, 16, tensor.Conv2DOptions{Padding: tensor.Same(), Groups: 2}}
+	ref := newConvRef(t, c)
+	xv, fv := randF32(r, size(c.xShape()), -1, 1), randF32(r, size(c.fShape()), -1, 1)
+	dyv := randF32(r, size(ref.yShape()), -1, 1)
+	x, f, dy := e.FromFloat32s(xv, c.xShape()...), e.FromFloat32s(fv, c.fShape()...), e.FromFloat32s(dyv, ref.yShape()...)
+	defer x.Dispose()
+	defer f.Dispose()
+	defer dy.Dispose()
+	products := func() [][]float32 {
+		var got [][]float32
+		for _, y := range []*tensor.Tensor{e.Conv2D(x, f, c.opts), e.Conv2DBackpropInput(dy, f, c.xShape(), c.opts), e.Conv2DBackpropFilter(x, dy, c.fShape(), c.opts)} {
+			got = append(got, f32s(t, y))
+			y.Dispose()
+		}
+		return got
+	}
+	vec4 := products()
+	t.Setenv("WGT_CONV", "scalar")
+	assert.Equal(t, vec4, products())
 }
 
 // NaN and infinities in the input, the filter and dy propagate as in a

@@ -97,8 +97,9 @@
 // (Pool2DOptions: window, stride, padding as Window2D resolves it;
 // padded positions are left out of a window, and a geometry where a
 // window would hold none is an error). MaxPool2DGrad and AvgPool2DGrad
-// are their gradients, gathered per input element in a fixed order, so
-// they are the same from run to run. OneHot, Cumsum (any axis, exclusive,
+// are their gradients, gathered per input element in a fixed order (or,
+// where windows do not overlap, written a window at a time), so they are
+// the same from run to run. OneHot, Cumsum (any axis, exclusive,
 // reverse; an axis of any length in a few segmented passes) and TopK
 // (the last axis, sorted descending, ties by position) follow
 // TensorFlow. LayerNorm normalises over the last axis in one kernel.

@@ -49,7 +49,9 @@ func (e *Engine) AvgPool2D(x *Tensor, o Pool2DOptions) *Tensor {
 // the gradients of the windows that took it. In a window holding a NaN
 // that element is the window's first NaN, which gets the window's whole
 // gradient while the numbers of the window get none. The sums are
-// gathered per element in a fixed order, so the result is the same from
+// gathered per element in a fixed order (or, where windows do not overlap,
+// written by one thread per window, which finds its maximum itself), so
+// the result is the same from
 // run to run.
 func (e *Engine) MaxPool2DGrad(x, dy *Tensor, o Pool2DOptions) *Tensor {
 	op, bad := e.begin("max_pool2d_grad", callerSite(), x, dy)
@@ -64,6 +66,9 @@ func (e *Engine) MaxPool2DGrad(x, dy *Tensor, o Pool2DOptions) *Tensor {
 	}
 	if err := op.checkPoolGrad(dy, x.shape, w); err != nil {
 		return op.e.errTensor(err)
+	}
+	if scatters(w) {
+		return op.poolGrad(x.shape, w, shaders.Pool2DGrad{Max: true, Scatter: true, Vec4: x.shape[3]%4 == 0}, x, dy)
 	}
 	arg, err := op.pool(x, w, shaders.Pool2D{Max: true, Arg: true})
 	if err != nil {
@@ -94,7 +99,8 @@ func (e *Engine) AvgPool2DGrad(dy *Tensor, inputShape Shape, o Pool2DOptions) *T
 	if err := op.checkPoolGrad(dy, inputShape, w); err != nil {
 		return op.e.errTensor(err)
 	}
-	return op.poolGrad(inputShape, w, shaders.Pool2DGrad{}, dy)
+	scatter := scatters(w)
+	return op.poolGrad(inputShape, w, shaders.Pool2DGrad{Scatter: scatter, Vec4: scatter && inputShape[3]%4 == 0}, dy)
 }
 
 // pool2D runs the forward pooling k on x.
@@ -185,7 +191,11 @@ func (o *op) pool(x *Tensor, w Window2D, k shaders.Pool2D) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
+	k.Vec4 = !k.Arg && x.shape[3]%4 == 0
 	if n := out.Size(); n > 0 {
+		if k.Vec4 { // a thread per four channels
+			n /= 4
+		}
 		err = o.run(k.Key(), k.Spec, n, k.ThreadWork(w.KernelH*w.KernelW), poolParams(w, x.shape[3]), x.buf(), out.buf())
 	}
 	if err != nil {
@@ -195,8 +205,25 @@ func (o *op) pool(x *Tensor, w Window2D, k shaders.Pool2D) (*Tensor, error) {
 	return out, nil
 }
 
+// scatters reports whether a pooling gradient through w takes the Scatter
+// kernel: its windows do not overlap, there is at least one each way (so
+// their cells tile the input), and a thread's cell stays within
+// shaders.MaxLoopTrips. One thread per window then writes its cell,
+// instead of an argmax pass and a thread per input element.
+func scatters(w Window2D) bool {
+	if w.StrideH < w.KernelH || w.StrideW < w.KernelW || w.OutH == 0 || w.OutW == 0 {
+		return false
+	}
+	// The tallest cell is a middle one (the stride) or the last (to the
+	// input's end); likewise the widest.
+	h := max(w.StrideH, w.InH-((w.OutH-1)*w.StrideH-w.PadTop))
+	wide := max(w.StrideW, w.InW-((w.OutW-1)*w.StrideW-w.PadLeft))
+	return h <= shaders.MaxLoopTrips/wide
+}
+
 // poolGrad runs the gradient kernel k into a new tensor of shape in, from
-// the tensors from (the argmax for Max, then dy).
+// the tensors from (the argmax for Max, then dy; with Scatter x for Max,
+// then dy).
 func (o *op) poolGrad(in Shape, w Window2D, k shaders.Pool2DGrad, from ...*Tensor) *Tensor {
 	out, err := o.alloc(in.clone(), Float32)
 	if err != nil {
@@ -207,6 +234,13 @@ func (o *op) poolGrad(in Shape, w Window2D, k shaders.Pool2DGrad, from ...*Tenso
 		return out
 	}
 	trips := ceilDiv(w.KernelH, w.StrideH) * ceilDiv(w.KernelW, w.StrideW)
+	if k.Scatter { // a thread per window (and four channels with Vec4), over its window and its cell
+		n = from[len(from)-1].Size()
+		if k.Vec4 {
+			n /= 4
+		}
+		trips = w.KernelH*w.KernelW + w.StrideH*w.StrideW
+	}
 	bufs := make([]*wgpu.Buffer, 0, len(from)+1)
 	for _, t := range from {
 		bufs = append(bufs, t.buf())

@@ -106,6 +106,15 @@ var poolCases = []poolCase{
 	{"stride above the window, 17 channels", []int{2, 7, 7, 17}, tensor.Pool2DOptions{Window: [2]int{2, 3}, Stride: [2]int{3, 1}, Padding: tensor.Same()}},
 	{"window larger than the input, same", []int{1, 3, 3, 1}, tensor.Pool2DOptions{Window: [2]int{5, 5}, Stride: [2]int{1, 1}, Padding: tensor.Same()}},
 	{"window of the whole input, valid", []int{2, 4, 3, 2}, tensor.Pool2DOptions{Window: [2]int{4, 3}}},
+	// Windows that do not overlap: their gradient is written a window's
+	// cell at a time (the remainder past the last window, the padding and
+	// the gaps between windows get zeros).
+	{"2x2 stride 2 same, odd sizes", []int{2, 7, 9, 3}, tensor.Pool2DOptions{Window: [2]int{2, 2}, Padding: tensor.Same()}},
+	{"2x2 stride 3 explicit, gaps", []int{1, 8, 10, 2}, tensor.Pool2DOptions{Window: [2]int{2, 2}, Stride: [2]int{3, 3}, Padding: tensor.Explicit(1, 0, 1, 0)}},
+	{"1x3 stride 2x4 valid, remainders", []int{2, 5, 11, 4}, tensor.Pool2DOptions{Window: [2]int{1, 3}, Stride: [2]int{2, 4}}},
+	{"the CNN's 2x2 over 28x28x16", []int{2, 28, 28, 16}, tensor.Pool2DOptions{Window: [2]int{2, 2}}},
+	{"2x2 stride 2 same, 4 channels (vec4)", []int{2, 7, 9, 4}, tensor.Pool2DOptions{Window: [2]int{2, 2}, Padding: tensor.Same()}},
+	{"3x3 stride 3 explicit, 8 channels (vec4)", []int{1, 10, 8, 8}, tensor.Pool2DOptions{Window: [2]int{3, 3}, Padding: tensor.Explicit(1, 1, 0, 1)}},
 }
 
 // poolInput draws n values from a few levels, so that windows hold ties.
@@ -115,6 +124,16 @@ func poolInput(r *rand.Rand, n int) []float32 {
 		x[i] = float32(r.IntN(9)-4) / 2
 	}
 	return x
+}
+
+// dirty frees a tensor of n NaNs, so that the next op's result of n
+// elements reuses its storage.
+func dirty(e *tensor.Engine, n int) {
+	nan := make([]float32, n)
+	for i := range nan {
+		nan[i] = float32(math.NaN())
+	}
+	e.FromFloat32s(nan, n).Dispose()
 }
 
 func TestPool2DAgainstReference(t *testing.T) {
@@ -132,7 +151,12 @@ func TestPool2DAgainstReference(t *testing.T) {
 		wantMax, arg := poolRef(xv, c.shape, w, true)
 		wantAvg, _ := poolRef(xv, c.shape, w, false)
 		mx, avg := e.MaxPool2D(x, c.o), e.AvgPool2D(x, c.o)
-		gmx, gavg := e.MaxPool2DGrad(x, dy, c.o), e.AvgPool2DGrad(dy, x.Shape(), c.o)
+		// The gradients take storage freed full of NaN: an element they
+		// leave unwritten shows.
+		dirty(e, len(xv))
+		gmx := e.MaxPool2DGrad(x, dy, c.o)
+		dirty(e, len(xv))
+		gavg := e.AvgPool2DGrad(dy, x.Shape(), c.o)
 		assert.Equal(t, outShape, mx.Shape(), c.name)
 		assert.Equal(t, wantMax, f32s(t, mx), "%s: max", c.name)
 		closeTo(t, wantAvg, f32s(t, avg), 0, 1e-6, "%s: avg", c.name)
@@ -181,6 +205,32 @@ func TestMaxPool2DEdgeValues(t *testing.T) {
 	defer g.Dispose()
 	assert.Equal(t, []float32{10, 0, 20, 0, 30, 0, 0, 0, 0, 0, 0, 0}, f32s(t, g),
 		"the first NaN, the first -inf and the first zero get their window's gradient")
+
+	// Four channels, each its own element of a vec4, one 2x2 window each
+	// (row-major): [NaN 1 2 NaN] takes the first NaN, [1 NaN 2 3] the NaN
+	// after a number, [1 3 3 2] the first of tied maxima, [-0 0 -inf 0]
+	// the first zero.
+	win := [4][4]float32{{nan, 1, 2, nan}, {1, nan, 2, 3}, {1, 3, 3, 2}, {negZero, 0, -inf, 0}}
+	took := [4]int{0, 1, 1, 0}
+	x4v, want4 := make([]float32, 16), make([]float32, 16)
+	for c := range 4 {
+		for pos := range 4 {
+			x4v[4*pos+c] = win[c][pos]
+		}
+		want4[4*took[c]+c] = float32(10 * (c + 1))
+	}
+	x4, dy4 := e.FromFloat32s(x4v, 1, 2, 2, 4), e.FromFloat32s([]float32{10, 20, 30, 40}, 1, 1, 1, 4)
+	defer x4.Dispose()
+	defer dy4.Dispose()
+	m4 := e.MaxPool2D(x4, o)
+	defer m4.Dispose()
+	got4 := f32s(t, m4)
+	require.Len(t, got4, 4)
+	assert.True(t, isNaN32(got4[0]) && isNaN32(got4[1]), "windows with a NaN pool to NaN, got %v", got4)
+	assert.Equal(t, []uint32{math.Float32bits(3), 0x80000000}, []uint32{math.Float32bits(got4[2]), math.Float32bits(got4[3])}, "four channels")
+	g4 := e.MaxPool2DGrad(x4, dy4, o)
+	defer g4.Dispose()
+	assert.Equal(t, want4, f32s(t, g4), "four channels")
 
 	avg := e.AvgPool2D(x, o)
 	defer avg.Dispose()

@@ -22,6 +22,9 @@ struct Params {
 	first_group: u32,
 	k_first: u32,
 	k_end: u32,
+	groups: u32,
+	k_slice: u32,
+	slice_size: u32,
 }
 @group(0) @binding(0) var<storage, read> a: array<vec4<f32>>;
 @group(0) @binding(1) var<storage, read> bm: array<vec4<f32>>;
@@ -31,6 +34,7 @@ struct Params {
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
 	let M = p.m; let N4 = p.n / 4u;
 	let g = w.z + p.first_group;
+	let k_first = p.k_first; let k_end = p.k_end; let out0 = 0u;
 	let row0 = ((w.y + p.first_row) * 8u + l.y) * 16u;
 	let cb0 = ((w.x + p.first_col) * 8u + l.x) * 2u;
 	let C4 = p.in_c / 4u; let O4 = p.out_c / 4u;
@@ -70,38 +74,38 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 	var s15_0 = vec4<f32>(0.0);
 	var s15_1 = vec4<f32>(0.0);
 	if (p.k_first > 0u) {
-		if (row0 + 0u < M && cb0 + 0u < N4) { s0_0 = c[(row0 + 0u) * cs + bc0]; }
-		if (row0 + 0u < M && cb0 + 1u < N4) { s0_1 = c[(row0 + 0u) * cs + bc1]; }
-		if (row0 + 1u < M && cb0 + 0u < N4) { s1_0 = c[(row0 + 1u) * cs + bc0]; }
-		if (row0 + 1u < M && cb0 + 1u < N4) { s1_1 = c[(row0 + 1u) * cs + bc1]; }
-		if (row0 + 2u < M && cb0 + 0u < N4) { s2_0 = c[(row0 + 2u) * cs + bc0]; }
-		if (row0 + 2u < M && cb0 + 1u < N4) { s2_1 = c[(row0 + 2u) * cs + bc1]; }
-		if (row0 + 3u < M && cb0 + 0u < N4) { s3_0 = c[(row0 + 3u) * cs + bc0]; }
-		if (row0 + 3u < M && cb0 + 1u < N4) { s3_1 = c[(row0 + 3u) * cs + bc1]; }
-		if (row0 + 4u < M && cb0 + 0u < N4) { s4_0 = c[(row0 + 4u) * cs + bc0]; }
-		if (row0 + 4u < M && cb0 + 1u < N4) { s4_1 = c[(row0 + 4u) * cs + bc1]; }
-		if (row0 + 5u < M && cb0 + 0u < N4) { s5_0 = c[(row0 + 5u) * cs + bc0]; }
-		if (row0 + 5u < M && cb0 + 1u < N4) { s5_1 = c[(row0 + 5u) * cs + bc1]; }
-		if (row0 + 6u < M && cb0 + 0u < N4) { s6_0 = c[(row0 + 6u) * cs + bc0]; }
-		if (row0 + 6u < M && cb0 + 1u < N4) { s6_1 = c[(row0 + 6u) * cs + bc1]; }
-		if (row0 + 7u < M && cb0 + 0u < N4) { s7_0 = c[(row0 + 7u) * cs + bc0]; }
-		if (row0 + 7u < M && cb0 + 1u < N4) { s7_1 = c[(row0 + 7u) * cs + bc1]; }
-		if (row0 + 8u < M && cb0 + 0u < N4) { s8_0 = c[(row0 + 8u) * cs + bc0]; }
-		if (row0 + 8u < M && cb0 + 1u < N4) { s8_1 = c[(row0 + 8u) * cs + bc1]; }
-		if (row0 + 9u < M && cb0 + 0u < N4) { s9_0 = c[(row0 + 9u) * cs + bc0]; }
-		if (row0 + 9u < M && cb0 + 1u < N4) { s9_1 = c[(row0 + 9u) * cs + bc1]; }
-		if (row0 + 10u < M && cb0 + 0u < N4) { s10_0 = c[(row0 + 10u) * cs + bc0]; }
-		if (row0 + 10u < M && cb0 + 1u < N4) { s10_1 = c[(row0 + 10u) * cs + bc1]; }
-		if (row0 + 11u < M && cb0 + 0u < N4) { s11_0 = c[(row0 + 11u) * cs + bc0]; }
-		if (row0 + 11u < M && cb0 + 1u < N4) { s11_1 = c[(row0 + 11u) * cs + bc1]; }
-		if (row0 + 12u < M && cb0 + 0u < N4) { s12_0 = c[(row0 + 12u) * cs + bc0]; }
-		if (row0 + 12u < M && cb0 + 1u < N4) { s12_1 = c[(row0 + 12u) * cs + bc1]; }
-		if (row0 + 13u < M && cb0 + 0u < N4) { s13_0 = c[(row0 + 13u) * cs + bc0]; }
-		if (row0 + 13u < M && cb0 + 1u < N4) { s13_1 = c[(row0 + 13u) * cs + bc1]; }
-		if (row0 + 14u < M && cb0 + 0u < N4) { s14_0 = c[(row0 + 14u) * cs + bc0]; }
-		if (row0 + 14u < M && cb0 + 1u < N4) { s14_1 = c[(row0 + 14u) * cs + bc1]; }
-		if (row0 + 15u < M && cb0 + 0u < N4) { s15_0 = c[(row0 + 15u) * cs + bc0]; }
-		if (row0 + 15u < M && cb0 + 1u < N4) { s15_1 = c[(row0 + 15u) * cs + bc1]; }
+		if (row0 + 0u < M && cb0 + 0u < N4) { s0_0 = c[out0 + (row0 + 0u) * cs + bc0]; }
+		if (row0 + 0u < M && cb0 + 1u < N4) { s0_1 = c[out0 + (row0 + 0u) * cs + bc1]; }
+		if (row0 + 1u < M && cb0 + 0u < N4) { s1_0 = c[out0 + (row0 + 1u) * cs + bc0]; }
+		if (row0 + 1u < M && cb0 + 1u < N4) { s1_1 = c[out0 + (row0 + 1u) * cs + bc1]; }
+		if (row0 + 2u < M && cb0 + 0u < N4) { s2_0 = c[out0 + (row0 + 2u) * cs + bc0]; }
+		if (row0 + 2u < M && cb0 + 1u < N4) { s2_1 = c[out0 + (row0 + 2u) * cs + bc1]; }
+		if (row0 + 3u < M && cb0 + 0u < N4) { s3_0 = c[out0 + (row0 + 3u) * cs + bc0]; }
+		if (row0 + 3u < M && cb0 + 1u < N4) { s3_1 = c[out0 + (row0 + 3u) * cs + bc1]; }
+		if (row0 + 4u < M && cb0 + 0u < N4) { s4_0 = c[out0 + (row0 + 4u) * cs + bc0]; }
+		if (row0 + 4u < M && cb0 + 1u < N4) { s4_1 = c[out0 + (row0 + 4u) * cs + bc1]; }
+		if (row0 + 5u < M && cb0 + 0u < N4) { s5_0 = c[out0 + (row0 + 5u) * cs + bc0]; }
+		if (row0 + 5u < M && cb0 + 1u < N4) { s5_1 = c[out0 + (row0 + 5u) * cs + bc1]; }
+		if (row0 + 6u < M && cb0 + 0u < N4) { s6_0 = c[out0 + (row0 + 6u) * cs + bc0]; }
+		if (row0 + 6u < M && cb0 + 1u < N4) { s6_1 = c[out0 + (row0 + 6u) * cs + bc1]; }
+		if (row0 + 7u < M && cb0 + 0u < N4) { s7_0 = c[out0 + (row0 + 7u) * cs + bc0]; }
+		if (row0 + 7u < M && cb0 + 1u < N4) { s7_1 = c[out0 + (row0 + 7u) * cs + bc1]; }
+		if (row0 + 8u < M && cb0 + 0u < N4) { s8_0 = c[out0 + (row0 + 8u) * cs + bc0]; }
+		if (row0 + 8u < M && cb0 + 1u < N4) { s8_1 = c[out0 + (row0 + 8u) * cs + bc1]; }
+		if (row0 + 9u < M && cb0 + 0u < N4) { s9_0 = c[out0 + (row0 + 9u) * cs + bc0]; }
+		if (row0 + 9u < M && cb0 + 1u < N4) { s9_1 = c[out0 + (row0 + 9u) * cs + bc1]; }
+		if (row0 + 10u < M && cb0 + 0u < N4) { s10_0 = c[out0 + (row0 + 10u) * cs + bc0]; }
+		if (row0 + 10u < M && cb0 + 1u < N4) { s10_1 = c[out0 + (row0 + 10u) * cs + bc1]; }
+		if (row0 + 11u < M && cb0 + 0u < N4) { s11_0 = c[out0 + (row0 + 11u) * cs + bc0]; }
+		if (row0 + 11u < M && cb0 + 1u < N4) { s11_1 = c[out0 + (row0 + 11u) * cs + bc1]; }
+		if (row0 + 12u < M && cb0 + 0u < N4) { s12_0 = c[out0 + (row0 + 12u) * cs + bc0]; }
+		if (row0 + 12u < M && cb0 + 1u < N4) { s12_1 = c[out0 + (row0 + 12u) * cs + bc1]; }
+		if (row0 + 13u < M && cb0 + 0u < N4) { s13_0 = c[out0 + (row0 + 13u) * cs + bc0]; }
+		if (row0 + 13u < M && cb0 + 1u < N4) { s13_1 = c[out0 + (row0 + 13u) * cs + bc1]; }
+		if (row0 + 14u < M && cb0 + 0u < N4) { s14_0 = c[out0 + (row0 + 14u) * cs + bc0]; }
+		if (row0 + 14u < M && cb0 + 1u < N4) { s14_1 = c[out0 + (row0 + 14u) * cs + bc1]; }
+		if (row0 + 15u < M && cb0 + 0u < N4) { s15_0 = c[out0 + (row0 + 15u) * cs + bc0]; }
+		if (row0 + 15u < M && cb0 + 1u < N4) { s15_1 = c[out0 + (row0 + 15u) * cs + bc1]; }
 	}
 	let pixels = p.in_h * p.in_w;
 	let gout = g * (p.group_out / 4u);
@@ -417,36 +421,36 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 			s15_1 = select(s15_1, fma(vec4<f32>(a15.w), b3_1, s15_1), ok15);
 		}
 	}
-	if (row0 + 0u < M && cb0 + 0u < N4) { c[(row0 + 0u) * cs + bc0] = s0_0; }
-	if (row0 + 0u < M && cb0 + 1u < N4) { c[(row0 + 0u) * cs + bc1] = s0_1; }
-	if (row0 + 1u < M && cb0 + 0u < N4) { c[(row0 + 1u) * cs + bc0] = s1_0; }
-	if (row0 + 1u < M && cb0 + 1u < N4) { c[(row0 + 1u) * cs + bc1] = s1_1; }
-	if (row0 + 2u < M && cb0 + 0u < N4) { c[(row0 + 2u) * cs + bc0] = s2_0; }
-	if (row0 + 2u < M && cb0 + 1u < N4) { c[(row0 + 2u) * cs + bc1] = s2_1; }
-	if (row0 + 3u < M && cb0 + 0u < N4) { c[(row0 + 3u) * cs + bc0] = s3_0; }
-	if (row0 + 3u < M && cb0 + 1u < N4) { c[(row0 + 3u) * cs + bc1] = s3_1; }
-	if (row0 + 4u < M && cb0 + 0u < N4) { c[(row0 + 4u) * cs + bc0] = s4_0; }
-	if (row0 + 4u < M && cb0 + 1u < N4) { c[(row0 + 4u) * cs + bc1] = s4_1; }
-	if (row0 + 5u < M && cb0 + 0u < N4) { c[(row0 + 5u) * cs + bc0] = s5_0; }
-	if (row0 + 5u < M && cb0 + 1u < N4) { c[(row0 + 5u) * cs + bc1] = s5_1; }
-	if (row0 + 6u < M && cb0 + 0u < N4) { c[(row0 + 6u) * cs + bc0] = s6_0; }
-	if (row0 + 6u < M && cb0 + 1u < N4) { c[(row0 + 6u) * cs + bc1] = s6_1; }
-	if (row0 + 7u < M && cb0 + 0u < N4) { c[(row0 + 7u) * cs + bc0] = s7_0; }
-	if (row0 + 7u < M && cb0 + 1u < N4) { c[(row0 + 7u) * cs + bc1] = s7_1; }
-	if (row0 + 8u < M && cb0 + 0u < N4) { c[(row0 + 8u) * cs + bc0] = s8_0; }
-	if (row0 + 8u < M && cb0 + 1u < N4) { c[(row0 + 8u) * cs + bc1] = s8_1; }
-	if (row0 + 9u < M && cb0 + 0u < N4) { c[(row0 + 9u) * cs + bc0] = s9_0; }
-	if (row0 + 9u < M && cb0 + 1u < N4) { c[(row0 + 9u) * cs + bc1] = s9_1; }
-	if (row0 + 10u < M && cb0 + 0u < N4) { c[(row0 + 10u) * cs + bc0] = s10_0; }
-	if (row0 + 10u < M && cb0 + 1u < N4) { c[(row0 + 10u) * cs + bc1] = s10_1; }
-	if (row0 + 11u < M && cb0 + 0u < N4) { c[(row0 + 11u) * cs + bc0] = s11_0; }
-	if (row0 + 11u < M && cb0 + 1u < N4) { c[(row0 + 11u) * cs + bc1] = s11_1; }
-	if (row0 + 12u < M && cb0 + 0u < N4) { c[(row0 + 12u) * cs + bc0] = s12_0; }
-	if (row0 + 12u < M && cb0 + 1u < N4) { c[(row0 + 12u) * cs + bc1] = s12_1; }
-	if (row0 + 13u < M && cb0 + 0u < N4) { c[(row0 + 13u) * cs + bc0] = s13_0; }
-	if (row0 + 13u < M && cb0 + 1u < N4) { c[(row0 + 13u) * cs + bc1] = s13_1; }
-	if (row0 + 14u < M && cb0 + 0u < N4) { c[(row0 + 14u) * cs + bc0] = s14_0; }
-	if (row0 + 14u < M && cb0 + 1u < N4) { c[(row0 + 14u) * cs + bc1] = s14_1; }
-	if (row0 + 15u < M && cb0 + 0u < N4) { c[(row0 + 15u) * cs + bc0] = s15_0; }
-	if (row0 + 15u < M && cb0 + 1u < N4) { c[(row0 + 15u) * cs + bc1] = s15_1; }
+	if (row0 + 0u < M && cb0 + 0u < N4) { c[out0 + (row0 + 0u) * cs + bc0] = s0_0; }
+	if (row0 + 0u < M && cb0 + 1u < N4) { c[out0 + (row0 + 0u) * cs + bc1] = s0_1; }
+	if (row0 + 1u < M && cb0 + 0u < N4) { c[out0 + (row0 + 1u) * cs + bc0] = s1_0; }
+	if (row0 + 1u < M && cb0 + 1u < N4) { c[out0 + (row0 + 1u) * cs + bc1] = s1_1; }
+	if (row0 + 2u < M && cb0 + 0u < N4) { c[out0 + (row0 + 2u) * cs + bc0] = s2_0; }
+	if (row0 + 2u < M && cb0 + 1u < N4) { c[out0 + (row0 + 2u) * cs + bc1] = s2_1; }
+	if (row0 + 3u < M && cb0 + 0u < N4) { c[out0 + (row0 + 3u) * cs + bc0] = s3_0; }
+	if (row0 + 3u < M && cb0 + 1u < N4) { c[out0 + (row0 + 3u) * cs + bc1] = s3_1; }
+	if (row0 + 4u < M && cb0 + 0u < N4) { c[out0 + (row0 + 4u) * cs + bc0] = s4_0; }
+	if (row0 + 4u < M && cb0 + 1u < N4) { c[out0 + (row0 + 4u) * cs + bc1] = s4_1; }
+	if (row0 + 5u < M && cb0 + 0u < N4) { c[out0 + (row0 + 5u) * cs + bc0] = s5_0; }
+	if (row0 + 5u < M && cb0 + 1u < N4) { c[out0 + (row0 + 5u) * cs + bc1] = s5_1; }
+	if (row0 + 6u < M && cb0 + 0u < N4) { c[out0 + (row0 + 6u) * cs + bc0] = s6_0; }
+	if (row0 + 6u < M && cb0 + 1u < N4) { c[out0 + (row0 + 6u) * cs + bc1] = s6_1; }
+	if (row0 + 7u < M && cb0 + 0u < N4) { c[out0 + (row0 + 7u) * cs + bc0] = s7_0; }
+	if (row0 + 7u < M && cb0 + 1u < N4) { c[out0 + (row0 + 7u) * cs + bc1] = s7_1; }
+	if (row0 + 8u < M && cb0 + 0u < N4) { c[out0 + (row0 + 8u) * cs + bc0] = s8_0; }
+	if (row0 + 8u < M && cb0 + 1u < N4) { c[out0 + (row0 + 8u) * cs + bc1] = s8_1; }
+	if (row0 + 9u < M && cb0 + 0u < N4) { c[out0 + (row0 + 9u) * cs + bc0] = s9_0; }
+	if (row0 + 9u < M && cb0 + 1u < N4) { c[out0 + (row0 + 9u) * cs + bc1] = s9_1; }
+	if (row0 + 10u < M && cb0 + 0u < N4) { c[out0 + (row0 + 10u) * cs + bc0] = s10_0; }
+	if (row0 + 10u < M && cb0 + 1u < N4) { c[out0 + (row0 + 10u) * cs + bc1] = s10_1; }
+	if (row0 + 11u < M && cb0 + 0u < N4) { c[out0 + (row0 + 11u) * cs + bc0] = s11_0; }
+	if (row0 + 11u < M && cb0 + 1u < N4) { c[out0 + (row0 + 11u) * cs + bc1] = s11_1; }
+	if (row0 + 12u < M && cb0 + 0u < N4) { c[out0 + (row0 + 12u) * cs + bc0] = s12_0; }
+	if (row0 + 12u < M && cb0 + 1u < N4) { c[out0 + (row0 + 12u) * cs + bc1] = s12_1; }
+	if (row0 + 13u < M && cb0 + 0u < N4) { c[out0 + (row0 + 13u) * cs + bc0] = s13_0; }
+	if (row0 + 13u < M && cb0 + 1u < N4) { c[out0 + (row0 + 13u) * cs + bc1] = s13_1; }
+	if (row0 + 14u < M && cb0 + 0u < N4) { c[out0 + (row0 + 14u) * cs + bc0] = s14_0; }
+	if (row0 + 14u < M && cb0 + 1u < N4) { c[out0 + (row0 + 14u) * cs + bc1] = s14_1; }
+	if (row0 + 15u < M && cb0 + 0u < N4) { c[out0 + (row0 + 15u) * cs + bc0] = s15_0; }
+	if (row0 + 15u < M && cb0 + 1u < N4) { c[out0 + (row0 + 15u) * cs + bc1] = s15_1; }
 }

@@ -21,8 +21,9 @@ struct Params {
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let i = g.x + g.y * p.row + p.first;
 	if (i >= p.end) { return; }
-	let c = i % p.c;
-	var t = i / p.c;
+	let C = p.c;
+	let c = i % C;
+	var t = i / C;
 	let ox = t % p.out_w;
 	t = t / p.out_w;
 	let oy = t % p.out_h;
@@ -34,10 +35,10 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let xlo = u32(max(x0, 0));
 	let xhi = u32(min(x0 + i32(p.kernel_w), i32(p.in_w)));
 	let base = n * p.in_h;
-	var sum = 0.0;
+	var sum = f32(0.0);
 	for (var iy = ylo; iy < yhi; iy++) {
 		for (var ix = xlo; ix < xhi; ix++) {
-			sum += x[((base + iy) * p.in_w + ix) * p.c + c];
+			sum += x[((base + iy) * p.in_w + ix) * C + c];
 		}
 	}
 	y[i] = sum / f32((yhi - ylo) * (xhi - xlo));

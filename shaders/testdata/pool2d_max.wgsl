@@ -22,8 +22,9 @@ fn is_nan(v: f32) -> bool { return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let i = g.x + g.y * p.row + p.first;
 	if (i >= p.end) { return; }
-	let c = i % p.c;
-	var t = i / p.c;
+	let C = p.c;
+	let c = i % C;
+	var t = i / C;
 	let ox = t % p.out_w;
 	t = t / p.out_w;
 	let oy = t % p.out_h;
@@ -35,15 +36,12 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let xlo = u32(max(x0, 0));
 	let xhi = u32(min(x0 + i32(p.kernel_w), i32(p.in_w)));
 	let base = n * p.in_h;
-	var best = x[((base + ylo) * p.in_w + xlo) * p.c + c];
-	var at = ylo * p.in_w + xlo;
+	var best = x[((base + ylo) * p.in_w + xlo) * C + c];
 	for (var iy = ylo; iy < yhi; iy++) {
 		for (var ix = xlo; ix < xhi; ix++) {
-			let v = x[((base + iy) * p.in_w + ix) * p.c + c];
-			if (!is_nan(best) && (v > best || is_nan(v))) {
-				best = v;
-				at = iy * p.in_w + ix;
-			}
+			let v = x[((base + iy) * p.in_w + ix) * C + c];
+			let take = !is_nan(best) & ((v > best) | is_nan(v));
+			best = select(best, v, take);
 		}
 	}
 	y[i] = best;

@@ -1,0 +1,401 @@
+struct Params {
+	in_h: u32,
+	in_w: u32,
+	in_c: u32,
+	out_h: u32,
+	out_w: u32,
+	out_c: u32,
+	kernel_w: u32,
+	stride_h: u32,
+	stride_w: u32,
+	dilation_h: u32,
+	dilation_w: u32,
+	pad_top: u32,
+	pad_left: u32,
+	group_in: u32,
+	group_out: u32,
+	m: u32,
+	n: u32,
+	k: u32,
+	first_col: u32,
+	first_row: u32,
+	first_group: u32,
+	k_first: u32,
+	k_end: u32,
+	groups: u32,
+	k_slice: u32,
+	slice_size: u32,
+}
+@group(0) @binding(0) var<storage, read> a: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read> bm: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read_write> c: array<vec4<f32>>;
+@group(0) @binding(3) var<uniform> p: Params;
+@compute @workgroup_size(2, 8)
+fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+	let M = p.m; let N4 = p.n / 4u;
+	let g = w.z + p.first_group;
+	let k_first = p.k_first; let k_end = p.k_end; let out0 = 0u;
+	let row0 = ((w.y + p.first_row) * 8u + l.y) * 16u;
+	let cb0 = ((w.x + p.first_col) * 2u + l.x) * 2u;
+	let C4 = p.in_c / 4u; let O4 = p.out_c / 4u;
+	let cs = O4;
+	let bc0 = g * N4 + min(cb0 + 0u, N4 - 1u);
+	let bc1 = g * N4 + min(cb0 + 1u, N4 - 1u);
+	var s0_0 = vec4<f32>(0.0);
+	var s0_1 = vec4<f32>(0.0);
+	var s1_0 = vec4<f32>(0.0);
+	var s1_1 = vec4<f32>(0.0);
+	var s2_0 = vec4<f32>(0.0);
+	var s2_1 = vec4<f32>(0.0);
+	var s3_0 = vec4<f32>(0.0);
+	var s3_1 = vec4<f32>(0.0);
+	var s4_0 = vec4<f32>(0.0);
+	var s4_1 = vec4<f32>(0.0);
+	var s5_0 = vec4<f32>(0.0);
+	var s5_1 = vec4<f32>(0.0);
+	var s6_0 = vec4<f32>(0.0);
+	var s6_1 = vec4<f32>(0.0);
+	var s7_0 = vec4<f32>(0.0);
+	var s7_1 = vec4<f32>(0.0);
+	var s8_0 = vec4<f32>(0.0);
+	var s8_1 = vec4<f32>(0.0);
+	var s9_0 = vec4<f32>(0.0);
+	var s9_1 = vec4<f32>(0.0);
+	var s10_0 = vec4<f32>(0.0);
+	var s10_1 = vec4<f32>(0.0);
+	var s11_0 = vec4<f32>(0.0);
+	var s11_1 = vec4<f32>(0.0);
+	var s12_0 = vec4<f32>(0.0);
+	var s12_1 = vec4<f32>(0.0);
+	var s13_0 = vec4<f32>(0.0);
+	var s13_1 = vec4<f32>(0.0);
+	var s14_0 = vec4<f32>(0.0);
+	var s14_1 = vec4<f32>(0.0);
+	var s15_0 = vec4<f32>(0.0);
+	var s15_1 = vec4<f32>(0.0);
+	if (p.k_first > 0u) {
+		if (row0 + 0u < M && cb0 + 0u < N4) { s0_0 = c[out0 + (row0 + 0u) * cs + bc0]; }
+		if (row0 + 0u < M && cb0 + 1u < N4) { s0_1 = c[out0 + (row0 + 0u) * cs + bc1]; }
+		if (row0 + 1u < M && cb0 + 0u < N4) { s1_0 = c[out0 + (row0 + 1u) * cs + bc0]; }
+		if (row0 + 1u < M && cb0 + 1u < N4) { s1_1 = c[out0 + (row0 + 1u) * cs + bc1]; }
+		if (row0 + 2u < M && cb0 + 0u < N4) { s2_0 = c[out0 + (row0 + 2u) * cs + bc0]; }
+		if (row0 + 2u < M && cb0 + 1u < N4) { s2_1 = c[out0 + (row0 + 2u) * cs + bc1]; }
+		if (row0 + 3u < M && cb0 + 0u < N4) { s3_0 = c[out0 + (row0 + 3u) * cs + bc0]; }
+		if (row0 + 3u < M && cb0 + 1u < N4) { s3_1 = c[out0 + (row0 + 3u) * cs + bc1]; }
+		if (row0 + 4u < M && cb0 + 0u < N4) { s4_0 = c[out0 + (row0 + 4u) * cs + bc0]; }
+		if (row0 + 4u < M && cb0 + 1u < N4) { s4_1 = c[out0 + (row0 + 4u) * cs + bc1]; }
+		if (row0 + 5u < M && cb0 + 0u < N4) { s5_0 = c[out0 + (row0 + 5u) * cs + bc0]; }
+		if (row0 + 5u < M && cb0 + 1u < N4) { s5_1 = c[out0 + (row0 + 5u) * cs + bc1]; }
+		if (row0 + 6u < M && cb0 + 0u < N4) { s6_0 = c[out0 + (row0 + 6u) * cs + bc0]; }
+		if (row0 + 6u < M && cb0 + 1u < N4) { s6_1 = c[out0 + (row0 + 6u) * cs + bc1]; }
+		if (row0 + 7u < M && cb0 + 0u < N4) { s7_0 = c[out0 + (row0 + 7u) * cs + bc0]; }
+		if (row0 + 7u < M && cb0 + 1u < N4) { s7_1 = c[out0 + (row0 + 7u) * cs + bc1]; }
+		if (row0 + 8u < M && cb0 + 0u < N4) { s8_0 = c[out0 + (row0 + 8u) * cs + bc0]; }
+		if (row0 + 8u < M && cb0 + 1u < N4) { s8_1 = c[out0 + (row0 + 8u) * cs + bc1]; }
+		if (row0 + 9u < M && cb0 + 0u < N4) { s9_0 = c[out0 + (row0 + 9u) * cs + bc0]; }
+		if (row0 + 9u < M && cb0 + 1u < N4) { s9_1 = c[out0 + (row0 + 9u) * cs + bc1]; }
+		if (row0 + 10u < M && cb0 + 0u < N4) { s10_0 = c[out0 + (row0 + 10u) * cs + bc0]; }
+		if (row0 + 10u < M && cb0 + 1u < N4) { s10_1 = c[out0 + (row0 + 10u) * cs + bc1]; }
+		if (row0 + 11u < M && cb0 + 0u < N4) { s11_0 = c[out0 + (row0 + 11u) * cs + bc0]; }
+		if (row0 + 11u < M && cb0 + 1u < N4) { s11_1 = c[out0 + (row0 + 11u) * cs + bc1]; }
+		if (row0 + 12u < M && cb0 + 0u < N4) { s12_0 = c[out0 + (row0 + 12u) * cs + bc0]; }
+		if (row0 + 12u < M && cb0 + 1u < N4) { s12_1 = c[out0 + (row0 + 12u) * cs + bc1]; }
+		if (row0 + 13u < M && cb0 + 0u < N4) { s13_0 = c[out0 + (row0 + 13u) * cs + bc0]; }
+		if (row0 + 13u < M && cb0 + 1u < N4) { s13_1 = c[out0 + (row0 + 13u) * cs + bc1]; }
+		if (row0 + 14u < M && cb0 + 0u < N4) { s14_0 = c[out0 + (row0 + 14u) * cs + bc0]; }
+		if (row0 + 14u < M && cb0 + 1u < N4) { s14_1 = c[out0 + (row0 + 14u) * cs + bc1]; }
+		if (row0 + 15u < M && cb0 + 0u < N4) { s15_0 = c[out0 + (row0 + 15u) * cs + bc0]; }
+		if (row0 + 15u < M && cb0 + 1u < N4) { s15_1 = c[out0 + (row0 + 15u) * cs + bc1]; }
+	}
+	let pixels = p.out_h * p.out_w;
+	let gin = g * (p.group_in / 4u);
+	let m0 = min(row0 + 0u, M - 1u);
+	let ry0 = (m0 % pixels) / p.out_w * p.stride_h;
+	let rx0 = (m0 % pixels) % p.out_w * p.stride_w;
+	let rb0 = m0 / pixels * p.in_h;
+	let m1 = min(row0 + 1u, M - 1u);
+	let ry1 = (m1 % pixels) / p.out_w * p.stride_h;
+	let rx1 = (m1 % pixels) % p.out_w * p.stride_w;
+	let rb1 = m1 / pixels * p.in_h;
+	let m2 = min(row0 + 2u, M - 1u);
+	let ry2 = (m2 % pixels) / p.out_w * p.stride_h;
+	let rx2 = (m2 % pixels) % p.out_w * p.stride_w;
+	let rb2 = m2 / pixels * p.in_h;
+	let m3 = min(row0 + 3u, M - 1u);
+	let ry3 = (m3 % pixels) / p.out_w * p.stride_h;
+	let rx3 = (m3 % pixels) % p.out_w * p.stride_w;
+	let rb3 = m3 / pixels * p.in_h;
+	let m4 = min(row0 + 4u, M - 1u);
+	let ry4 = (m4 % pixels) / p.out_w * p.stride_h;
+	let rx4 = (m4 % pixels) % p.out_w * p.stride_w;
+	let rb4 = m4 / pixels * p.in_h;
+	let m5 = min(row0 + 5u, M - 1u);
+	let ry5 = (m5 % pixels) / p.out_w * p.stride_h;
+	let rx5 = (m5 % pixels) % p.out_w * p.stride_w;
+	let rb5 = m5 / pixels * p.in_h;
+	let m6 = min(row0 + 6u, M - 1u);
+	let ry6 = (m6 % pixels) / p.out_w * p.stride_h;
+	let rx6 = (m6 % pixels) % p.out_w * p.stride_w;
+	let rb6 = m6 / pixels * p.in_h;
+	let m7 = min(row0 + 7u, M - 1u);
+	let ry7 = (m7 % pixels) / p.out_w * p.stride_h;
+	let rx7 = (m7 % pixels) % p.out_w * p.stride_w;
+	let rb7 = m7 / pixels * p.in_h;
+	let m8 = min(row0 + 8u, M - 1u);
+	let ry8 = (m8 % pixels) / p.out_w * p.stride_h;
+	let rx8 = (m8 % pixels) % p.out_w * p.stride_w;
+	let rb8 = m8 / pixels * p.in_h;
+	let m9 = min(row0 + 9u, M - 1u);
+	let ry9 = (m9 % pixels) / p.out_w * p.stride_h;
+	let rx9 = (m9 % pixels) % p.out_w * p.stride_w;
+	let rb9 = m9 / pixels * p.in_h;
+	let m10 = min(row0 + 10u, M - 1u);
+	let ry10 = (m10 % pixels) / p.out_w * p.stride_h;
+	let rx10 = (m10 % pixels) % p.out_w * p.stride_w;
+	let rb10 = m10 / pixels * p.in_h;
+	let m11 = min(row0 + 11u, M - 1u);
+	let ry11 = (m11 % pixels) / p.out_w * p.stride_h;
+	let rx11 = (m11 % pixels) % p.out_w * p.stride_w;
+	let rb11 = m11 / pixels * p.in_h;
+	let m12 = min(row0 + 12u, M - 1u);
+	let ry12 = (m12 % pixels) / p.out_w * p.stride_h;
+	let rx12 = (m12 % pixels) % p.out_w * p.stride_w;
+	let rb12 = m12 / pixels * p.in_h;
+	let m13 = min(row0 + 13u, M - 1u);
+	let ry13 = (m13 % pixels) / p.out_w * p.stride_h;
+	let rx13 = (m13 % pixels) % p.out_w * p.stride_w;
+	let rb13 = m13 / pixels * p.in_h;
+	let m14 = min(row0 + 14u, M - 1u);
+	let ry14 = (m14 % pixels) / p.out_w * p.stride_h;
+	let rx14 = (m14 % pixels) % p.out_w * p.stride_w;
+	let rb14 = m14 / pixels * p.in_h;
+	let m15 = min(row0 + 15u, M - 1u);
+	let ry15 = (m15 % pixels) / p.out_w * p.stride_h;
+	let rx15 = (m15 % pixels) % p.out_w * p.stride_w;
+	let rb15 = m15 / pixels * p.in_h;
+	for (var tap = p.k_first / p.group_in; tap * p.group_in < p.k_end; tap++) {
+		let ky = tap / p.kernel_w * p.dilation_h - p.pad_top;
+		let kx = tap % p.kernel_w * p.dilation_w - p.pad_left;
+		let ok0 = ry0 + ky < p.in_h && rx0 + kx < p.in_w;
+		let o0 = select(0u, ((rb0 + ry0 + ky) * p.in_w + rx0 + kx) * C4 + gin, ok0);
+		let ok1 = ry1 + ky < p.in_h && rx1 + kx < p.in_w;
+		let o1 = select(0u, ((rb1 + ry1 + ky) * p.in_w + rx1 + kx) * C4 + gin, ok1);
+		let ok2 = ry2 + ky < p.in_h && rx2 + kx < p.in_w;
+		let o2 = select(0u, ((rb2 + ry2 + ky) * p.in_w + rx2 + kx) * C4 + gin, ok2);
+		let ok3 = ry3 + ky < p.in_h && rx3 + kx < p.in_w;
+		let o3 = select(0u, ((rb3 + ry3 + ky) * p.in_w + rx3 + kx) * C4 + gin, ok3);
+		let ok4 = ry4 + ky < p.in_h && rx4 + kx < p.in_w;
+		let o4 = select(0u, ((rb4 + ry4 + ky) * p.in_w + rx4 + kx) * C4 + gin, ok4);
+		let ok5 = ry5 + ky < p.in_h && rx5 + kx < p.in_w;
+		let o5 = select(0u, ((rb5 + ry5 + ky) * p.in_w + rx5 + kx) * C4 + gin, ok5);
+		let ok6 = ry6 + ky < p.in_h && rx6 + kx < p.in_w;
+		let o6 = select(0u, ((rb6 + ry6 + ky) * p.in_w + rx6 + kx) * C4 + gin, ok6);
+		let ok7 = ry7 + ky < p.in_h && rx7 + kx < p.in_w;
+		let o7 = select(0u, ((rb7 + ry7 + ky) * p.in_w + rx7 + kx) * C4 + gin, ok7);
+		let ok8 = ry8 + ky < p.in_h && rx8 + kx < p.in_w;
+		let o8 = select(0u, ((rb8 + ry8 + ky) * p.in_w + rx8 + kx) * C4 + gin, ok8);
+		let ok9 = ry9 + ky < p.in_h && rx9 + kx < p.in_w;
+		let o9 = select(0u, ((rb9 + ry9 + ky) * p.in_w + rx9 + kx) * C4 + gin, ok9);
+		let ok10 = ry10 + ky < p.in_h && rx10 + kx < p.in_w;
+		let o10 = select(0u, ((rb10 + ry10 + ky) * p.in_w + rx10 + kx) * C4 + gin, ok10);
+		let ok11 = ry11 + ky < p.in_h && rx11 + kx < p.in_w;
+		let o11 = select(0u, ((rb11 + ry11 + ky) * p.in_w + rx11 + kx) * C4 + gin, ok11);
+		let ok12 = ry12 + ky < p.in_h && rx12 + kx < p.in_w;
+		let o12 = select(0u, ((rb12 + ry12 + ky) * p.in_w + rx12 + kx) * C4 + gin, ok12);
+		let ok13 = ry13 + ky < p.in_h && rx13 + kx < p.in_w;
+		let o13 = select(0u, ((rb13 + ry13 + ky) * p.in_w + rx13 + kx) * C4 + gin, ok13);
+		let ok14 = ry14 + ky < p.in_h && rx14 + kx < p.in_w;
+		let o14 = select(0u, ((rb14 + ry14 + ky) * p.in_w + rx14 + kx) * C4 + gin, ok14);
+		let ok15 = ry15 + ky < p.in_h && rx15 + kx < p.in_w;
+		let o15 = select(0u, ((rb15 + ry15 + ky) * p.in_w + rx15 + kx) * C4 + gin, ok15);
+		let kbase = tap * p.group_in;
+		let cend = (min(p.k_end, kbase + p.group_in) - kbase) / 4u;
+		for (var c4 = (max(p.k_first, kbase) - kbase) / 4u; c4 < cend; c4++) {
+			let a0 = select(vec4<f32>(0.0), a[o0 + c4], ok0);
+			let a1 = select(vec4<f32>(0.0), a[o1 + c4], ok1);
+			let a2 = select(vec4<f32>(0.0), a[o2 + c4], ok2);
+			let a3 = select(vec4<f32>(0.0), a[o3 + c4], ok3);
+			let a4 = select(vec4<f32>(0.0), a[o4 + c4], ok4);
+			let a5 = select(vec4<f32>(0.0), a[o5 + c4], ok5);
+			let a6 = select(vec4<f32>(0.0), a[o6 + c4], ok6);
+			let a7 = select(vec4<f32>(0.0), a[o7 + c4], ok7);
+			let a8 = select(vec4<f32>(0.0), a[o8 + c4], ok8);
+			let a9 = select(vec4<f32>(0.0), a[o9 + c4], ok9);
+			let a10 = select(vec4<f32>(0.0), a[o10 + c4], ok10);
+			let a11 = select(vec4<f32>(0.0), a[o11 + c4], ok11);
+			let a12 = select(vec4<f32>(0.0), a[o12 + c4], ok12);
+			let a13 = select(vec4<f32>(0.0), a[o13 + c4], ok13);
+			let a14 = select(vec4<f32>(0.0), a[o14 + c4], ok14);
+			let a15 = select(vec4<f32>(0.0), a[o15 + c4], ok15);
+			let krow = (kbase + c4 * 4u) * O4;
+			let b0_0 = bm[krow + 0u * O4 + bc0];
+			s0_0 = fma(vec4<f32>(a0.x), b0_0, s0_0);
+			s1_0 = fma(vec4<f32>(a1.x), b0_0, s1_0);
+			s2_0 = fma(vec4<f32>(a2.x), b0_0, s2_0);
+			s3_0 = fma(vec4<f32>(a3.x), b0_0, s3_0);
+			s4_0 = fma(vec4<f32>(a4.x), b0_0, s4_0);
+			s5_0 = fma(vec4<f32>(a5.x), b0_0, s5_0);
+			s6_0 = fma(vec4<f32>(a6.x), b0_0, s6_0);
+			s7_0 = fma(vec4<f32>(a7.x), b0_0, s7_0);
+			s8_0 = fma(vec4<f32>(a8.x), b0_0, s8_0);
+			s9_0 = fma(vec4<f32>(a9.x), b0_0, s9_0);
+			s10_0 = fma(vec4<f32>(a10.x), b0_0, s10_0);
+			s11_0 = fma(vec4<f32>(a11.x), b0_0, s11_0);
+			s12_0 = fma(vec4<f32>(a12.x), b0_0, s12_0);
+			s13_0 = fma(vec4<f32>(a13.x), b0_0, s13_0);
+			s14_0 = fma(vec4<f32>(a14.x), b0_0, s14_0);
+			s15_0 = fma(vec4<f32>(a15.x), b0_0, s15_0);
+			let b0_1 = bm[krow + 0u * O4 + bc1];
+			s0_1 = fma(vec4<f32>(a0.x), b0_1, s0_1);
+			s1_1 = fma(vec4<f32>(a1.x), b0_1, s1_1);
+			s2_1 = fma(vec4<f32>(a2.x), b0_1, s2_1);
+			s3_1 = fma(vec4<f32>(a3.x), b0_1, s3_1);
+			s4_1 = fma(vec4<f32>(a4.x), b0_1, s4_1);
+			s5_1 = fma(vec4<f32>(a5.x), b0_1, s5_1);
+			s6_1 = fma(vec4<f32>(a6.x), b0_1, s6_1);
+			s7_1 = fma(vec4<f32>(a7.x), b0_1, s7_1);
+			s8_1 = fma(vec4<f32>(a8.x), b0_1, s8_1);
+			s9_1 = fma(vec4<f32>(a9.x), b0_1, s9_1);
+			s10_1 = fma(vec4<f32>(a10.x), b0_1, s10_1);
+			s11_1 = fma(vec4<f32>(a11.x), b0_1, s11_1);
+			s12_1 = fma(vec4<f32>(a12.x), b0_1, s12_1);
+			s13_1 = fma(vec4<f32>(a13.x), b0_1, s13_1);
+			s14_1 = fma(vec4<f32>(a14.x), b0_1, s14_1);
+			s15_1 = fma(vec4<f32>(a15.x), b0_1, s15_1);
+			let b1_0 = bm[krow + 1u * O4 + bc0];
+			s0_0 = fma(vec4<f32>(a0.y), b1_0, s0_0);
+			s1_0 = fma(vec4<f32>(a1.y), b1_0, s1_0);
+			s2_0 = fma(vec4<f32>(a2.y), b1_0, s2_0);
+			s3_0 = fma(vec4<f32>(a3.y), b1_0, s3_0);
+			s4_0 = fma(vec4<f32>(a4.y), b1_0, s4_0);
+			s5_0 = fma(vec4<f32>(a5.y), b1_0, s5_0);
+			s6_0 = fma(vec4<f32>(a6.y), b1_0, s6_0);
+			s7_0 = fma(vec4<f32>(a7.y), b1_0, s7_0);
+			s8_0 = fma(vec4<f32>(a8.y), b1_0, s8_0);
+			s9_0 = fma(vec4<f32>(a9.y), b1_0, s9_0);
+			s10_0 = fma(vec4<f32>(a10.y), b1_0, s10_0);
+			s11_0 = fma(vec4<f32>(a11.y), b1_0, s11_0);
+			s12_0 = fma(vec4<f32>(a12.y), b1_0, s12_0);
+			s13_0 = fma(vec4<f32>(a13.y), b1_0, s13_0);
+			s14_0 = fma(vec4<f32>(a14.y), b1_0, s14_0);
+			s15_0 = fma(vec4<f32>(a15.y), b1_0, s15_0);
+			let b1_1 = bm[krow + 1u * O4 + bc1];
+			s0_1 = fma(vec4<f32>(a0.y), b1_1, s0_1);
+			s1_1 = fma(vec4<f32>(a1.y), b1_1, s1_1);
+			s2_1 = fma(vec4<f32>(a2.y), b1_1, s2_1);
+			s3_1 = fma(vec4<f32>(a3.y), b1_1, s3_1);
+			s4_1 = fma(vec4<f32>(a4.y), b1_1, s4_1);
+			s5_1 = fma(vec4<f32>(a5.y), b1_1, s5_1);
+			s6_1 = fma(vec4<f32>(a6.y), b1_1, s6_1);
+			s7_1 = fma(vec4<f32>(a7.y), b1_1, s7_1);
+			s8_1 = fma(vec4<f32>(a8.y), b1_1, s8_1);
+			s9_1 = fma(vec4<f32>(a9.y), b1_1, s9_1);
+			s10_1 = fma(vec4<f32>(a10.y), b1_1, s10_1);
+			s11_1 = fma(vec4<f32>(a11.y), b1_1, s11_1);
+			s12_1 = fma(vec4<f32>(a12.y), b1_1, s12_1);
+			s13_1 = fma(vec4<f32>(a13.y), b1_1, s13_1);
+			s14_1 = fma(vec4<f32>(a14.y), b1_1, s14_1);
+			s15_1 = fma(vec4<f32>(a15.y), b1_1, s15_1);
+			let b2_0 = bm[krow + 2u * O4 + bc0];
+			s0_0 = fma(vec4<f32>(a0.z), b2_0, s0_0);
+			s1_0 = fma(vec4<f32>(a1.z), b2_0, s1_0);
+			s2_0 = fma(vec4<f32>(a2.z), b2_0, s2_0);
+			s3_0 = fma(vec4<f32>(a3.z), b2_0, s3_0);
+			s4_0 = fma(vec4<f32>(a4.z), b2_0, s4_0);
+			s5_0 = fma(vec4<f32>(a5.z), b2_0, s5_0);
+			s6_0 = fma(vec4<f32>(a6.z), b2_0, s6_0);
+			s7_0 = fma(vec4<f32>(a7.z), b2_0, s7_0);
+			s8_0 = fma(vec4<f32>(a8.z), b2_0, s8_0);
+			s9_0 = fma(vec4<f32>(a9.z), b2_0, s9_0);
+			s10_0 = fma(vec4<f32>(a10.z), b2_0, s10_0);
+			s11_0 = fma(vec4<f32>(a11.z), b2_0, s11_0);
+			s12_0 = fma(vec4<f32>(a12.z), b2_0, s12_0);
+			s13_0 = fma(vec4<f32>(a13.z), b2_0, s13_0);
+			s14_0 = fma(vec4<f32>(a14.z), b2_0, s14_0);
+			s15_0 = fma(vec4<f32>(a15.z), b2_0, s15_0);
+			let b2_1 = bm[krow + 2u * O4 + bc1];
+			s0_1 = fma(vec4<f32>(a0.z), b2_1, s0_1);
+			s1_1 = fma(vec4<f32>(a1.z), b2_1, s1_1);
+			s2_1 = fma(vec4<f32>(a2.z), b2_1, s2_1);
+			s3_1 = fma(vec4<f32>(a3.z), b2_1, s3_1);
+			s4_1 = fma(vec4<f32>(a4.z), b2_1, s4_1);
+			s5_1 = fma(vec4<f32>(a5.z), b2_1, s5_1);
+			s6_1 = fma(vec4<f32>(a6.z), b2_1, s6_1);
+			s7_1 = fma(vec4<f32>(a7.z), b2_1, s7_1);
+			s8_1 = fma(vec4<f32>(a8.z), b2_1, s8_1);
+			s9_1 = fma(vec4<f32>(a9.z), b2_1, s9_1);
+			s10_1 = fma(vec4<f32>(a10.z), b2_1, s10_1);
+			s11_1 = fma(vec4<f32>(a11.z), b2_1, s11_1);
+			s12_1 = fma(vec4<f32>(a12.z), b2_1, s12_1);
+			s13_1 = fma(vec4<f32>(a13.z), b2_1, s13_1);
+			s14_1 = fma(vec4<f32>(a14.z), b2_1, s14_1);
+			s15_1 = fma(vec4<f32>(a15.z), b2_1, s15_1);
+			let b3_0 = bm[krow + 3u * O4 + bc0];
+			s0_0 = fma(vec4<f32>(a0.w), b3_0, s0_0);
+			s1_0 = fma(vec4<f32>(a1.w), b3_0, s1_0);
+			s2_0 = fma(vec4<f32>(a2.w), b3_0, s2_0);
+			s3_0 = fma(vec4<f32>(a3.w), b3_0, s3_0);
+			s4_0 = fma(vec4<f32>(a4.w), b3_0, s4_0);
+			s5_0 = fma(vec4<f32>(a5.w), b3_0, s5_0);
+			s6_0 = fma(vec4<f32>(a6.w), b3_0, s6_0);
+			s7_0 = fma(vec4<f32>(a7.w), b3_0, s7_0);
+			s8_0 = fma(vec4<f32>(a8.w), b3_0, s8_0);
+			s9_0 = fma(vec4<f32>(a9.w), b3_0, s9_0);
+			s10_0 = fma(vec4<f32>(a10.w), b3_0, s10_0);
+			s11_0 = fma(vec4<f32>(a11.w), b3_0, s11_0);
+			s12_0 = fma(vec4<f32>(a12.w), b3_0, s12_0);
+			s13_0 = fma(vec4<f32>(a13.w), b3_0, s13_0);
+			s14_0 = fma(vec4<f32>(a14.w), b3_0, s14_0);
+			s15_0 = fma(vec4<f32>(a15.w), b3_0, s15_0);
+			let b3_1 = bm[krow + 3u * O4 + bc1];
+			s0_1 = fma(vec4<f32>(a0.w), b3_1, s0_1);
+			s1_1 = fma(vec4<f32>(a1.w), b3_1, s1_1);
+			s2_1 = fma(vec4<f32>(a2.w), b3_1, s2_1);
+			s3_1 = fma(vec4<f32>(a3.w), b3_1, s3_1);
+			s4_1 = fma(vec4<f32>(a4.w), b3_1, s4_1);
+			s5_1 = fma(vec4<f32>(a5.w), b3_1, s5_1);
+			s6_1 = fma(vec4<f32>(a6.w), b3_1, s6_1);
+			s7_1 = fma(vec4<f32>(a7.w), b3_1, s7_1);
+			s8_1 = fma(vec4<f32>(a8.w), b3_1, s8_1);
+			s9_1 = fma(vec4<f32>(a9.w), b3_1, s9_1);
+			s10_1 = fma(vec4<f32>(a10.w), b3_1, s10_1);
+			s11_1 = fma(vec4<f32>(a11.w), b3_1, s11_1);
+			s12_1 = fma(vec4<f32>(a12.w), b3_1, s12_1);
+			s13_1 = fma(vec4<f32>(a13.w), b3_1, s13_1);
+			s14_1 = fma(vec4<f32>(a14.w), b3_1, s14_1);
+			s15_1 = fma(vec4<f32>(a15.w), b3_1, s15_1);
+		}
+	}
+	if (row0 + 0u < M && cb0 + 0u < N4) { c[out0 + (row0 + 0u) * cs + bc0] = s0_0; }
+	if (row0 + 0u < M && cb0 + 1u < N4) { c[out0 + (row0 + 0u) * cs + bc1] = s0_1; }
+	if (row0 + 1u < M && cb0 + 0u < N4) { c[out0 + (row0 + 1u) * cs + bc0] = s1_0; }
+	if (row0 + 1u < M && cb0 + 1u < N4) { c[out0 + (row0 + 1u) * cs + bc1] = s1_1; }
+	if (row0 + 2u < M && cb0 + 0u < N4) { c[out0 + (row0 + 2u) * cs + bc0] = s2_0; }
+	if (row0 + 2u < M && cb0 + 1u < N4) { c[out0 + (row0 + 2u) * cs + bc1] = s2_1; }
+	if (row0 + 3u < M && cb0 + 0u < N4) { c[out0 + (row0 + 3u) * cs + bc0] = s3_0; }
+	if (row0 + 3u < M && cb0 + 1u < N4) { c[out0 + (row0 + 3u) * cs + bc1] = s3_1; }
+	if (row0 + 4u < M && cb0 + 0u < N4) { c[out0 + (row0 + 4u) * cs + bc0] = s4_0; }
+	if (row0 + 4u < M && cb0 + 1u < N4) { c[out0 + (row0 + 4u) * cs + bc1] = s4_1; }
+	if (row0 + 5u < M && cb0 + 0u < N4) { c[out0 + (row0 + 5u) * cs + bc0] = s5_0; }
+	if (row0 + 5u < M && cb0 + 1u < N4) { c[out0 + (row0 + 5u) * cs + bc1] = s5_1; }
+	if (row0 + 6u < M && cb0 + 0u < N4) { c[out0 + (row0 + 6u) * cs + bc0] = s6_0; }
+	if (row0 + 6u < M && cb0 + 1u < N4) { c[out0 + (row0 + 6u) * cs + bc1] = s6_1; }
+	if (row0 + 7u < M && cb0 + 0u < N4) { c[out0 + (row0 + 7u) * cs + bc0] = s7_0; }
+	if (row0 + 7u < M && cb0 + 1u < N4) { c[out0 + (row0 + 7u) * cs + bc1] = s7_1; }
+	if (row0 + 8u < M && cb0 + 0u < N4) { c[out0 + (row0 + 8u) * cs + bc0] = s8_0; }
+	if (row0 + 8u < M && cb0 + 1u < N4) { c[out0 + (row0 + 8u) * cs + bc1] = s8_1; }
+	if (row0 + 9u < M && cb0 + 0u < N4) { c[out0 + (row0 + 9u) * cs + bc0] = s9_0; }
+	if (row0 + 9u < M && cb0 + 1u < N4) { c[out0 + (row0 + 9u) * cs + bc1] = s9_1; }
+	if (row0 + 10u < M && cb0 + 0u < N4) { c[out0 + (row0 + 10u) * cs + bc0] = s10_0; }
+	if (row0 + 10u < M && cb0 + 1u < N4) { c[out0 + (row0 + 10u) * cs + bc1] = s10_1; }
+	if (row0 + 11u < M && cb0 + 0u < N4) { c[out0 + (row0 + 11u) * cs + bc0] = s11_0; }
+	if (row0 + 11u < M && cb0 + 1u < N4) { c[out0 + (row0 + 11u) * cs + bc1] = s11_1; }
+	if (row0 + 12u < M && cb0 + 0u < N4) { c[out0 + (row0 + 12u) * cs + bc0] = s12_0; }
+	if (row0 + 12u < M && cb0 + 1u < N4) { c[out0 + (row0 + 12u) * cs + bc1] = s12_1; }
+	if (row0 + 13u < M && cb0 + 0u < N4) { c[out0 + (row0 + 13u) * cs + bc0] = s13_0; }
+	if (row0 + 13u < M && cb0 + 1u < N4) { c[out0 + (row0 + 13u) * cs + bc1] = s13_1; }
+	if (row0 + 14u < M && cb0 + 0u < N4) { c[out0 + (row0 + 14u) * cs + bc0] = s14_0; }
+	if (row0 + 14u < M && cb0 + 1u < N4) { c[out0 + (row0 + 14u) * cs + bc1] = s14_1; }
+	if (row0 + 15u < M && cb0 + 0u < N4) { c[out0 + (row0 + 15u) * cs + bc0] = s15_0; }
+	if (row0 + 15u < M && cb0 + 1u < N4) { c[out0 + (row0 + 15u) * cs + bc1] = s15_1; }
+}

@@ -1,0 +1,45 @@
+struct Params {
+	first: u32,
+	end: u32,
+	row: u32,
+	c: u32,
+	in_h: u32,
+	in_w: u32,
+	out_h: u32,
+	out_w: u32,
+	kernel_h: u32,
+	kernel_w: u32,
+	stride_h: u32,
+	stride_w: u32,
+	pad_top: u32,
+	pad_left: u32,
+}
+@group(0) @binding(0) var<storage, read> x: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read_write> y: array<vec4<f32>>;
+@group(0) @binding(2) var<uniform> p: Params;
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+	let i = g.x + g.y * p.row + p.first;
+	if (i >= p.end) { return; }
+	let C = p.c / 4u;
+	let c = i % C;
+	var t = i / C;
+	let ox = t % p.out_w;
+	t = t / p.out_w;
+	let oy = t % p.out_h;
+	let n = t / p.out_h;
+	let y0 = i32(oy * p.stride_h) - i32(p.pad_top);
+	let x0 = i32(ox * p.stride_w) - i32(p.pad_left);
+	let ylo = u32(max(y0, 0));
+	let yhi = u32(min(y0 + i32(p.kernel_h), i32(p.in_h)));
+	let xlo = u32(max(x0, 0));
+	let xhi = u32(min(x0 + i32(p.kernel_w), i32(p.in_w)));
+	let base = n * p.in_h;
+	var sum = vec4<f32>(0.0);
+	for (var iy = ylo; iy < yhi; iy++) {
+		for (var ix = xlo; ix < xhi; ix++) {
+			sum += x[((base + iy) * p.in_w + ix) * C + c];
+		}
+	}
+	y[i] = sum / f32((yhi - ylo) * (xhi - xlo));
+}

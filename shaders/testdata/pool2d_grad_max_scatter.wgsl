@@ -1,0 +1,73 @@
+struct Params {
+	first: u32,
+	end: u32,
+	row: u32,
+	c: u32,
+	in_h: u32,
+	in_w: u32,
+	out_h: u32,
+	out_w: u32,
+	kernel_h: u32,
+	kernel_w: u32,
+	stride_h: u32,
+	stride_w: u32,
+	pad_top: u32,
+	pad_left: u32,
+}
+
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read> dy: array<f32>;
+@group(0) @binding(2) var<storage, read_write> dx: array<f32>;
+@group(0) @binding(3) var<uniform> p: Params;
+
+fn is_nan(v: f32) -> bool { return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u; }
+
+// cell is the span [lo, hi) of input positions whose gradient window o
+// writes: from its window's start (or 0) to the next window's start, the
+// last window to the input's end.
+fn cell(o: u32, stride: u32, pad: u32, outs: u32, size: u32) -> vec2<u32> {
+	let start = i32(o * stride) - i32(pad);
+	let end = select(min(start + i32(stride), i32(size)), i32(size), o + 1u == outs);
+	return vec2<u32>(u32(max(start, 0)), u32(end));
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+	let i = g.x + g.y * p.row + p.first;
+	if (i >= p.end) { return; }
+	let C = p.c;
+	let c = i % C;
+	var t = i / C;
+	let ox = t % p.out_w;
+	t = t / p.out_w;
+	let oy = t % p.out_h;
+	let n = t / p.out_h;
+	let y0 = i32(oy * p.stride_h) - i32(p.pad_top);
+	let x0 = i32(ox * p.stride_w) - i32(p.pad_left);
+	let ylo = u32(max(y0, 0));
+	let yhi = u32(min(y0 + i32(p.kernel_h), i32(p.in_h)));
+	let xlo = u32(max(x0, 0));
+	let xhi = u32(min(x0 + i32(p.kernel_w), i32(p.in_w)));
+	let base = n * p.in_h;
+	var best = x[((base + ylo) * p.in_w + xlo) * C + c];
+	var aty = u32(ylo);
+	var atx = u32(xlo);
+	for (var iy = ylo; iy < yhi; iy++) {
+		for (var ix = xlo; ix < xhi; ix++) {
+			let v = x[((base + iy) * p.in_w + ix) * C + c];
+			let take = !is_nan(best) & ((v > best) | is_nan(v));
+			best = select(best, v, take);
+			aty = select(aty, u32(iy), take);
+			atx = select(atx, u32(ix), take);
+		}
+	}
+	let grad = dy[i];
+	let cy = cell(oy, p.stride_h, p.pad_top, p.out_h, p.in_h);
+	let cx = cell(ox, p.stride_w, p.pad_left, p.out_w, p.in_w);
+	for (var iy = cy.x; iy < cy.y; iy++) {
+		for (var ix = cx.x; ix < cx.y; ix++) {
+			let hit = (u32(iy) == aty) & (u32(ix) == atx);
+			dx[((base + iy) * p.in_w + ix) * C + c] = select(f32(0.0), grad, hit);
+		}
+	}
+}
