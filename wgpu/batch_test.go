@@ -57,6 +57,7 @@ func TestFailedBatchRejectsItsWorkAndLeavesNothingLive(t *testing.T) {
 	require.NoError(t, err)
 	defer big.Release()
 	require.NoError(t, d.Sync(ctxT(t)))
+	require.NoError(t, wgpu.WaitForPollers(d)) // so that no poll submits the batch half-way
 	before := d.Stats()
 
 	first := d.ReadAsync(x, 0, 256)
@@ -110,6 +111,7 @@ func TestFailedBatchMarksWhatItWouldHaveWritten(t *testing.T) {
 	require.NoError(t, err)
 	defer tiny.Release()
 	require.NoError(t, d.Sync(ctxT(t)))
+	require.NoError(t, wgpu.WaitForPollers(d)) // so that no poll submits the batch half-way
 
 	require.NoError(t, d.Dispatch(k, groupsFor(64), scaleParams(2, 64), x, y)) // y lost
 	require.NoError(t, d.Write(big, 0, make([]byte, 1<<20)))                   // big lost

@@ -1,6 +1,11 @@
 package wgpu
 
-import "github.com/wgtensor/wgtensor/wgpu/internal/native"
+import (
+	"errors"
+	"runtime"
+
+	"github.com/wgtensor/wgtensor/wgpu/internal/native"
+)
 
 // Hooks for the external tests (package wgpu_test), which cannot reach
 // unexported state and cannot be internal tests: testgpu imports wgpu.
@@ -81,5 +86,26 @@ func DestroyParamChunks(d *Device) (release func()) {
 		for _, raw := range raws {
 			raw.Release()
 		}
+	}
+}
+
+// WaitForPollers returns once no Await-driven poller goroutine of d's runs.
+// Such a poller polls until nothing is pending, and each poll submits the
+// open batch: a test that needs the ops it records next to share one batch
+// (a failed batch's tests) calls it after Sync, when nothing is pending and
+// a poller still running exits after its next poll. It returns an error if
+// something is pending, for which a poller would never stop.
+func WaitForPollers(d *Device) error {
+	for {
+		d.mu.Lock()
+		polling, pending := d.polling, !d.pending.empty()
+		d.mu.Unlock()
+		switch {
+		case !polling:
+			return nil
+		case pending:
+			return errors.New("WaitForPollers: requests are pending; Sync first")
+		}
+		runtime.Gosched()
 	}
 }

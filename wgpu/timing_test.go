@@ -205,6 +205,8 @@ func TestTimerFailedBatch(t *testing.T) {
 	tiny, err := d.NewBuffer(4, wgpu.UsageStorage)
 	require.NoError(t, err)
 	defer tiny.Release()
+	require.NoError(t, d.Sync(ctxT(t)))
+	require.NoError(t, wgpu.WaitForPollers(d)) // so that no poll submits the batch half-way
 
 	tm, err := d.StartTiming()
 	require.NoError(t, err)
