@@ -127,6 +127,25 @@ func (b *Builder) make(what string, specs []paramSpec) (params, buffers []optim.
 	return params, buffers, nil
 }
 
+// weightAndBias makes a layer's "weight" of shape, initialised by
+// c.weightInit, and with c.bias its "bias" [out], initialised by
+// c.biasInit, both over the fans given, as make does; bias is nil without
+// one.
+func (b *Builder) weightAndBias(what string, c config, shape []int, out, fanIn, fanOut int) (params []optim.Param, weight, bias *tensor.Tensor, err error) {
+	specs := []paramSpec{{name: "weight", shape: shape, init: c.weightInit, fanIn: fanIn, fanOut: fanOut}}
+	if c.bias {
+		specs = append(specs, paramSpec{name: "bias", shape: []int{out}, init: c.biasInit, fanIn: fanIn, fanOut: fanOut})
+	}
+	if params, _, err = b.make(what, specs); err != nil {
+		return nil, nil, nil, err
+	}
+	weight = params[0].T
+	if c.bias {
+		bias = params[1].T
+	}
+	return params, weight, bias, nil
+}
+
 // initTensor makes the tensor of s with its initialiser, in a scope of its
 // own (so an initialiser's intermediates are freed), and keeps it.
 func (b *Builder) initTensor(s paramSpec) (*tensor.Tensor, error) {

@@ -50,18 +50,9 @@ func (b *Builder) Conv2D(in, out int, kernel [2]int, opts ...Option) *Conv2D {
 	l.opts = c.conv
 	window := kernel[0] * kernel[1]
 	fanIn, fanOut := window*in/groups, window*out/groups
-	specs := []paramSpec{{name: "weight", shape: []int{kernel[0], kernel[1], in / groups, out}, init: c.weightInit, fanIn: fanIn, fanOut: fanOut}}
-	if c.bias {
-		specs = append(specs, paramSpec{name: "bias", shape: []int{out}, init: c.biasInit, fanIn: fanIn, fanOut: fanOut})
-	}
-	params, _, err := b.make(l.what, specs)
+	params, weight, bias, err := b.weightAndBias(l.what, c, []int{kernel[0], kernel[1], in / groups, out}, out, fanIn, fanOut)
 	l.init(err, params, nil)
-	if err == nil {
-		l.weight = params[0].T
-		if c.bias {
-			l.bias = params[1].T
-		}
-	}
+	l.weight, l.bias = weight, bias
 	return l
 }
 

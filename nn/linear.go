@@ -36,18 +36,9 @@ func (b *Builder) Linear(in, out int, opts ...Option) *Linear {
 		l.init(b.fail(err), nil, nil)
 		return l
 	}
-	specs := []paramSpec{{name: "weight", shape: []int{out, in}, init: c.weightInit, fanIn: in, fanOut: out}}
-	if c.bias {
-		specs = append(specs, paramSpec{name: "bias", shape: []int{out}, init: c.biasInit, fanIn: in, fanOut: out})
-	}
-	params, _, err := b.make(l.what, specs)
+	params, weight, bias, err := b.weightAndBias(l.what, c, []int{out, in}, out, in, out)
 	l.init(err, params, nil)
-	if err == nil {
-		l.weight = params[0].T
-		if c.bias {
-			l.bias = params[1].T
-		}
-	}
+	l.weight, l.bias = weight, bias
 	return l
 }
 
