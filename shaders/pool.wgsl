@@ -1,17 +1,9 @@
 {{- /* Pool2D: the max (its index with .Arg) or the average of each window of an NHWC tensor; see Pool2D.
 With .Vec4 a thread takes four channels, each an element of a vec4 (T; U and B the matching vectors). */ -}}
-{{.Params -}}
-@group(0) @binding(0) var<storage, read> x: array<{{.T}}>;
-@group(0) @binding(1) var<storage, read_write> y: array<{{.Out}}>;
-@group(0) @binding(2) var<uniform> p: Params;
-{{- if .Max}}
-{{.IsNaN}}
-{{- end}}
-@compute @workgroup_size({{.WorkgroupSize}})
-fn main(@builtin(global_invocation_id) g: vec3<u32>) {
-	let i = g.x + g.y * p.row + p.first;
-	if (i >= p.end) { return; }
-	let C = p.c{{if .Vec4}} / 4u{{end}};
+{{- /* pool_window: thread i's window (output ox, oy of image n, channel
+block c of C), and the rows [ylo, yhi) and columns [xlo, xhi) of the input
+inside it; Pool2D and Pool2DGrad with Scatter share it. */ -}}
+{{define "pool_window"}}	let C = p.c{{if .Vec4}} / 4u{{end}};
 	let c = i % C;
 	var t = i / C;
 	let ox = t % p.out_w;
@@ -24,8 +16,19 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let yhi = u32(min(y0 + i32(p.kernel_h), i32(p.in_h)));
 	let xlo = u32(max(x0, 0));
 	let xhi = u32(min(x0 + i32(p.kernel_w), i32(p.in_w)));
-	let base = n * p.in_h;
+	let base = n * p.in_h;{{end -}}
+{{.Params -}}
+@group(0) @binding(0) var<storage, read> x: array<{{.T}}>;
+@group(0) @binding(1) var<storage, read_write> y: array<{{.Out}}>;
+@group(0) @binding(2) var<uniform> p: Params;
 {{- if .Max}}
+{{.IsNaN}}
+{{- end}}
+@compute @workgroup_size({{.WorkgroupSize}})
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+	let i = g.x + g.y * p.row + p.first;
+	if (i >= p.end) { return; }
+{{template "pool_window" .}}{{- if .Max}}
 	var best = x[((base + ylo) * p.in_w + xlo) * C + c];
 {{- if .Arg}}
 	var at = ylo * p.in_w + xlo;

@@ -30,21 +30,7 @@ fn cell(o: u32, stride: u32, pad: u32, outs: u32, size: u32) -> vec2<u32> {
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let i = g.x + g.y * p.row + p.first;
 	if (i >= p.end) { return; }
-	let C = p.c{{if .Vec4}} / 4u{{end}};
-	let c = i % C;
-	var t = i / C;
-	let ox = t % p.out_w;
-	t = t / p.out_w;
-	let oy = t % p.out_h;
-	let n = t / p.out_h;
-	let y0 = i32(oy * p.stride_h) - i32(p.pad_top);
-	let x0 = i32(ox * p.stride_w) - i32(p.pad_left);
-	let ylo = u32(max(y0, 0));
-	let yhi = u32(min(y0 + i32(p.kernel_h), i32(p.in_h)));
-	let xlo = u32(max(x0, 0));
-	let xhi = u32(min(x0 + i32(p.kernel_w), i32(p.in_w)));
-	let base = n * p.in_h;
-{{- if .Max}}
+{{template "pool_window" .}}{{- if .Max}}
 	var best = x[((base + ylo) * p.in_w + xlo) * C + c];
 	var aty = {{.U}}(ylo);
 	var atx = {{.U}}(xlo);
