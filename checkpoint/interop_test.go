@@ -74,10 +74,7 @@ print(json.dumps({"tensors": out, "metadata": meta}))
 
 func python(t *testing.T, script string, args ...string) []byte {
 	t.Helper()
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 is not installed")
-	}
+	py := testgpu.Tool(t, "python3")
 	out, err := exec.Command(py, append([]string{"-c", script}, args...)...).Output()
 	if ee, ok := err.(*exec.ExitError); ok {
 		t.Fatalf("python3: %v\n%s", err, ee.Stderr)

@@ -294,7 +294,7 @@ func TestProfileOpensInPprof(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, e.WriteProfile(f))
 	require.NoError(t, f.Close())
-	out, err := exec.Command("go", "tool", "pprof", "-top", "-sample_index=gpu_bytes", path).CombinedOutput()
+	out, err := exec.Command(testgpu.Tool(t, "go"), "tool", "pprof", "-top", "-sample_index=gpu_bytes", path).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	assert.Contains(t, string(out), "8.04kB", "two 4 KiB tensors and one of 40 B")
 	assert.Contains(t, string(out), "TestProfileOpensInPprof")

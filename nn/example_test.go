@@ -18,7 +18,7 @@ import (
 // Adam, predicts in inference mode, and frees everything with Dispose.
 func ExampleSequential() {
 	ctx := context.Background()
-	d, err := wgpu.Open(ctx, wgpu.Options{Adapter: "llvmpipe"})
+	d, err := wgpu.Open(ctx, wgpu.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -97,7 +97,7 @@ func ExampleSequential() {
 // own engine: Forward runs on its input's engine, and only reads the model.
 func ExampleModule_concurrent() {
 	ctx := context.Background()
-	d, err := wgpu.Open(ctx, wgpu.Options{Adapter: "llvmpipe"})
+	d, err := wgpu.Open(ctx, wgpu.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

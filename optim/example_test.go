@@ -14,7 +14,7 @@ import (
 // keeps its state under the parameters' names until Dispose.
 func ExampleAdam() {
 	ctx := context.Background()
-	d, err := wgpu.Open(ctx, wgpu.Options{Adapter: "llvmpipe"})
+	d, err := wgpu.Open(ctx, wgpu.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

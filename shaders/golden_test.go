@@ -84,16 +84,10 @@ func firstDifference(a, b []byte) (int, bool) {
 }
 
 // TestKernelsValidateWithNaga validates every golden file with naga, the
-// WGSL front end of wgpu, when it is on PATH. CI (WGT_REQUIRE_GPU=1) has
+// WGSL front end of wgpu, when it is on PATH. CI (WGT_REQUIRE_TOOLS=1) has
 // it, and there its absence fails the test.
 func TestKernelsValidateWithNaga(t *testing.T) {
-	naga, err := exec.LookPath("naga")
-	if err != nil {
-		if testgpu.RequireGPU() {
-			t.Fatal("naga is not on PATH; CI (WGT_REQUIRE_GPU=1) validates the kernels with it")
-		}
-		t.Skip("naga is not on PATH")
-	}
+	naga := testgpu.Tool(t, "naga")
 	for _, v := range shaders.Variants() {
 		cmd := exec.Command(naga, goldenPath(v))
 		cmd.Env = append(os.Environ(), "NO_COLOR=1", "TERM=dumb") // plain text in the test's log

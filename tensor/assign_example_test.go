@@ -13,7 +13,7 @@ import (
 // new values, and its version counts the writes.
 func ExampleEngine_Assign() {
 	ctx := context.Background()
-	d, err := wgpu.Open(ctx, wgpu.Options{Adapter: "llvmpipe"})
+	d, err := wgpu.Open(ctx, wgpu.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -37,7 +37,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 // is an ordinary tensor.
 func ExampleEngine_RunKernel() {
 	ctx := context.Background()
-	d, err := wgpu.Open(ctx, wgpu.Options{Adapter: "llvmpipe"})
+	d, err := wgpu.Open(ctx, wgpu.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -12,7 +12,7 @@ import (
 // disposing everything.
 func Example() {
 	ctx := context.Background()
-	d, err := wgpu.Open(ctx, wgpu.Options{Adapter: "llvmpipe"})
+	d, err := wgpu.Open(ctx, wgpu.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -48,7 +48,7 @@ func Example() {
 // A failed op returns a tensor carrying the error; ops on it pass it on.
 func ExampleOpError() {
 	ctx := context.Background()
-	d, err := wgpu.Open(ctx, wgpu.Options{Adapter: "llvmpipe"})
+	d, err := wgpu.Open(ctx, wgpu.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -70,7 +70,7 @@ func ExampleOpError() {
 // its inputs once. The results are those of the unfused ops, bit for bit.
 func ExampleEngine_SetFusion() {
 	ctx := context.Background()
-	d, err := wgpu.Open(ctx, wgpu.Options{Adapter: "llvmpipe"})
+	d, err := wgpu.Open(ctx, wgpu.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -100,7 +100,7 @@ func ExampleEngine_SetFusion() {
 // loop reading large results allocates nothing.
 func ExampleReadInto() {
 	ctx := context.Background()
-	d, err := wgpu.Open(ctx, wgpu.Options{Adapter: "llvmpipe"})
+	d, err := wgpu.Open(ctx, wgpu.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -18,7 +18,7 @@ import (
 // kernels and their calls.)
 func ExampleEngine_Profile() {
 	ctx := context.Background()
-	d, err := wgpu.Open(ctx, wgpu.Options{Adapter: "llvmpipe"})
+	d, err := wgpu.Open(ctx, wgpu.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -141,7 +141,7 @@ func TestTextOfABadTensorIsAnError(t *testing.T) {
 // Printing a tensor's values.
 func ExampleTensor_Text() {
 	ctx := context.Background()
-	d, err := wgpu.Open(ctx, wgpu.Options{Adapter: "llvmpipe"})
+	d, err := wgpu.Open(ctx, wgpu.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

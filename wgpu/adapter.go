@@ -109,7 +109,10 @@ const (
 	PowerLow
 )
 
-// Limits are the device limits that matter to compute work.
+// Limits are the device limits that matter to compute work. A 64-bit
+// limit the adapter does not bound (an NVIDIA GPU's buffer size through
+// Vulkan) reads as math.MaxInt64, and a device is granted as much: the
+// driver's allocations are then what bounds it.
 type Limits struct {
 	MaxBufferSize                     uint64
 	MaxStorageBufferBindingSize       uint64

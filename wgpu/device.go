@@ -47,6 +47,13 @@ type Options struct {
 	// readbacks settle well within it and return in about half the time
 	// a blocked thread takes to wake. 0 means 250µs; negative never spins.
 	SpinWait time.Duration
+	// Float32 names departures from IEEE 754 float32 arithmetic to assume
+	// even where the device, as Open measures it, has none: code generators
+	// then produce what a device with those departures produces, bit for
+	// bit where they keep results exact (tensor's elementwise ops do), so
+	// that lavapipe can reproduce a GPU's results. WGT_FLOAT32
+	// ("flush,div,sqrt", see ParseFloat32Behavior) adds to it.
+	Float32 Float32Behavior
 	// OnUncapturedError receives errors that no error scope captured and no
 	// call could return (a failed batch submission, say). If nil, they are
 	// kept and returned by Device.UncapturedErrors.
@@ -87,10 +94,11 @@ type LostInfo struct {
 // touch the GPU are serialised on one lock; polling happens outside it, so
 // a goroutine waiting for the GPU does not block one recording work.
 type Device struct {
-	info   AdapterInfo
-	limits Limits // as granted
-	opts   Options
-	lost   *Promise[LostInfo]
+	info    AdapterInfo
+	limits  Limits          // as granted
+	float32 Float32Behavior // as measured, with Options.Float32
+	opts    Options
+	lost    *Promise[LostInfo]
 
 	dev *native.Device
 
@@ -194,9 +202,15 @@ func openLocked(ctx context.Context, opts Options) (*Device, error) {
 		adapter.Release()
 		return nil, fromBinding("open "+info.String(), err)
 	}
+	f32, err := probeFloat32(dev, info)
+	if err != nil {
+		dev.Release()
+		return nil, fromBinding("open "+info.String(), err)
+	}
 	d := &Device{
 		info:    info,
 		limits:  Limits(dev.Limits()),
+		float32: f32.Or(opts.Float32),
 		opts:    opts,
 		lost:    newPromise[LostInfo](nil),
 		dev:     dev,
@@ -215,7 +229,7 @@ func openLocked(ctx context.Context, opts Options) (*Device, error) {
 }
 
 // withEnvironment fills in what opts leave unset from WGT_BACKEND and
-// WGT_ADAPTER.
+// WGT_ADAPTER, and adds WGT_FLOAT32's departures to opts.Float32.
 func withEnvironment(opts Options) (Options, error) {
 	if v := os.Getenv("WGT_BACKEND"); v != "" && opts.Backend == BackendAny {
 		b, err := ParseBackend(v)
@@ -227,6 +241,11 @@ func withEnvironment(opts Options) (Options, error) {
 	if v := os.Getenv("WGT_ADAPTER"); v != "" && opts.Adapter == "" {
 		opts.Adapter = v
 	}
+	f32, err := float32FromEnvironment()
+	if err != nil {
+		return opts, err
+	}
+	opts.Float32 = opts.Float32.Or(f32)
 	return opts, nil
 }
 

@@ -18,7 +18,9 @@ func TestOpenReportsAdapterAndGrantedLimits(t *testing.T) {
 	info := d.Info()
 	assert.NotEmpty(t, info.Name)
 	assert.NotEqual(t, wgpu.BackendAny, info.Backend)
-	assert.NotEqual(t, wgpu.AdapterUnknown, info.Type)
+	if info.Backend != wgpu.BackendGL { // GL says nothing of the type but for llvmpipe (an NVIDIA GPU's is unknown)
+		assert.NotEqual(t, wgpu.AdapterUnknown, info.Type)
+	}
 	lim := d.Limits()
 	assert.GreaterOrEqual(t, lim.MaxStorageBufferBindingSize, uint64(128<<20), "the device must get the adapter's binding size, not a lower default")
 	assert.GreaterOrEqual(t, lim.MaxBufferSize, lim.MaxStorageBufferBindingSize)

@@ -9,10 +9,11 @@ import (
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
-// A kernel that doubles every element, run on the default test adapter.
+// A kernel that doubles every element, on the best adapter (or the one
+// WGT_BACKEND and WGT_ADAPTER name).
 func Example() {
 	ctx := context.Background()
-	d, err := wgpu.Open(ctx, wgpu.Options{Adapter: "llvmpipe"})
+	d, err := wgpu.Open(ctx, wgpu.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

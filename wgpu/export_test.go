@@ -16,6 +16,13 @@ var SizeClass = sizeClass
 // CapacityFor exposes capacityFor.
 var CapacityFor = capacityFor
 
+// Float32ProbeInputs and JudgeFloat32Probe expose the float32 probe's
+// inputs and its verdict on a device's outputs.
+var (
+	Float32ProbeInputs = float32ProbeInputs
+	JudgeFloat32Probe  = judgeFloat32Probe
+)
+
 // Choose exposes the adapter choice.
 var Choose = choose
 

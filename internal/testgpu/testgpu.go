@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -42,6 +43,23 @@ func DefaultOptions() wgpu.Options {
 // RequireGPU reports whether WGT_REQUIRE_GPU asks for a missing adapter to
 // fail tests instead of skipping them.
 func RequireGPU() bool { return os.Getenv("WGT_REQUIRE_GPU") == "1" }
+
+// Tool returns the path of the program name on PATH. Where it is missing
+// the test is skipped, or fails when WGT_REQUIRE_TOOLS=1, as in CI: the
+// tools (naga, go, python3) are CI's, not the GPU's, so a GPU machine that
+// lacks them runs the rest with WGT_REQUIRE_GPU=1 alone.
+func Tool(t testing.TB, name string) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	if err == nil {
+		return path
+	}
+	if os.Getenv("WGT_REQUIRE_TOOLS") == "1" {
+		t.Fatalf("WGT_REQUIRE_TOOLS=1 and %s is not on PATH", name)
+	}
+	t.Skipf("%s is not on PATH", name)
+	return ""
+}
 
 // Open opens the test device with DefaultOptions and registers its leak
 // check and Close with t.Cleanup.

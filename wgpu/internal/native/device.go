@@ -2,6 +2,7 @@ package native
 
 import (
 	"errors"
+	"math"
 
 	"github.com/cogentcore/webgpu/wgpu"
 )
@@ -23,7 +24,7 @@ type Device struct {
 // still match (shim.go). On success the device owns a and releases it with
 // itself; on failure a is still the caller's.
 func (a *Adapter) RequestDevice(label string) (*Device, error) {
-	full := a.raw.GetLimits().Limits
+	full := boundedLimits(a.raw.GetLimits().Limits)
 	compute := wgpu.DefaultLimits()
 	compute.MaxBufferSize = full.MaxBufferSize
 	compute.MaxStorageBufferBindingSize = full.MaxStorageBufferBindingSize
@@ -60,6 +61,26 @@ func (a *Adapter) RequestDevice(label string) (*Device, error) {
 		return d, nil
 	}
 	return nil, classify(lastErr)
+}
+
+// unboundedU64 is how an adapter reports a 64-bit limit it does not bound
+// (an NVIDIA GPU's maximum buffer size through Vulkan), and also
+// webgpu.h's "undefined": a request for it gets the default (256 MiB of
+// buffer). boundedU64 stands for it in requests and reports.
+const (
+	unboundedU64 = math.MaxUint64
+	boundedU64   = math.MaxInt64
+)
+
+// boundedLimits returns l with every unbounded 64-bit limit at boundedU64,
+// so that a request for it asks for that much.
+func boundedLimits(l wgpu.Limits) wgpu.Limits {
+	for _, v := range []*uint64{&l.MaxBufferSize, &l.MaxStorageBufferBindingSize, &l.MaxUniformBufferBindingSize} {
+		if *v == unboundedU64 {
+			*v = boundedU64
+		}
+	}
+	return l
 }
 
 // checkShim verifies, on a scratch buffer, that the shim's mirrors of the

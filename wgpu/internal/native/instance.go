@@ -162,6 +162,7 @@ func adapterTypeOf(t wgpu.AdapterType) AdapterType {
 }
 
 func limitsOf(l wgpu.Limits) Limits {
+	l = boundedLimits(l)
 	return Limits{
 		MaxBufferSize:                     l.MaxBufferSize,
 		MaxStorageBufferBindingSize:       l.MaxStorageBufferBindingSize,
