@@ -146,17 +146,29 @@ func (k Pool2DGrad) ThreadWork(trips int) float64 {
 	return 32 + 6*float64(trips)
 }
 
-// isNaNF32 is the WGSL test for a float32 NaN, on its bits: compilers may
-// fold a comparison v != v away.
-const isNaNF32 = "fn is_nan(v: f32) -> bool { return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u; }"
+// orderF32 is WGSL's is_nan and ord on f32, read from the bits: compilers
+// may fold a comparison v != v away, and a device that flushes subnormals
+// takes them for zero in a comparison. ord maps a float to an i32 in the
+// floats' order, both zeros to 0 (NaN aside).
+const orderF32 = `fn is_nan(v: f32) -> bool { return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u; }
+fn ord(v: f32) -> i32 {
+	let b = bitcast<i32>(v);
+	return select(select(b, b ^ 0x7fffffff, b < 0), 0, (bitcast<u32>(v) & 0x7fffffffu) == 0u);
+}`
+
+// orderVec4F32 is orderF32 lane by lane.
+const orderVec4F32 = `fn is_nan(v: vec4<f32>) -> vec4<bool> { return (bitcast<vec4<u32>>(v) & vec4<u32>(0x7fffffffu)) > vec4<u32>(0x7f800000u); }
+fn ord(v: vec4<f32>) -> vec4<i32> {
+	let b = bitcast<vec4<i32>>(v);
+	return select(select(b, b ^ vec4<i32>(0x7fffffff), b < vec4<i32>(0)), vec4<i32>(0), (bitcast<vec4<u32>>(v) & vec4<u32>(0x7fffffffu)) == vec4<u32>(0u));
+}`
 
 // vectorTypes sets a pooling kernel's element types in its template data
 // (T the float, U and B the u32 and bool of as many lanes: scalars, or
-// vec4s with Vec4) and its IsNaN, is_nan on T.
+// vec4s with Vec4) and its Order, is_nan and ord on T (see orderF32).
 func vectorTypes(data map[string]any) {
-	data["T"], data["U"], data["B"], data["IsNaN"] = "f32", "u32", "bool", isNaNF32
+	data["T"], data["U"], data["B"], data["Order"] = "f32", "u32", "bool", orderF32
 	if data["Vec4"] == true {
-		data["T"], data["U"], data["B"] = "vec4<f32>", "vec4<u32>", "vec4<bool>"
-		data["IsNaN"] = "fn is_nan(v: vec4<f32>) -> vec4<bool> { return (bitcast<vec4<u32>>(v) & vec4<u32>(0x7fffffffu)) > vec4<u32>(0x7f800000u); }"
+		data["T"], data["U"], data["B"], data["Order"] = "vec4<f32>", "vec4<u32>", "vec4<bool>", orderVec4F32
 	}
 }

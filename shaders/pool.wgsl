@@ -22,7 +22,7 @@ inside it; Pool2D and Pool2DGrad with Scatter share it. */ -}}
 @group(0) @binding(1) var<storage, read_write> y: array<{{.Out}}>;
 @group(0) @binding(2) var<uniform> p: Params;
 {{- if .Max}}
-{{.IsNaN}}
+{{.Order}}
 {{- end}}
 @compute @workgroup_size({{.WorkgroupSize}})
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
@@ -36,7 +36,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	for (var iy = ylo; iy < yhi; iy++) {
 		for (var ix = xlo; ix < xhi; ix++) {
 			let v = x[((base + iy) * p.in_w + ix) * C + c];
-			let take = !is_nan(best) & ((v > best) | is_nan(v));
+			let take = !is_nan(best) & ((ord(v) > ord(best)) | is_nan(v));
 			best = select(best, v, take);
 {{- if .Arg}}
 			at = select(at, iy * p.in_w + ix, take);

@@ -10,7 +10,7 @@ the matching vectors of u32 and bool). */ -}}
 @group(0) @binding(2) var<storage, read_write> dx: array<{{.T}}>;
 @group(0) @binding(3) var<uniform> p: Params;
 
-{{.IsNaN}}
+{{.Order}}
 {{- else}}
 @group(0) @binding(0) var<storage, read> dy: array<{{.T}}>;
 @group(0) @binding(1) var<storage, read_write> dx: array<{{.T}}>;
@@ -37,7 +37,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	for (var iy = ylo; iy < yhi; iy++) {
 		for (var ix = xlo; ix < xhi; ix++) {
 			let v = x[((base + iy) * p.in_w + ix) * C + c];
-			let take = !is_nan(best) & ((v > best) | is_nan(v));
+			let take = !is_nan(best) & ((ord(v) > ord(best)) | is_nan(v));
 			best = select(best, v, take);
 			aty = select(aty, {{.U}}(iy), take);
 			atx = select(atx, {{.U}}(ix), take);

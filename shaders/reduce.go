@@ -170,9 +170,10 @@ func (r Reduce) segmentIndices() bool { return r.Segments && r.Op.Arg() }
 // (reduce.wgsl): whether value v at index j replaces w at index k (none:
 // no value yet). A NaN beats every number, the first NaN every later one,
 // so NaN propagates and ArgMax and ArgMin find the first NaN, as NumPy's
-// do; among numbers ties (-0 and +0 included) keep the lower index. NaN is
-// read from the bits: drivers may drop it in a comparison folded into max
-// or min.
+// do; among numbers ties (-0 and +0 included) keep the lower index. NaN and
+// order are read from the bits: drivers may drop NaN in a comparison folded
+// into max or min, and a device that flushes subnormals takes them for
+// zero in a comparison.
 func (r Reduce) cmp() string {
 	switch r.Op {
 	case Max, ArgMax:

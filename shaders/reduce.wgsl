@@ -28,11 +28,20 @@ const none = 0xffffffffu;
 {{- if .Cmp}}
 {{/* beats orders the candidates of Max, Min and the arg reductions (see Reduce.cmp). */ -}}
 fn is_nan(x: {{.Acc}}) -> bool { return {{if eq .Acc "f32"}}(bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u{{else}}false{{end}}; }
+{{- if eq .Acc "f32"}}
+{{/* ord maps a float's bits to an i32 in the floats' order, both zeros to 0, so that no device's comparison takes a subnormal for zero. */ -}}
+fn ord(x: f32) -> i32 {
+	let b = bitcast<i32>(x);
+	return select(select(b, b ^ 0x7fffffff, b < 0), 0, (bitcast<u32>(x) & 0x7fffffffu) == 0u);
+}
+{{- else}}
+fn ord(x: {{.Acc}}) -> {{.Acc}} { return x; }
+{{- end}}
 fn beats(v: {{.Acc}}, j: u32, w: {{.Acc}}, k: u32) -> bool {
 	if (k == none) { return true; }
 	if (is_nan(w)) { return is_nan(v) && j < k; }
 	if (is_nan(v)) { return true; }
-	return v {{.Cmp}} w || (v == w && j < k);
+	return ord(v) {{.Cmp}} ord(w) || (ord(v) == ord(w) && j < k);
 }
 {{- end}}
 {{- if .PerThread}}

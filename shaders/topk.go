@@ -48,12 +48,12 @@ func (k TopK) Key() string { return fmt.Sprintf("top_k/%s/%v", k.T, k.Write) }
 // Spec generates k's kernel.
 func (k TopK) Spec() wgpu.KernelSpec {
 	p := &TopKParams{}
-	isNaN := isNaNF32
+	order := orderF32
 	if k.T != F32 {
-		isNaN = fmt.Sprintf("fn is_nan(v: %s) -> bool { return false; }", k.T)
+		order = fmt.Sprintf("fn is_nan(v: %[1]s) -> bool { return false; }\nfn ord(v: %[1]s) -> %[1]s { return v; }", k.T)
 	}
 	src := fill("topk.wgsl", map[string]any{"Params": declareParams(p), "WorkgroupSize": WorkgroupSize,
-		"T": k.T, "Write": k.Write, "IsNaN": isNaN})
+		"T": k.T, "Write": k.Write, "Order": order})
 	bindings := []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}
 	if k.Write {
 		bindings = []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite, wgpu.ReadWrite}

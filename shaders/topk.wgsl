@@ -9,13 +9,13 @@
 {{- else}}
 @group(0) @binding(1) var<storage, read_write> rank: array<u32>;
 @group(0) @binding(2) var<uniform> p: Params;
-{{.IsNaN}}
+{{.Order}}
 
 // before reports whether a, at column ia, comes before b, at column ib.
 fn before(a: {{.T}}, ia: u32, b: {{.T}}, ib: u32) -> bool {
 	if (is_nan(a)) { return !is_nan(b) || ia < ib; }
 	if (is_nan(b)) { return false; }
-	return a > b || (a == b && ia < ib);
+	return ord(a) > ord(b) || (ord(a) == ord(b) && ia < ib);
 }
 {{- end}}
 @compute @workgroup_size({{.WorkgroupSize}})

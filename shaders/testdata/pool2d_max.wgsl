@@ -18,6 +18,10 @@ struct Params {
 @group(0) @binding(1) var<storage, read_write> y: array<f32>;
 @group(0) @binding(2) var<uniform> p: Params;
 fn is_nan(v: f32) -> bool { return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u; }
+fn ord(v: f32) -> i32 {
+	let b = bitcast<i32>(v);
+	return select(select(b, b ^ 0x7fffffff, b < 0), 0, (bitcast<u32>(v) & 0x7fffffffu) == 0u);
+}
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let i = g.x + g.y * p.row + p.first;
@@ -40,7 +44,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	for (var iy = ylo; iy < yhi; iy++) {
 		for (var ix = xlo; ix < xhi; ix++) {
 			let v = x[((base + iy) * p.in_w + ix) * C + c];
-			let take = !is_nan(best) & ((v > best) | is_nan(v));
+			let take = !is_nan(best) & ((ord(v) > ord(best)) | is_nan(v));
 			best = select(best, v, take);
 		}
 	}

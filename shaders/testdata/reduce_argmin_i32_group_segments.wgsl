@@ -14,11 +14,12 @@ struct Params {
 const none = 0xffffffffu;
 fn row_base(r: u32) -> u32 { let st = max(p.stride, 1u); return (r / st) * p.length * st + r % st; }
 fn is_nan(x: i32) -> bool { return false; }
+fn ord(x: i32) -> i32 { return x; }
 fn beats(v: i32, j: u32, w: i32, k: u32) -> bool {
 	if (k == none) { return true; }
 	if (is_nan(w)) { return is_nan(v) && j < k; }
 	if (is_nan(v)) { return true; }
-	return v < w || (v == w && j < k);
+	return ord(v) < ord(w) || (ord(v) == ord(w) && j < k);
 }
 var<workgroup> sv: array<i32, 64>;
 var<workgroup> si: array<u32, 64>;

@@ -13,11 +13,15 @@ struct Params {
 const none = 0xffffffffu;
 fn row_base(r: u32) -> u32 { let st = max(p.stride, 1u); return (r / st) * p.length * st + r % st; }
 fn is_nan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }
+fn ord(x: f32) -> i32 {
+	let b = bitcast<i32>(x);
+	return select(select(b, b ^ 0x7fffffff, b < 0), 0, (bitcast<u32>(x) & 0x7fffffffu) == 0u);
+}
 fn beats(v: f32, j: u32, w: f32, k: u32) -> bool {
 	if (k == none) { return true; }
 	if (is_nan(w)) { return is_nan(v) && j < k; }
 	if (is_nan(v)) { return true; }
-	return v > w || (v == w && j < k);
+	return ord(v) > ord(w) || (ord(v) == ord(w) && j < k);
 }
 var<workgroup> sv: array<f32, 64>;
 var<workgroup> si: array<u32, 64>;

@@ -11,12 +11,16 @@ struct Params {
 @group(0) @binding(1) var<storage, read_write> rank: array<u32>;
 @group(0) @binding(2) var<uniform> p: Params;
 fn is_nan(v: f32) -> bool { return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u; }
+fn ord(v: f32) -> i32 {
+	let b = bitcast<i32>(v);
+	return select(select(b, b ^ 0x7fffffff, b < 0), 0, (bitcast<u32>(v) & 0x7fffffffu) == 0u);
+}
 
 // before reports whether a, at column ia, comes before b, at column ib.
 fn before(a: f32, ia: u32, b: f32, ib: u32) -> bool {
 	if (is_nan(a)) { return !is_nan(b) || ia < ib; }
 	if (is_nan(b)) { return false; }
-	return a > b || (a == b && ia < ib);
+	return ord(a) > ord(b) || (ord(a) == ord(b) && ia < ib);
 }
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {

@@ -11,12 +11,13 @@ struct Params {
 @group(0) @binding(1) var<storage, read_write> rank: array<u32>;
 @group(0) @binding(2) var<uniform> p: Params;
 fn is_nan(v: u32) -> bool { return false; }
+fn ord(v: u32) -> u32 { return v; }
 
 // before reports whether a, at column ia, comes before b, at column ib.
 fn before(a: u32, ia: u32, b: u32, ib: u32) -> bool {
 	if (is_nan(a)) { return !is_nan(b) || ia < ib; }
 	if (is_nan(b)) { return false; }
-	return a > b || (a == b && ia < ib);
+	return ord(a) > ord(b) || (ord(a) == ord(b) && ia < ib);
 }
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
