@@ -1,5 +1,7 @@
 package tensor
 
+import "github.com/wgtensor/wgtensor/shaders"
+
 // Hooks for the external tests (package tensor_test), which cannot be
 // internal tests: testgpu imports tensor.
 
@@ -7,6 +9,13 @@ package tensor
 // products: "vec4", "register", "tiled", or "small" when WGT_MATMUL forces
 // it (Engine.Profile names the pipeline each product ran).
 func MatMulKernel(e *Engine) string { return e.matMulKernel() }
+
+// PickMatMul reports whether a product of batches M×K times K×N matrices
+// (transposed as k says) takes the Small kernel where the family of large
+// products is family ("vec4" on CPU adapters, "tiled" on GPUs).
+func PickMatMul(family string, k shaders.MatMul, M, K, N, batches int) bool {
+	return pickMatMul(family, false, k, M, K, N, batches).Small
+}
 
 // OnClaim makes every op on e call f once it has claimed e, before it
 // checks its inputs: f runs while the op holds e.

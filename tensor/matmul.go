@@ -131,13 +131,19 @@ func (e *Engine) matmulPieces(k tiler, M, N, K, batches int) []tilePiece {
 }
 
 // matmulKernelFor returns k, a product of batches M×K times K×N matrices,
-// with its kernel chosen: the family's (see matMulKernel), or the Small
-// kernel where its work estimate is lower (small matrices, a few rows or
-// columns), unless WGT_MATMUL forces a family.
+// with its kernel chosen for e's device (see pickMatMul).
 func (e *Engine) matmulKernelFor(k shaders.MatMul, M, K, N, batches int) shaders.MatMul {
+	_, forced := forcedMatMulKernel()
+	return pickMatMul(e.matMulKernel(), forced, k, M, K, N, batches)
+}
+
+// pickMatMul returns k with its kernel chosen: the family's (see
+// matMulKernel), or the Small kernel where its work estimate is lower
+// (small matrices, a few rows or columns), unless the family is forced.
+func pickMatMul(family string, forced bool, k shaders.MatMul, M, K, N, batches int) shaders.MatMul {
 	small := k
 	small.Small = true
-	switch e.matMulKernel() {
+	switch family {
 	case "small":
 		return small
 	case "vec4":
@@ -146,11 +152,28 @@ func (e *Engine) matmulKernelFor(k shaders.MatMul, M, K, N, batches int) shaders
 	case "register":
 		k.Register = true
 	}
-	if _, forced := forcedMatMulKernel(); !forced && matmulWork(small, M, K, N, batches) < matmulWork(k, M, K, N, batches) {
+	if forced {
+		return k
+	}
+	tiles := matmulWork(k, M, K, N, batches)
+	if family == "tiled" {
+		tiles /= gpuTileAdvantage
+	}
+	if matmulWork(small, M, K, N, batches) < tiles {
 		return small
 	}
 	return k
 }
+
+// gpuTileAdvantage is how many times less a multiply-add of the tiled
+// kernel costs on a GPU than the work estimates say, which are
+// lavapipe's, where its barriers make it the slowest kernel per
+// multiply-add (see shaders.MatMul.GroupWork). On a GPU its tiles in
+// workgroup memory make it the fastest wherever they are mostly full:
+// with this factor a GPU takes the Small kernel only for products whose
+// tiles would be less than about a quarter full (the Small kernel took
+// every product up to 4096×4096 on an H200 without it, at 6 TFLOP/s).
+const gpuTileAdvantage = 8
 
 // matmulWork is the work estimate of a product with kernel k.
 func matmulWork(k shaders.MatMul, M, K, N, batches int) float64 {

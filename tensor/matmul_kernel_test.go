@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wgtensor/wgtensor/internal/testgpu"
+	"github.com/wgtensor/wgtensor/shaders"
 	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
@@ -65,7 +66,9 @@ func TestTransposedProductsTakeTheVec4Kernel(t *testing.T) {
 // matrix, hundreds of times the useful work: [65537 6 6]·[65537 6 6] ran
 // for about 10 s on lavapipe. Products whose tiles would be mostly empty
 // take the Small kernel (a thread per element), on every adapter, and the
-// large products keep their tiles.
+// large products keep their tiles: on the test device as run, and as the
+// choice is made for a GPU's tiled family (on an H200 the Small kernel took
+// every product up to 4096×4096 before GPUs had their own estimate).
 func TestSmallProductsTakeTheSmallKernel(t *testing.T) {
 	e := testgpu.Engine(t)
 	r := rand.New(rand.NewPCG(3, 4))
@@ -82,7 +85,25 @@ func TestSmallProductsTakeTheSmallKernel(t *testing.T) {
 		{[]int{128, 784}, []int{784, 256}, false, false, false},
 		{[]int{128, 10}, []int{256, 10}, false, true, false},
 		{[]int{256, 256}, []int{256, 256}, true, false, false},
+		{[]int{1024, 1024}, []int{1024, 1024}, false, false, false},
+		{[]int{4096, 4096}, []int{4096, 4096}, false, false, false},
 	} {
+		M, K := c.a[len(c.a)-2], c.a[len(c.a)-1]
+		if c.ta {
+			M, K = K, M
+		}
+		N := c.b[len(c.b)-1]
+		if c.tb {
+			N = c.b[len(c.b)-2]
+		}
+		batches := max(size(c.a[:len(c.a)-2]), size(c.b[:len(c.b)-2]))
+		for _, family := range []string{"vec4", "tiled"} {
+			k := shaders.MatMul{TransA: c.ta, TransB: c.tb}
+			assert.Equal(t, c.small, tensor.PickMatMul(family, k, M, K, N, batches), "%s: %v·%v T(%v,%v)", family, c.a, c.b, c.ta, c.tb)
+		}
+		if M*N*K > 1<<30 {
+			continue // the choice is enough; lavapipe would take seconds
+		}
 		a, b := e.FromFloat32s(randF32(r, size(c.a), -1, 1), c.a...), e.FromFloat32s(randF32(r, size(c.b), -1, 1), c.b...)
 		var got *tensor.Tensor
 		kinds := matmulKinds(t, e, func() { got = e.MatMulT(a, b, c.ta, c.tb) })
