@@ -181,9 +181,10 @@
 //
 // # Numerics
 //
-// Float32 arithmetic (Add, Sub, Mul, Div, Square) is IEEE 754 single
-// precision, subnormals included. The other ops follow NumPy and PyTorch
-// at the edges, identically on every backend, fused or not:
+// Float32 arithmetic (Add, Sub, Mul, Div, Square, Sqrt) is IEEE 754
+// single precision, correctly rounded, subnormals included. The other ops
+// follow NumPy and PyTorch at the edges, identically on every backend,
+// fused or not:
 //
 //   - NaN propagates through every float op and reduction: Maximum,
 //     Minimum, Relu, Clip, Sign, Tanh, Sigmoid, LeakyRelu, Max, Min,
@@ -221,6 +222,24 @@
 //     TopK counts NaN as larger than +Inf (as tf and torch do), NaNs and
 //     equal values in the order of their positions. Cumsum propagates
 //     NaN and infinities from where they appear along the scan.
+//
+// Devices differ from IEEE 754 where WGSL lets them (wgpu.Float32Behavior,
+// which Open measures): an NVIDIA GPU through Vulkan divides and takes
+// square roots to within 2.5 ulp and flushes subnormals. Elementwise ops
+// correct the first: Div, Sqrt and the library's own quotients are
+// correctly rounded everywhere (a subnormal quotient, on a device that
+// divides inexactly yet keeps subnormals, within one unit of the smallest
+// subnormal). On a device that flushes subnormals, an arithmetic
+// elementwise op reads a subnormal operand as a zero of its sign and gives
+// a zero of its sign where its IEEE result is subnormal, also where it
+// reads bits; the ops that only move, select or compare (Neg, Abs, Sign,
+// Relu, Clip, Maximum, Minimum, Where, Cast, the comparisons, Max, Min,
+// ArgMax, ArgMin, TopK, MaxPool2D, copies and gathers) keep every bit and
+// order subnormals apart from zero on every device. Other kernels (MatMul,
+// Conv2D, sums, Softmax, LayerNorm, the losses) use the device's own
+// arithmetic. wgpu.Options.Float32 (or WGT_FLOAT32=flush,div,sqrt) makes
+// any device compute elementwise ops as one with those departures does,
+// bit for bit.
 //
 // Precision: Exp and Log within 2 ulp; Tanh, Sigmoid, Sin, Cos and Pow
 // within 4, subnormal arguments and results included, Sin and Cos for

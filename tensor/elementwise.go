@@ -47,8 +47,8 @@ var unaryOps = map[string]unaryExpr{
 	"round":  byType("round(a0)", "a0", "a0"),
 	"exp":    floatOnly("exp_(a0)"),
 	"log":    floatOnly("log_(a0)"),
-	"sqrt":   floatOnly("sqrt(a0)"),
-	"rsqrt":  floatOnly("1.0 / sqrt(a0)"), // two correctly rounded ops: within 1 ulp
+	"sqrt":   floatOnly("sqrt_(a0)"),
+	"rsqrt":  floatOnly("div_(1.0, sqrt_(a0))"), // two correctly rounded ops: within 1 ulp
 	"sin":    floatOnly("sin_(a0)"),
 	"cos":    floatOnly("cos_(a0)"),
 	"tanh":   floatOnly("tanh_(a0)"),
@@ -201,7 +201,7 @@ var binaryOps = map[string]binaryOp{
 	"add":           {expr: func(shaders.Type) string { return "a0 + a1" }},
 	"sub":           {expr: func(shaders.Type) string { return "a0 - a1" }},
 	"mul":           {expr: func(shaders.Type) string { return "a0 * a1" }},
-	"div":           {expr: byType("a0 / a1", "divmodi_(a0, a1).x", "divu_(a0, a1)")},
+	"div":           {expr: byType("div_(a0, a1)", "divmodi_(a0, a1).x", "divu_(a0, a1)")},
 	"maximum":       {expr: byType("fmax_(a0, a1)", "max(a0, a1)", "max(a0, a1)")},
 	"minimum":       {expr: byType("fmin_(a0, a1)", "min(a0, a1)", "min(a0, a1)")},
 	"pow":           {expr: byType("pow_(a0, a1)", "", "")},
@@ -321,7 +321,10 @@ func (o *op) mapOp(name, expr string, out DType, in []*Tensor, scalars [4]float3
 	if err != nil {
 		return o.e.errTensor(err)
 	}
-	n := shaders.Node{Name: name, Out: out.wgsl(), Expr: expr, Helpers: helpersFor(expr)}
+	if o.e.f32.FlushesSubnormals && out == Float32 && !keepsBits[name] {
+		expr = flushExpr(expr, in)
+	}
+	n := shaders.Node{Name: name, Out: out.wgsl(), Expr: expr, Helpers: o.e.helpersFor(expr)}
 	if err := o.record(res, n, shaders.NodeParams{Scalars: scalars}, in); err != nil {
 		res.Dispose()
 		return o.e.errTensor(err)
@@ -333,10 +336,37 @@ func (o *op) mapOp(name, expr string, out DType, in []*Tensor, scalars [4]float3
 // an underscore.
 var callsNumerics = regexp.MustCompile(`\b\w+_\(`)
 
-// helpersFor returns the helpers expr needs: the numerics library or none.
-func helpersFor(expr string) string {
+// helpersFor returns the helpers expr needs: the numerics library for e's
+// device (see numericsFor), or none.
+func (e *Engine) helpersFor(expr string) string {
 	if callsNumerics.MatchString(expr) {
-		return numerics
+		return numericsFor(e.f32)
 	}
 	return ""
+}
+
+// keepsBits names the float32 ops that only move, select or compare
+// values: they read the bits and give the same results on every device,
+// subnormals included. Every other float32 op is arithmetic, and on a
+// device that flushes subnormals gives the IEEE result of its operands
+// flushed, flushed (see flushExpr).
+var keepsBits = map[string]bool{
+	"neg": true, "abs": true, "sign": true, "relu": true, "clip": true,
+	"maximum": true, "minimum": true, "where": true, "cast": true,
+}
+
+// operand matches an elementwise expression's operand names.
+var operand = regexp.MustCompile(`\ba([0-9])\b`)
+
+// flushExpr wraps expr's float32 operands in daz_ and its result in ftz_,
+// so that the op sees and gives what a flushing device's arithmetic
+// does, also where it reads the bits.
+func flushExpr(expr string, in []*Tensor) string {
+	expr = operand.ReplaceAllStringFunc(expr, func(a string) string {
+		if i := int(a[1] - '0'); i < len(in) && in[i].dtype == Float32 {
+			return "daz_(" + a + ")"
+		}
+		return a
+	})
+	return "ftz_(" + expr + ")"
 }

@@ -32,7 +32,8 @@ import (
 // ErrArgument, and their reporting methods report nothing.
 type Engine struct {
 	dev  *wgpu.Device
-	busy atomic.Int32 // 1 while an op runs or PushTracker sets the owner
+	f32  wgpu.Float32Behavior // dev's, as the elementwise kernels adapt to it (numerics.go)
+	busy atomic.Int32         // 1 while an op runs or PushTracker sets the owner
 	// owner is the goroutine (goroutine.Current) whose trackers are pushed,
 	// 0 when there are none. It changes under mu, with trackers; ops read it
 	// without the lock.
@@ -73,7 +74,7 @@ var nextID atomic.Uint64
 // New returns an Engine computing on d. Elementwise ops are fused unless
 // WGT_FUSE=0 (see SetFusion).
 func New(d *wgpu.Device) *Engine {
-	return &Engine{dev: d, live: make(map[*Tensor]struct{}), fuse: os.Getenv("WGT_FUSE") != "0"}
+	return &Engine{dev: d, f32: d.Float32(), live: make(map[*Tensor]struct{}), fuse: os.Getenv("WGT_FUSE") != "0"}
 }
 
 // Device returns the device e computes on (nil for a nil or zero Engine).

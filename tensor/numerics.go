@@ -1,5 +1,11 @@
 package tensor
 
+import (
+	"sync"
+
+	"github.com/wgtensor/wgtensor/wgpu"
+)
+
 // numerics is the WGSL library behind the elementwise ops whose results
 // must not depend on the driver at the edges: NaN, infinities, signed
 // zeros, subnormals and out-of-range conversions. Every op that calls one
@@ -23,6 +29,190 @@ package tensor
 //   - Extra precision comes from exact products of 12-bit halves (split
 //     off with a bit mask) and Sterbenz's lemma, never from compensated
 //     sums such as Fast2Sum: Mesa folds (a + b) - a into b.
+//
+// The library adapts to the device's float32 arithmetic
+// (wgpu.Float32Behavior; see numericsFor). Where the device divides or
+// takes square roots inexactly, div_ and sqrt_ correct the hardware's
+// result with fused multiply-adds (fma) to the correctly rounded one.
+// Where it flushes subnormals, daz_ and ftz_ flush them explicitly: the
+// engine wraps each arithmetic op's operands in daz_ and its result in
+// ftz_ (see flushExpr), so that code reading the bits sees what the
+// hardware's arithmetic sees, and every result is the IEEE result of the
+// flushed operands, flushed.
+func numericsFor(f wgpu.Float32Behavior) string {
+	k := f.FlushesSubnormals
+	i := 0
+	if k {
+		i = 1
+	}
+	if f.InexactDivision {
+		i += 2
+	}
+	if f.InexactSqrt {
+		i += 4
+	}
+	numericsOnce[i].Do(func() {
+		lib := numerics
+		if f.FlushesSubnormals {
+			lib += flushSubnormals
+		} else {
+			lib += keepSubnormals
+		}
+		if f.InexactDivision {
+			lib += correctedDivision
+		} else {
+			lib += exactDivision
+		}
+		if f.InexactSqrt {
+			lib += correctedSqrt
+		} else {
+			lib += exactSqrt
+		}
+		if f.InexactDivision || f.InexactSqrt {
+			lib += normalize
+		}
+		numericsLibs[i] = lib
+	})
+	return numericsLibs[i]
+}
+
+var (
+	numericsOnce [8]sync.Once
+	numericsLibs [8]string
+)
+
+// Where the device keeps subnormals, daz_ and ftz_ are identities.
+const keepSubnormals = `
+fn daz_(x: f32) -> f32 { return x; }
+fn ftz_(x: f32) -> f32 { return x; }
+`
+
+// Where it flushes them, daz_ (denormals are zero, for operands) and ftz_
+// (flush to zero, for results) turn a subnormal into a zero of its sign.
+const flushSubnormals = `
+fn daz_(x: f32) -> f32 {
+	let u = bitcast<u32>(x);
+	return select(x, bitcast<f32>(u & 0x80000000u), (u & 0x7f800000u) == 0u);
+}
+fn ftz_(x: f32) -> f32 { return daz_(x); }
+`
+
+const exactDivision = `
+fn div_(a: f32, b: f32) -> f32 { return a / b; }
+`
+
+const exactSqrt = `
+fn sqrt_(x: f32) -> f32 { return sqrt(x); }
+`
+
+// correctedDivision is IEEE division on a device whose own is inexact
+// (within 2.5 ulp, as WGSL allows; an NVIDIA GPU multiplies by a
+// reciprocal, which is zero for |b| >= 2^126 where subnormals flush). The
+// special operands are decided from the bits; the rest divide mantissas x
+// and y in [1, 2), where nothing overflows or underflows. A first guess
+// x * (1/y), within a few ulp, steps to its neighbour while the quotient
+// lies beyond the midpoint between them, decided exactly in 64-bit integer
+// arithmetic (roundq_); the quotient in (1/2, 2) is then scaled by the
+// exponents' difference, rounding once more where the result is
+// subnormal (which flushes where subnormals flush).
+const correctedDivision = `
+fn div_(a: f32, b: f32) -> f32 {
+	let ua = bitcast<u32>(a);
+	let ub = bitcast<u32>(b);
+	let aa = ua & 0x7fffffffu;
+	let ab = ub & 0x7fffffffu;
+	let sign = (ua ^ ub) & 0x80000000u;
+	if (aa > inf_bits || ab > inf_bits) { return bitcast<f32>(nan_bits); }
+	if (aa == inf_bits || ab == 0u) {
+		if (ab == inf_bits || aa == 0u) { return bitcast<f32>(nan_bits); } // Inf/Inf, 0/0
+		return bitcast<f32>(sign | inf_bits);
+	}
+	if (aa == 0u || ab == inf_bits) { return bitcast<f32>(sign); }
+	let na = normalize_(aa);
+	let nb = normalize_(ab);
+	let x = bitcast<f32>(na.x);
+	let y = bitcast<f32>(nb.x);
+	let q = roundq_(x * (1.0 / y), mant24_(bitcast<u32>(na.x)), mant24_(bitcast<u32>(nb.x)));
+	return bitcast<f32>(bitcast<u32>(scalbn_(q, na.y - nb.y)) | sign);
+}
+
+// roundq_ steps q, within 4 ulp of X/Y for 24-bit mantissas X and Y of x
+// and y in [1, 2), to the float nearest X/Y. With q = Q 2^(E-23), X/Y
+// passes the midpoint above q when X 2^(24-E) > (2Q+1) Y, and the one
+// below when X 2^(24-E) < (2Q-1) Y (with X 2^(25-E) < (4Q-1) Y below a
+// power of two, whose lower neighbour is nearer): products of at most
+// 50 bits. X/Y is never a midpoint.
+fn roundq_(q0: f32, X: u32, Y: u32) -> f32 {
+	var q = q0;
+	for (var i = 0; i < 4; i++) {
+		let u = bitcast<u32>(q);
+		let Q = mant24_(u);
+		let sh = u32(151 - i32(u >> 23u)); // 24 - E
+		let x = shl64_(X, sh);
+		if (lt64_(mul32_(2u * Q + 1u, Y), x)) { q = bitcast<f32>(u + 1u); continue; }
+		let pow2 = Q == 0x800000u;
+		let lo = select(mul32_(2u * Q - 1u, Y), mul32_(4u * Q - 1u, Y), pow2);
+		if (lt64_(select(x, shl64_(X, sh + 1u), pow2), lo)) { q = bitcast<f32>(u - 1u); continue; }
+		break;
+	}
+	return q;
+}
+`
+
+// correctedSqrt is IEEE's square root on a device whose own is inexact. A
+// positive finite x is m 2^2k with m in [1, 4); a first guess m/sqrt(m)
+// (WGSL's inverseSqrt), within a few ulp, steps to its neighbour while
+// sqrt(m) lies beyond the midpoint between them, decided exactly in
+// 64-bit integer arithmetic; 2^k then scales the root, always normal,
+// exactly.
+const correctedSqrt = `
+fn sqrt_(x: f32) -> f32 {
+	let u = bitcast<u32>(x);
+	if (u >= inf_bits || u == 0u) { return sqrt(x); } // NaN, +Inf, ±0 and negatives: IEEE's special results
+	let n = normalize_(u);
+	let odd = (n.y & 1) != 0;
+	let m = select(bitcast<f32>(n.x), 2.0 * bitcast<f32>(n.x), odd);
+	let s = roundsqrt_(m * inverseSqrt(m), mant24_(bitcast<u32>(n.x)), select(0u, 1u, odd));
+	return s * pow2_((n.y - select(0, 1, odd)) / 2);
+}
+
+// roundsqrt_ steps s, within 4 ulp of sqrt(m) for m = M 2^(em-23) in
+// [1, 4) (M its 24-bit mantissa), to the float nearest it. With
+// s = S 2^(E-23), sqrt(m) passes the midpoint above s when
+// M 2^(em+25-2E) > (2S+1)^2, and the one below when it is < (2S-1)^2
+// (M 2^(em+27-2E) < (4S-1)^2 below a power of two): at most 54 bits.
+fn roundsqrt_(s0: f32, M: u32, em: u32) -> f32 {
+	var s = s0;
+	for (var i = 0; i < 4; i++) {
+		let u = bitcast<u32>(s);
+		let S = mant24_(u);
+		let sh = em + 25u - 2u * (u >> 23u) + 254u; // em + 25 - 2E
+		let m = shl64_(M, sh);
+		if (lt64_(mul32_(2u * S + 1u, 2u * S + 1u), m)) { s = bitcast<f32>(u + 1u); continue; }
+		let pow2 = S == 0x800000u;
+		let lo = select(mul32_(2u * S - 1u, 2u * S - 1u), mul32_(4u * S - 1u, 4u * S - 1u), pow2);
+		if (lt64_(select(m, shl64_(M, sh + 2u), pow2), lo)) { s = bitcast<f32>(u - 1u); continue; }
+		break;
+	}
+	return s;
+}
+`
+
+// normalize_ returns a finite nonzero magnitude's bits as those of its
+// mantissa in [1, 2), and its unbiased exponent (subnormals normalised);
+// mant24_, a normal float's bits' 24-bit mantissa; shl64_, m shifted left
+// by sh in [1, 31] as 64 bits (high word, low word), and lt64_, a < b for
+// such pairs (mul32_ gives them too).
+const normalize = `
+fn normalize_(a: u32) -> vec2<i32> {
+	let m = mant_(a);
+	return vec2<i32>(bitcast<i32>((u32(m.x) & 0x7fffffu) | 0x3f800000u), m.y - 127);
+}
+fn mant24_(u: u32) -> u32 { return (u & 0x7fffffu) | 0x800000u; }
+fn shl64_(m: u32, sh: u32) -> vec2<u32> { return vec2<u32>(m >> (32u - sh), m << sh); }
+fn lt64_(a: vec2<u32>, b: vec2<u32>) -> bool { return a.x < b.x || (a.x == b.x && a.y < b.y); }
+`
+
 const numerics = `
 const nan_bits = 0x7fc00000u;
 const inf_bits = 0x7f800000u;
@@ -132,9 +322,10 @@ fn mant_(a: u32) -> vec2<i32> {
 }
 
 // fmodfloor_ is NumPy's floored modulo: fmod, then the divisor added when
-// the signs differ; a zero result has the divisor's sign.
+// the signs differ; a zero result has the divisor's sign. fmod's exact
+// remainder is built from bits, so it is flushed as arithmetic would be.
 fn fmodfloor_(a: f32, b: f32) -> f32 {
-	let r = fmod_(a, b);
+	let r = ftz_(fmod_(a, b));
 	if (isnan_(r)) { return r; }
 	if (iszero_(r)) { return copysign_(0.0, b); }
 	if (signbit_(r) != signbit_(b)) { return r + b; }
@@ -210,7 +401,7 @@ fn tanh_(x: f32) -> f32 {
 	let a = abs_(x);
 	var t: f32;
 	if (a >= 0.625) {
-		t = 1.0 - 2.0 / (exp_(2.0 * min(a, 20.0)) + 1.0);
+		t = 1.0 - div_(2.0, exp_(2.0 * min(a, 20.0)) + 1.0);
 	} else {
 		let z = a * a;
 		t = ((((-5.70498872745e-3 * z + 2.06390887954e-2) * z - 5.37397155531e-2) * z + 1.33314422036e-1) * z - 3.33332819422e-1) * z * a + a;
@@ -224,9 +415,9 @@ fn sigmoid_(x: f32) -> f32 {
 	if (isnan_(x)) { return x; }
 	if (signbit_(x)) {
 		let e = exp_(x);
-		return e / (1.0 + e);
+		return div_(e, 1.0 + e);
 	}
-	return 1.0 / (1.0 + exp_(neg_(x)));
+	return div_(1.0, 1.0 + exp_(neg_(x)));
 }
 
 // pow_ is C's pow (C99 Annex F.9.4.4) for every special case, and within

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wgtensor/wgtensor/internal/testgpu"
 	"github.com/wgtensor/wgtensor/tensor"
+	"github.com/wgtensor/wgtensor/wgpu"
 )
 
 // Edge values of each dtype: NaN, infinities, signed zeros, subnormals,
@@ -163,11 +164,39 @@ type elemCase struct {
 	ref  func(x ...uint32) uint32 // the result's word from the operands' words
 	ulps uint64                   // tolerance for float results; 0: exact
 	abs  float64                  // and an absolute tolerance, for results that cancel
+	// keepsBits marks an op that only moves, selects or compares: the same
+	// bits on every device. Any other float32 op is arithmetic, and on a
+	// device that flushes subnormals its reference is flushedRef's.
+	keepsBits bool
+}
+
+// flushedRef is ref on a device that flushes subnormals: the IEEE result
+// of the float32 operands flushed, flushed.
+func flushedRef(ref func(x ...uint32) uint32, in []bits) func(x ...uint32) uint32 {
+	return func(x ...uint32) uint32 {
+		y := make([]uint32, len(x))
+		for i, w := range x {
+			y[i] = w
+			if in[i].dtype == tensor.Float32 {
+				y[i] = flushWord(w)
+			}
+		}
+		return flushWord(ref(y...))
+	}
+}
+
+// flushWord turns a subnormal float32's bits into a zero of its sign.
+func flushWord(w uint32) uint32 {
+	if w&0x7f800000 == 0 {
+		return w & 0x80000000
+	}
+	return w
 }
 
 // checkElementwise runs c over in, unfused and fused, and requires both to
 // agree bit for bit with each other (NaN payloads aside) and with c.ref
-// within c.ulps. Fused, each operand reaches the op through another fused
+// within c.ulps (see elemCase.keepsBits for a device that flushes
+// subnormals). Fused, each operand reaches the op through another fused
 // op and the result leaves through one, so every value crosses a fused
 // boundary.
 func checkElementwise(t *testing.T, e *tensor.Engine, c elemCase, in ...bits) {
@@ -175,6 +204,9 @@ func checkElementwise(t *testing.T, e *tensor.Engine, c elemCase, in ...bits) {
 	unfused := runElementwise(t, e, c, false, in)
 	fused := runElementwise(t, e, c, true, in)
 	require.Equal(t, len(in[0].w), len(unfused.w), c.name)
+	if e.Device().Float32().FlushesSubnormals && unfused.dtype == tensor.Float32 && !c.keepsBits {
+		c.ref = flushedRef(c.ref, in)
+	}
 	bad := 0
 	for i := range unfused.w {
 		args := make([]uint32, len(in))
@@ -284,7 +316,7 @@ func TestCastEdges(t *testing.T) {
 		{tensor.Float32, elemCase{name: "f32→u32", op: to(tensor.Uint32), ref: func(w ...uint32) uint32 {
 			return uint32(castRef(f32(w...), 0, math.MaxUint32))
 		}}},
-		{tensor.Float32, elemCase{name: "f32→f32", op: to(tensor.Float32), ref: func(w ...uint32) uint32 { return w[0] }}},
+		{tensor.Float32, elemCase{name: "f32→f32", op: to(tensor.Float32), ref: func(w ...uint32) uint32 { return w[0] }, keepsBits: true}},
 		{tensor.Int32, elemCase{name: "i32→f32", op: to(tensor.Float32), ref: func(w ...uint32) uint32 {
 			return math.Float32bits(float32(int32(w[0])))
 		}}},
@@ -453,11 +485,11 @@ func TestUnaryFloatEdges(t *testing.T) {
 		c  elemCase
 		in bits
 	}{
-		{elemCase{name: "neg", op: un((*tensor.Engine).Neg), ref: f32Unary(func(x float64) float64 { return -x })}, edges(tensor.Float32)},
-		{elemCase{name: "abs", op: un((*tensor.Engine).Abs), ref: f32Unary(math.Abs)}, edges(tensor.Float32)},
-		{elemCase{name: "sign", op: un((*tensor.Engine).Sign), ref: f32Unary(signRef)}, edges(tensor.Float32)},
+		{elemCase{name: "neg", op: un((*tensor.Engine).Neg), ref: f32Unary(func(x float64) float64 { return -x }), keepsBits: true}, edges(tensor.Float32)},
+		{elemCase{name: "abs", op: un((*tensor.Engine).Abs), ref: f32Unary(math.Abs), keepsBits: true}, edges(tensor.Float32)},
+		{elemCase{name: "sign", op: un((*tensor.Engine).Sign), ref: f32Unary(signRef), keepsBits: true}, edges(tensor.Float32)},
 		{elemCase{name: "square", op: un((*tensor.Engine).Square), ref: f32Unary(func(x float64) float64 { return x * x })}, edges(tensor.Float32)},
-		{elemCase{name: "relu", op: un((*tensor.Engine).Relu), ref: f32Unary(relu)}, edges(tensor.Float32)},
+		{elemCase{name: "relu", op: un((*tensor.Engine).Relu), ref: f32Unary(relu), keepsBits: true}, edges(tensor.Float32)},
 		{elemCase{name: "floor", op: un((*tensor.Engine).Floor), ref: f32Unary(math.Floor)}, edges(tensor.Float32)},
 		{elemCase{name: "ceil", op: un((*tensor.Engine).Ceil), ref: f32Unary(math.Ceil)}, edges(tensor.Float32)},
 		{elemCase{name: "round", op: un((*tensor.Engine).Round), ref: f32Unary(math.RoundToEven)}, edges(tensor.Float32)},
@@ -473,7 +505,7 @@ func TestUnaryFloatEdges(t *testing.T) {
 		{elemCase{name: "leaky_relu", op: un(func(e *tensor.Engine, x *tensor.Tensor) *tensor.Tensor { return e.LeakyRelu(x, 0.1) }),
 			ref: f32Unary(leaky)}, edges(tensor.Float32)},
 		{elemCase{name: "clip", op: un(func(e *tensor.Engine, x *tensor.Tensor) *tensor.Tensor { return e.Clip(x, -1, 2.5) }),
-			ref: f32Unary(clip)}, edges(tensor.Float32)},
+			ref: f32Unary(clip), keepsBits: true}, edges(tensor.Float32)},
 	}
 	for _, c := range cases {
 		checkElementwise(t, e, c.c, c.in)
@@ -556,8 +588,8 @@ func TestCompareEdges(t *testing.T) {
 func TestMaximumMinimumEdges(t *testing.T) {
 	e := testgpu.Engine(t)
 	x, y := pairs(edges(tensor.Float32))
-	checkElementwise(t, e, elemCase{name: "maximum", op: binaryOp((*tensor.Engine).Maximum), ref: f32Ref(ieeeMax)}, x, y)
-	checkElementwise(t, e, elemCase{name: "minimum", op: binaryOp((*tensor.Engine).Minimum), ref: f32Ref(ieeeMin)}, x, y)
+	checkElementwise(t, e, elemCase{name: "maximum", op: binaryOp((*tensor.Engine).Maximum), ref: f32Ref(ieeeMax), keepsBits: true}, x, y)
+	checkElementwise(t, e, elemCase{name: "minimum", op: binaryOp((*tensor.Engine).Minimum), ref: f32Ref(ieeeMin), keepsBits: true}, x, y)
 	xi, yi := pairs(edges(tensor.Int32))
 	checkElementwise(t, e, elemCase{name: "maximum int32", op: binaryOp((*tensor.Engine).Maximum),
 		ref: func(x ...uint32) uint32 { return uint32(max(int32(x[0]), int32(x[1]))) }}, xi, yi)
@@ -566,12 +598,16 @@ func TestMaximumMinimumEdges(t *testing.T) {
 		ref: func(x ...uint32) uint32 { return min(x[0], x[1]) }}, xu, yu)
 }
 
-// numpyMod is NumPy's float mod: fmod, then the divisor added when the
-// signs differ (in float32, as NumPy's float32 loop); a zero has the
-// divisor's sign.
-func numpyMod(x ...uint32) uint32 {
+// numpyModFlushing is NumPy's float mod: fmod, then the divisor added
+// when the signs differ (in float32, as NumPy's float32 loop); a zero has
+// the divisor's sign. With flush, as on a device that flushes subnormals,
+// the exact remainder, an arithmetic result, is flushed before the rest.
+func numpyModFlushing(flush bool, x ...uint32) uint32 {
 	a, b := math.Float32frombits(x[0]), math.Float32frombits(x[1])
 	r := float32(math.Mod(float64(a), float64(b)))
+	if flush {
+		r = math.Float32frombits(flushWord(math.Float32bits(r)))
+	}
 	switch {
 	case r != r:
 	case r == 0:
@@ -580,6 +616,12 @@ func numpyMod(x ...uint32) uint32 {
 		r += b
 	}
 	return math.Float32bits(r)
+}
+
+// modRef is numpyModFlushing as e's device computes it.
+func modRef(e *tensor.Engine) func(x ...uint32) uint32 {
+	flush := e.Device().Float32().FlushesSubnormals
+	return func(x ...uint32) uint32 { return numpyModFlushing(flush, x...) }
 }
 
 // floorDivMod is floored division and modulo of int32, with NumPy's
@@ -603,7 +645,7 @@ func floorDivMod(a, b int32) (int32, int32) {
 func TestDivModEdges(t *testing.T) {
 	e := testgpu.Engine(t)
 	x, y := pairs(edges(tensor.Float32))
-	checkElementwise(t, e, elemCase{name: "mod float32", op: binaryOp((*tensor.Engine).Mod), ref: numpyMod}, x, y)
+	checkElementwise(t, e, elemCase{name: "mod float32", op: binaryOp((*tensor.Engine).Mod), ref: modRef(e)}, x, y)
 	xi, yi := pairs(edges(tensor.Int32))
 	checkElementwise(t, e, elemCase{name: "div int32", op: binaryOp((*tensor.Engine).Div),
 		ref: func(x ...uint32) uint32 { q, _ := floorDivMod(int32(x[0]), int32(x[1])); return uint32(q) }}, xi, yi)
@@ -630,7 +672,7 @@ func TestDivModEdges(t *testing.T) {
 func TestModRandomExact(t *testing.T) {
 	e := testgpu.Engine(t)
 	r := rand.New(rand.NewPCG(11, 12))
-	checkElementwise(t, e, elemCase{name: "mod float32", op: binaryOp((*tensor.Engine).Mod), ref: numpyMod},
+	checkElementwise(t, e, elemCase{name: "mod float32", op: binaryOp((*tensor.Engine).Mod), ref: modRef(e)},
 		randFiniteBits(r, 4096), randFiniteBits(r, 4096))
 }
 
@@ -1035,4 +1077,24 @@ func TestFusedChainsAtEdges(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestDivSqrtRandomSweep checks Div and Sqrt bit for bit over many random
+// finite operands of every magnitude: 16,384 on a CPU adapter, 4,194,304
+// on a GPU, where the hardware's own division and square root are not
+// always correctly rounded and the engine corrects them (see
+// wgpu.Float32Behavior).
+func TestDivSqrtRandomSweep(t *testing.T) {
+	e := testgpu.Engine(t)
+	n := 1 << 14
+	if e.Device().Info().Type != wgpu.AdapterCPU {
+		n = 1 << 22
+	}
+	r := rand.New(rand.NewPCG(21, 22))
+	a, b := randFiniteBits(r, n), randFiniteBits(r, n)
+	checkElementwise(t, e, elemCase{name: "div", op: binaryOp((*tensor.Engine).Div), ref: f32Ref(func(x ...float64) float64 { return x[0] / x[1] })}, a, b)
+	for i, w := range a.w {
+		a.w[i] = w & 0x7fffffff
+	}
+	checkElementwise(t, e, elemCase{name: "sqrt", op: unaryOp((*tensor.Engine).Sqrt), ref: f32Unary(math.Sqrt)}, a)
 }
