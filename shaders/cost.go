@@ -1,8 +1,6 @@
 package shaders
 
 import (
-	"strings"
-
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
@@ -22,7 +20,7 @@ import (
 func (k Elementwise) ThreadWork() float64 {
 	w := 1.0 + float64(len(k.Nodes)) + 3*float64(k.strided())
 	for _, n := range k.Nodes {
-		if strings.Contains(n.Helpers, "fn philox(") {
+		if helpersInfoOf(n.Helpers).philox {
 			w += 4
 		}
 	}

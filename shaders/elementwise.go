@@ -6,8 +6,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
-	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/wgtensor/wgtensor/wgpu"
 )
@@ -87,13 +87,31 @@ type Node struct {
 	Store   bool // write the value to an output buffer
 }
 
-// usesParams matches the names through which an expression reads its
-// node's parameters.
-var usesParams = regexp.MustCompile(`\bs\.[xyzw]|\bs\b|\bh2\b|\bh3\b`)
+// HasParams reports whether n reads scalars or words (names s, h2 or h3),
+// and so takes a parameter slot. It scans the expression's words by hand:
+// it runs several times for every op recorded.
+func (n Node) HasParams() bool {
+	e := n.Expr
+	for i := 0; i < len(e); {
+		if !isWordByte(e[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(e) && isWordByte(e[j]) {
+			j++
+		}
+		if w := e[i:j]; w == "s" || w == "h2" || w == "h3" {
+			return true
+		}
+		i = j
+	}
+	return false
+}
 
-// HasParams reports whether n reads scalars or words, and so takes a
-// parameter slot.
-func (n Node) HasParams() bool { return usesParams.MatchString(n.Expr) }
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
 
 // NodeParams are one node's scalars and words.
 type NodeParams struct {
@@ -150,13 +168,41 @@ func (k Elementwise) Key() string {
 		fmt.Fprintf(h, "leaf %s %v %v\n", l.Type, l.Strided, l.Splat)
 	}
 	for _, n := range k.Nodes {
-		fmt.Fprintf(h, "node %s %v %q %q", n.Out, n.Store, n.Expr, n.Helpers)
+		d := helpersInfoOf(n.Helpers).digest
+		fmt.Fprintf(h, "node %s %v %q %x", n.Out, n.Store, n.Expr, d[:])
 		for _, a := range n.Args {
 			fmt.Fprintf(h, " %v:%d", a.Leaf, a.Index)
 		}
 		h.Write([]byte{'\n'})
 	}
 	return fmt.Sprintf("elementwise/%d/%s", len(k.Nodes), hex.EncodeToString(h.Sum(nil)[:12]))
+}
+
+// helpersInfos memoises helpersInfoOf: an op's Helpers are one of a few
+// library texts (the tensor package's numerics library is about 20 KB, and
+// every op of a device that flushes subnormals names it), and Key and
+// ThreadWork run for every op recorded.
+var helpersInfos sync.Map // helpers text -> helpersInfo
+
+// helpersInfo is what Key and ThreadWork need of a node's Helpers.
+type helpersInfo struct {
+	digest [sha256.Size]byte
+	philox bool // it defines the Philox generator
+}
+
+// helpersInfoOf returns helpers' info, remembered for texts longer than a
+// line.
+func helpersInfoOf(helpers string) helpersInfo {
+	if len(helpers) >= 256 {
+		if i, ok := helpersInfos.Load(helpers); ok {
+			return i.(helpersInfo)
+		}
+	}
+	i := helpersInfo{digest: sha256.Sum256([]byte(helpers)), philox: strings.Contains(helpers, "fn philox(")}
+	if len(helpers) >= 256 {
+		helpersInfos.Store(helpers, i)
+	}
+	return i
 }
 
 // Params encodes the uniform block: the end n of the threads [first, n)

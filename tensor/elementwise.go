@@ -3,6 +3,7 @@ package tensor
 import (
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/wgtensor/wgtensor/shaders"
 )
@@ -360,13 +361,33 @@ var operand = regexp.MustCompile(`\ba([0-9])\b`)
 
 // flushExpr wraps expr's float32 operands in daz_ and its result in ftz_,
 // so that the op sees and gives what a flushing device's arithmetic
-// does, also where it reads the bits.
+// does, also where it reads the bits. Ops are recorded often and their
+// expressions are few: the wrapped ones are remembered.
 func flushExpr(expr string, in []*Tensor) string {
-	expr = operand.ReplaceAllStringFunc(expr, func(a string) string {
-		if i := int(a[1] - '0'); i < len(in) && in[i].dtype == Float32 {
+	var floats uint64
+	for i, t := range in {
+		if t.dtype == Float32 && i < 10 {
+			floats |= 1 << i
+		}
+	}
+	key := flushKey{expr, floats}
+	if w, ok := flushedExprs.Load(key); ok {
+		return w.(string)
+	}
+	w := "ftz_(" + operand.ReplaceAllStringFunc(expr, func(a string) string {
+		if floats&(1<<(a[1]-'0')) != 0 {
 			return "daz_(" + a + ")"
 		}
 		return a
-	})
-	return "ftz_(" + expr + ")"
+	}) + ")"
+	flushedExprs.Store(key, w)
+	return w
 }
+
+// flushKey is an expression and which of its operands are float32.
+type flushKey struct {
+	expr   string
+	floats uint64
+}
+
+var flushedExprs sync.Map // flushKey -> the wrapped expression
