@@ -97,8 +97,11 @@ func (e *Engine) Squeeze(x *Tensor, axes ...int) *Tensor {
 	drop := make([]bool, x.Rank())
 	for _, a := range axes {
 		ax, ok := normAxis(a, x.Rank())
-		if !ok || x.shape[ax] != 1 {
+		switch {
+		case !ok || x.shape[ax] != 1:
 			return o.fail(ErrAxis, "axis %d is not a dimension of size 1", a)
+		case drop[ax]:
+			return o.fail(ErrAxis, "axes %v name dimension %d twice", axes, ax)
 		}
 		drop[ax] = true
 	}

@@ -241,3 +241,24 @@ func TestTensorLargerThanABindingIsRefused(t *testing.T) {
 	assert.Contains(t, x.Err().Error(), "binds at most")
 	assert.Zero(t, e.NumTensors(), "nothing is left behind")
 }
+
+// Issue 19, item 14: an axis named twice, also through its negative
+// alias, is an error in every op that takes a list of axes, as in NumPy.
+func TestAxisListsRefuseRepeats(t *testing.T) {
+	e := testgpu.Engine(t)
+	x := e.Zeros(tensor.Float32, 1, 3, 1)
+	defer x.Dispose()
+	for name, y := range map[string]*tensor.Tensor{
+		"squeeze(0, 0)":    e.Squeeze(x, 0, 0),
+		"squeeze(2, -1)":   e.Squeeze(x, 2, -1),
+		"sum(1, -2)":       e.Sum(x, false, 1, -2),
+		"max(0, 0)":        e.Max(x, true, 0, 0),
+		"transpose(0,0,1)": e.Transpose(x, 0, 0, 1),
+	} {
+		assert.ErrorIs(t, y.Err(), tensor.ErrAxis, name)
+		y.Dispose()
+	}
+	ok := e.Squeeze(x, 0, -1)
+	assert.Equal(t, tensor.Shape{3}, ok.Shape())
+	ok.Dispose()
+}
