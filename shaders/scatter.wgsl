@@ -1,4 +1,4 @@
-{{- /* ScatterAdd: dst[o, idx[j], k] += upd[o, j, k]; by element of dst over the indices [p.begin, p.stop), or with .ByIndex by element of upd over every index; see ScatterAdd. */ -}}
+{{- /* ScatterAdd: dst[o, idx[j], k] += upd[o, j, k], added to dst in index order; by element of dst over the indices [p.begin, p.stop), or with .ByIndex by element of upd over every index; see ScatterAdd. */ -}}
 {{.Params -}}
 @group(0) @binding(0) var<storage, read> idx: array<i32>;
 @group(0) @binding(1) var<storage, read> upd: array<{{.T}}>;
@@ -24,27 +24,23 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 		if (x < 0) { x = x + i32(axis); }
 		if (x == a) { return; }
 	}
-	var sum = {{.T}}(0);
+	let d = ((t / count) * axis + u32(a)) * inner + k;
+	var acc = dst[d];
 	for (var q = j; q < count; q++) {
 		var x = idx[q];
 		if (x < 0) { x = x + i32(axis); }
-		if (x == a) { sum += upd[(base + q) * inner + k]; }
+		if (x == a) { acc += upd[(base + q) * inner + k]; }
 	}
-	let d = ((t / count) * axis + u32(a)) * inner + k;
-	dst[d] = dst[d] + sum;
+	dst[d] = acc;
 {{- else}}
 	let a = i32(t % axis);
 	let base = (t / axis) * count;
-	var sum = {{.T}}(0);
-	var hit = false;
+	var acc = dst[i];
 	for (var j = p.begin; j < p.stop; j++) {
 		var x = idx[j];
 		if (x < 0) { x = x + i32(axis); }
-		if (x == a) {
-			sum += upd[(base + j) * inner + k];
-			hit = true;
-		}
+		if (x == a) { acc += upd[(base + j) * inner + k]; }
 	}
-	if (hit) { dst[i] = dst[i] + sum; }
+	dst[i] = acc;
 {{- end}}
 }

@@ -15,8 +15,10 @@ import (
 // updates has the shape Gather(x, indices, axis) has: x's with dimension
 // axis replaced by indices' shape, and x's dtype (float32, int32 or
 // uint32). ScatterAdd is the adjoint of Gather: the gradient of a Gather
-// is a ScatterAdd into zeros. Repeated indices add up, in the order they
-// appear in indices, so the result is the same from run to run. As in
+// is a ScatterAdd into zeros. Each update is added to the running value of
+// its position, in the order the indices appear (as PyTorch's index_add
+// on the CPU: ScatterAdd([1e8, 5], [0 0 0 1], [1 -1e8 1 2]) is [1 7]), so
+// the result is the same from run to run. As in
 // Gather, negative indices count from the end and indices out of range
 // add nothing (checking them would need a readback).
 //
@@ -57,11 +59,12 @@ func (e *Engine) ScatterAdd(x, indices, updates *Tensor, axis int) *Tensor {
 	return out
 }
 
-// scatterAdd copies x into out, then adds updates into it in index order:
-// with a thread per update element when the indices are fewer than the
-// positions along the axis and fit one dispatch (count·updates rather
-// than count·x), else with a thread per element of out, ScatterChunk
-// indices per dispatch. Both sum the same values in the same order.
+// scatterAdd copies x into out, then adds updates to it one by one in
+// index order: with a thread per update element when the indices are
+// fewer than the positions along the axis and fit one dispatch
+// (count·updates rather than count·x), else with a thread per element of
+// out, ScatterChunk indices per dispatch, in order. Both add the same
+// values in the same order.
 func (o *op) scatterAdd(x, indices, updates, out *Tensor, ax int) error {
 	if err := o.copyRegion(x, out, x.shape, 0, x.shape.strides(), 0, x.shape.strides()); err != nil {
 		return err

@@ -319,3 +319,38 @@ func TestScatterAddEdgeValues(t *testing.T) {
 	assert.True(t, math.IsNaN(float64(got[2])), "Inf + -Inf: %v", got[2])
 	assert.True(t, math.IsInf(float64(got[3]), 1), "3e38 + 3e38 overflows: %v", got[3])
 }
+
+// Issue 19, item 15: each update is added to the running value of its
+// position in index order, as the doc says (and PyTorch's index_add on the
+// CPU), not summed first and then added to x: by either kernel, and across
+// the dispatches of ScatterChunk indices each.
+func TestScatterAddAddsInIndexOrder(t *testing.T) {
+	e := testgpu.Engine(t)
+	inOrder := func(x []float32, idx []int32, upd []float32) []float32 {
+		out := slices.Clone(x)
+		for j, a := range idx {
+			out[a] += upd[j]
+		}
+		return out
+	}
+	check := func(name string, x []float32, idx []int32, upd []float32) {
+		xt, it, ut := e.FromFloat32s(x), e.FromInt32s(idx), e.FromFloat32s(upd)
+		defer xt.Dispose()
+		defer it.Dispose()
+		defer ut.Dispose()
+		y := e.ScatterAdd(xt, it, ut, 0)
+		defer y.Dispose()
+		assert.Equal(t, inOrder(x, idx, upd), f32s(t, y), name)
+	}
+	// The reported case: by element of x (4 indices, 2 positions)...
+	check("by element", []float32{1e8, 5}, []int32{0, 0, 0, 1}, []float32{1, -1e8, 1, 2})
+	assert.Equal(t, []float32{1, 7}, inOrder([]float32{1e8, 5}, []int32{0, 0, 0, 1}, []float32{1, -1e8, 1, 2}))
+	// ...and by update (4 indices, 8 positions).
+	check("by update", []float32{1e8, 5, 0, 0, 0, 0, 0, 0}, []int32{0, 0, 0, 1}, []float32{1, -1e8, 1, 2})
+	// Across a dispatch boundary: 1 last in the first chunk, -1e8 and 1
+	// first in the second.
+	n := shaders.ScatterChunk + 2
+	idx, upd := make([]int32, n), make([]float32, n)
+	upd[n-3], upd[n-2], upd[n-1] = 1, -1e8, 1
+	check("across chunks", []float32{1e8, 0}, idx, upd)
+}

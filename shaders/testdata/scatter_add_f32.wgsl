@@ -23,15 +23,11 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let t = i / inner;
 	let a = i32(t % axis);
 	let base = (t / axis) * count;
-	var sum = f32(0);
-	var hit = false;
+	var acc = dst[i];
 	for (var j = p.begin; j < p.stop; j++) {
 		var x = idx[j];
 		if (x < 0) { x = x + i32(axis); }
-		if (x == a) {
-			sum += upd[(base + j) * inner + k];
-			hit = true;
-		}
+		if (x == a) { acc += upd[(base + j) * inner + k]; }
 	}
-	if (hit) { dst[i] = dst[i] + sum; }
+	dst[i] = acc;
 }

@@ -31,12 +31,12 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 		if (x < 0) { x = x + i32(axis); }
 		if (x == a) { return; }
 	}
-	var sum = f32(0);
+	let d = ((t / count) * axis + u32(a)) * inner + k;
+	var acc = dst[d];
 	for (var q = j; q < count; q++) {
 		var x = idx[q];
 		if (x < 0) { x = x + i32(axis); }
-		if (x == a) { sum += upd[(base + q) * inner + k]; }
+		if (x == a) { acc += upd[(base + q) * inner + k]; }
 	}
-	let d = ((t / count) * axis + u32(a)) * inner + k;
-	dst[d] = dst[d] + sum;
+	dst[d] = acc;
 }
