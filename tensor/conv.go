@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -148,7 +149,11 @@ func newConvGeometry(x, f Shape, o Conv2DOptions) (convGeometry, *badConv) {
 	g.groups = orOne(o.Groups)
 	win, err := NewWindow2D(x[1], x[2], f[0], f[1], o.Stride, o.Dilation, o.Padding)
 	if err != nil {
-		return g, convErr(ErrShape, "%v", err)
+		kind := ErrShape
+		if errors.Is(err, errPastWord) {
+			kind = ErrArgument
+		}
+		return g, convErr(kind, "%v", err)
 	}
 	g.batch, g.inC, g.outC, g.win = x[0], x[3], f[3], win
 	switch {
@@ -161,12 +166,15 @@ func newConvGeometry(x, f Shape, o Conv2DOptions) (convGeometry, *badConv) {
 }
 
 // checkConvOptions returns what is wrong with o's values, whatever the
-// shapes: a negative stride, dilation or group count, or a bad padding.
+// shapes: a negative stride, dilation or group count, a group count past
+// the kernels' word, or a bad padding (NewWindow2D checks the rest).
 func checkConvOptions(o Conv2DOptions) *badConv {
 	p := o.Padding
 	switch {
 	case o.Groups < 0:
 		return convErr(ErrArgument, "groups %d is negative", o.Groups)
+	case o.Groups > maxWindowWord:
+		return convErr(ErrArgument, "groups %d is %v", o.Groups, errPastWord)
 	case min(o.Stride[0], o.Stride[1], o.Dilation[0], o.Dilation[1]) < 0:
 		return convErr(ErrArgument, "stride %v or dilation %v is negative", o.Stride, o.Dilation)
 	case p.Mode != PadValid && p.Mode != PadSame && p.Mode != PadExplicit:

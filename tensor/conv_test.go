@@ -416,6 +416,26 @@ func TestConv2DErrors(t *testing.T) {
 			return e.Conv2D(x, f, tensor.Conv2DOptions{Dilation: [2]int{3, 3}})
 		}},
 		{"nil filter", "conv2d", tensor.ErrArgument, func() *tensor.Tensor { return e.Conv2D(x, nil, none) }},
+		// Issue 19, item 6: a stride of 2^32 ran as stride 0.
+		{"stride past 32 bits", "past 2^31-1", tensor.ErrArgument, func() *tensor.Tensor {
+			return e.Conv2D(x, f, tensor.Conv2DOptions{Stride: [2]int{1 << 32, 1}})
+		}},
+		{"dilation past 32 bits", "past 2^31-1", tensor.ErrArgument, func() *tensor.Tensor {
+			return e.Conv2D(x, f, tensor.Conv2DOptions{Dilation: [2]int{1, 1<<32 + 1}, Padding: tensor.Explicit(0, 0, 0, 1<<33)})
+		}},
+		{"padding past 32 bits", "past 2^31-1", tensor.ErrArgument, func() *tensor.Tensor {
+			return e.Conv2D(x, f, tensor.Conv2DOptions{Padding: tensor.Explicit(1<<32, 0, 0, 0)})
+		}},
+		{"padded span past 31 bits", "past 2^31-1", tensor.ErrArgument, func() *tensor.Tensor {
+			return e.Conv2D(x, f, tensor.Conv2DOptions{Stride: [2]int{1 << 30, 1}, Padding: tensor.Explicit(1<<30, 1<<30, 0, 0)})
+		}},
+		{"groups past 32 bits", "past 2^31-1", tensor.ErrArgument, func() *tensor.Tensor { return e.Conv2D(x, f, tensor.Conv2DOptions{Groups: 1 << 32}) }},
+		{"input gradient: stride past 32 bits", "past 2^31-1", tensor.ErrArgument, func() *tensor.Tensor {
+			return e.Conv2DBackpropInput(dy, f, xs, tensor.Conv2DOptions{Stride: [2]int{1, 1 << 32}})
+		}},
+		{"filter gradient: padding past 32 bits", "past 2^31-1", tensor.ErrArgument, func() *tensor.Tensor {
+			return e.Conv2DBackpropFilter(x, dy, fs, tensor.Conv2DOptions{Padding: tensor.Explicit(0, 0, 1<<32, 0)})
+		}},
 		{"input gradient: dy shape", "conv2d_backprop_input [1 5 5 6] [3 3 4 6]: input shape [1 5 5 4]: dy is [1 5 5 6]; the convolution's result is [1 3 3 6]", tensor.ErrShape, func() *tensor.Tensor {
 			return e.Conv2DBackpropInput(dyWide, f, xs, none)
 		}},

@@ -1,8 +1,6 @@
 package tensor
 
 import (
-	"math"
-
 	"github.com/wgtensor/wgtensor/shaders"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
@@ -130,11 +128,6 @@ func (o *op) poolWindow(shape Shape, dtype DType, p Pool2DOptions) (Window2D, er
 	}
 	if len(shape) != 4 {
 		return Window2D{}, opErr(o.name, o.shapes(), ErrShape, "input %v is not NHWC (rank 4)", shape)
-	}
-	for _, v := range []int{p.Window[0], p.Window[1], p.Stride[0], p.Stride[1], p.Padding.Top, p.Padding.Bottom, p.Padding.Left, p.Padding.Right} {
-		if v > math.MaxInt32 {
-			return Window2D{}, opErr(o.name, o.shapes(), ErrArgument, "window %v, stride %v, padding %v: %d is past 2^31-1", p.Window, p.Stride, p.Padding, v)
-		}
 	}
 	stride := p.Stride
 	for i, s := range stride {

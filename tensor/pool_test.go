@@ -313,6 +313,12 @@ func TestPool2DErrors(t *testing.T) {
 		{"padding past 32 bits", tensor.ErrArgument, "past 2^31-1", func() *tensor.Tensor {
 			return e.AvgPool2D(x, tensor.Pool2DOptions{Window: w2, Padding: tensor.Explicit(0, 1<<40, 0, 0)})
 		}},
+		{"padded span past 31 bits", tensor.ErrArgument, "past 2^31-1", func() *tensor.Tensor {
+			return e.MaxPool2D(x, tensor.Pool2DOptions{Window: w2, Stride: [2]int{1 << 30, 1}, Padding: tensor.Explicit(1<<30, 1<<30, 0, 0)})
+		}},
+		{"grad: stride past 32 bits", tensor.ErrArgument, "past 2^31-1", func() *tensor.Tensor {
+			return e.AvgPool2DGrad(dy, tensor.Shape{1, 4, 4, 1}, tensor.Pool2DOptions{Window: w2, Stride: [2]int{1 << 32, 1}})
+		}},
 		{"rank 3", tensor.ErrShape, "NHWC", func() *tensor.Tensor { return e.MaxPool2D(x3, tensor.Pool2DOptions{Window: w2}) }},
 		{"int32", tensor.ErrDType, "int32", func() *tensor.Tensor { return e.AvgPool2D(xi, tensor.Pool2DOptions{Window: w2}) }},
 		{"max grad, dy of the wrong shape", tensor.ErrShape, "[1 2 2 1]", func() *tensor.Tensor {

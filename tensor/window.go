@@ -1,6 +1,10 @@
 package tensor
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"math"
+)
 
 // PadMode says how a sliding-window op (convolution, pooling) pads its
 // input's height and width.
@@ -84,6 +88,11 @@ func NewWindow2D(inH, inW, kh, kw int, stride, dilation [2]int, pad Padding) (Wi
 	case w.DilationH < 1 || w.DilationW < 1:
 		return w, fmt.Errorf("dilation %v is not positive", dilation)
 	}
+	for _, v := range []int{inH, inW, kh, kw, w.StrideH, w.StrideW, w.DilationH, w.DilationW, pad.Top, pad.Bottom, pad.Left, pad.Right} {
+		if v > maxWindowWord {
+			return w, fmt.Errorf("window %dx%d, stride %v, dilation %v or padding %v: %d is %w", kh, kw, stride, dilation, pad, v, errPastWord)
+		}
+	}
 	extH := (kh-1)*w.DilationH + 1
 	extW := (kw-1)*w.DilationW + 1
 	switch pad.Mode {
@@ -104,6 +113,9 @@ func NewWindow2D(inH, inW, kh, kw int, stride, dilation [2]int, pad Padding) (Wi
 	}
 	spanH := inH + w.PadTop + w.PadBottom
 	spanW := inW + w.PadLeft + w.PadRight
+	if max(extH, extW, spanH, spanW) > maxWindowWord {
+		return w, fmt.Errorf("window extent %dx%d over a padded input %dx%d: %w", extH, extW, spanH, spanW, errPastWord)
+	}
 	if spanH < extH || spanW < extW {
 		return w, fmt.Errorf("window extent %dx%d is larger than the padded input %dx%d", extH, extW, spanH, spanW)
 	}
@@ -119,6 +131,18 @@ func samePads(in, ext, stride int) (before, after int) {
 	total := max((out-1)*stride+ext-in, 0)
 	return total / 2, total - total/2
 }
+
+// maxWindowWord bounds every size, step and position of a window: the
+// kernels hold them in 32-bit words and compute positions such as
+// oy*StrideH - PadTop + ky*DilationH in i32. Each argument, the dilated
+// window's extent and the padded input's span stay within it, and so does
+// every position inside the span.
+const maxWindowWord = math.MaxInt32
+
+// errPastWord is wrapped by NewWindow2D's errors for sizes past
+// maxWindowWord: an argument error, where its other errors are the
+// shapes'.
+var errPastWord = errors.New("past 2^31-1, the kernels' word")
 
 func orOne(n int) int {
 	if n == 0 {
