@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"hash/fnv"
+	"math"
 	"slices"
 
 	"github.com/wgtensor/wgtensor/optim"
@@ -158,6 +159,8 @@ func (b *Builder) initTensor(s paramSpec) (*tensor.Tensor, error) {
 	case err != nil:
 		t.Dispose()
 		return nil, err
+	case t.IsDisposed():
+		return nil, fmt.Errorf("initialiser returned a disposed tensor: %w", tensor.ErrDisposed)
 	case t.DType() != tensor.Float32 || !slices.Equal(t.Shape(), s.shape):
 		defer t.Dispose()
 		return nil, fmt.Errorf("initialiser made %s %v, want float32 %v: %w", t.DType(), t.Shape(), s.shape, tensor.ErrShape)
@@ -172,6 +175,7 @@ func (b *Builder) initTensor(s paramSpec) (*tensor.Tensor, error) {
 type Option struct {
 	name string
 	set  func(*config)
+	bad  string // what is wrong with the option's value, refused by every layer
 }
 
 // config is what options set; each layer starts from its defaults.
@@ -184,44 +188,94 @@ type config struct {
 }
 
 // NoBias makes a Linear without a bias (PyTorch's bias=False).
-func NoBias() Option { return Option{"NoBias", func(c *config) { c.bias = false }} }
+func NoBias() Option { return Option{name: "NoBias", set: func(c *config) { c.bias = false }} }
 
 // WeightInit sets the initialiser of a Linear's or an Embedding's weight
 // (defaults: GlorotUniform for Linear, Normal(1) for Embedding) or of a
 // LayerNorm's or BatchNorm's scale (default Ones).
-func WeightInit(f Init) Option { return Option{"WeightInit", func(c *config) { c.weightInit = f }} }
+func WeightInit(f Init) Option {
+	return Option{name: "WeightInit", set: func(c *config) { c.weightInit = f }}
+}
 
 // BiasInit sets the initialiser of a Linear's, LayerNorm's or BatchNorm's
 // bias (default Zeros).
-func BiasInit(f Init) Option { return Option{"BiasInit", func(c *config) { c.biasInit = f }} }
+func BiasInit(f Init) Option {
+	return Option{name: "BiasInit", set: func(c *config) { c.biasInit = f }}
+}
 
 // Eps sets the ε a LayerNorm or BatchNorm adds to the variance (default
-// 1e-5, PyTorch's).
-func Eps(eps float32) Option { return Option{"Eps", func(c *config) { c.eps = eps }} }
+// 1e-5, PyTorch's): finite and not negative.
+func Eps(eps float32) Option {
+	o := Option{name: "Eps", set: func(c *config) { c.eps = eps }}
+	if !(eps >= 0 && eps <= math.MaxFloat32) {
+		o.bad = fmt.Sprintf("Eps(%g) is not finite and non-negative", eps)
+	}
+	return o
+}
 
 // Momentum sets the weight a BatchNorm gives each batch's statistics in
-// its running ones (default 0.1, PyTorch's: running ← (1−m)·running + m·batch).
-func Momentum(m float32) Option { return Option{"Momentum", func(c *config) { c.momentum = m }} }
+// its running ones (default 0.1, PyTorch's: running ← (1−m)·running + m·batch),
+// in [0, 1].
+func Momentum(m float32) Option {
+	o := Option{name: "Momentum", set: func(c *config) { c.momentum = m }}
+	if !(m >= 0 && m <= 1) {
+		o.bad = fmt.Sprintf("Momentum(%g) is outside [0, 1]", m)
+	}
+	return o
+}
 
-// Stride sets a Conv2D's step over the height and width (default 1, 1).
+// Stride sets a Conv2D's step over the height and width (default 1, 1):
+// each at least 1.
 func Stride(h, w int) Option {
-	return Option{"Stride", func(c *config) { c.conv.Stride = [2]int{h, w} }}
+	o := Option{name: "Stride", set: func(c *config) { c.conv.Stride = [2]int{h, w} }}
+	o.bad = positive("Stride", h, w)
+	return o
 }
 
 // Dilation sets the spacing of a Conv2D's taps over the height and width
-// (default 1, 1: a dense window).
+// (default 1, 1: a dense window): each at least 1.
 func Dilation(h, w int) Option {
-	return Option{"Dilation", func(c *config) { c.conv.Dilation = [2]int{h, w} }}
+	o := Option{name: "Dilation", set: func(c *config) { c.conv.Dilation = [2]int{h, w} }}
+	o.bad = positive("Dilation", h, w)
+	return o
 }
 
 // Pad sets a Conv2D's padding (default tensor.Valid(); tensor.Same()
-// keeps the size at stride 1, tensor.Explicit gives the sizes).
-func Pad(p tensor.Padding) Option { return Option{"Pad", func(c *config) { c.conv.Padding = p }} }
+// keeps the size at stride 1, tensor.Explicit gives the sizes, none
+// negative).
+func Pad(p tensor.Padding) Option {
+	o := Option{name: "Pad", set: func(c *config) { c.conv.Padding = p }}
+	switch p.Mode {
+	case tensor.PadValid, tensor.PadSame:
+	case tensor.PadExplicit:
+		if min(p.Top, p.Bottom, p.Left, p.Right) < 0 || max(p.Top, p.Bottom, p.Left, p.Right) > math.MaxInt32 {
+			o.bad = fmt.Sprintf("Pad(%v) is negative or past 2^31-1", p)
+		}
+	default:
+		o.bad = fmt.Sprintf("Pad(%v) has an unknown mode", p)
+	}
+	return o
+}
 
 // Groups splits a Conv2D's channels into n independent convolutions
 // (default 1; n equal to the input channels is a depthwise convolution).
-// Both channel counts must be multiples of n.
-func Groups(n int) Option { return Option{"Groups", func(c *config) { c.conv.Groups = n }} }
+// Both channel counts must be multiples of n, which is at least 1.
+func Groups(n int) Option {
+	o := Option{name: "Groups", set: func(c *config) { c.conv.Groups = n }}
+	o.bad = positive("Groups", n)
+	return o
+}
+
+// positive says what is wrong with the values of option name, none of
+// which may be below 1 or past 2^31-1 (the kernels' word); "" if nothing.
+// The layers' own zero means 1: an option given 0 is an error, as in
+// PyTorch, not the default.
+func positive(name string, v ...int) string {
+	if slices.Min(v) < 1 || slices.Max(v) > math.MaxInt32 {
+		return fmt.Sprintf("%s%v is below 1 or past 2^31-1", name, v)
+	}
+	return ""
+}
 
 // configure applies opts to the defaults c of the layer what, refusing an
 // option not in takes.
@@ -229,6 +283,9 @@ func configure(what string, c config, opts []Option, takes ...string) (config, e
 	for _, o := range opts {
 		if !slices.Contains(takes, o.name) || o.set == nil {
 			return c, fmt.Errorf("%s: option %s does not apply (it takes %v): %w", what, o.name, takes, tensor.ErrArgument)
+		}
+		if o.bad != "" {
+			return c, fmt.Errorf("%s: %s: %w", what, o.bad, tensor.ErrArgument)
 		}
 		o.set(&c)
 	}

@@ -187,6 +187,19 @@ func TestConv2DErrors(t *testing.T) {
 		{"empty window", func(b *nn.Builder) nn.Module { return b.Conv2D(2, 4, [2]int{0, 3}) }, "channels and window must be positive"},
 		{"groups not dividing", func(b *nn.Builder) nn.Module { return b.Conv2D(3, 4, [2]int{3, 3}, nn.Groups(2)) }, "2 groups do not divide"},
 		{"option of another layer", func(b *nn.Builder) nn.Module { return b.Conv2D(3, 4, [2]int{3, 3}, nn.Eps(1e-3)) }, "option Eps does not apply"},
+		// Issue 19, item 13: zeros ran as 1, a negative stride failed only
+		// in Forward.
+		{"zero stride", func(b *nn.Builder) nn.Module { return b.Conv2D(3, 4, [2]int{3, 3}, nn.Stride(0, 1)) }, "Stride[0 1] is below 1"},
+		{"negative stride", func(b *nn.Builder) nn.Module { return b.Conv2D(3, 4, [2]int{3, 3}, nn.Stride(-1, 1)) }, "Stride[-1 1] is below 1"},
+		{"zero dilation", func(b *nn.Builder) nn.Module { return b.Conv2D(3, 4, [2]int{3, 3}, nn.Dilation(0, 0)) }, "Dilation[0 0] is below 1"},
+		{"zero groups", func(b *nn.Builder) nn.Module { return b.Conv2D(3, 4, [2]int{3, 3}, nn.Groups(0)) }, "Groups[0] is below 1"},
+		{"stride past 32 bits", func(b *nn.Builder) nn.Module { return b.Conv2D(3, 4, [2]int{3, 3}, nn.Stride(1<<32, 1)) }, "past 2^31-1"},
+		{"negative padding", func(b *nn.Builder) nn.Module {
+			return b.Conv2D(3, 4, [2]int{3, 3}, nn.Pad(tensor.Explicit(0, -1, 0, 0)))
+		}, "Pad(explicit(0,-1,0,0)) is negative"},
+		{"unknown padding", func(b *nn.Builder) nn.Module {
+			return b.Conv2D(3, 4, [2]int{3, 3}, nn.Pad(tensor.Padding{Mode: 9}))
+		}, "unknown mode"},
 	} {
 		b := nn.NewBuilder(e, 1)
 		m := c.build(b)

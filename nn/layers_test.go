@@ -355,8 +355,23 @@ func TestBuilderKeepsItsFirstError(t *testing.T) {
 		{"option not taken", func(b *nn.Builder) nn.Module { return b.Linear(2, 3, nn.Momentum(0.5)) }, tensor.ErrArgument, "option Momentum does not apply"},
 		{"nil initialiser", func(b *nn.Builder) nn.Module { return b.Linear(2, 3, nn.WeightInit(nil)) }, tensor.ErrArgument, "nil initialiser"},
 		{"dropout above 1", func(b *nn.Builder) nn.Module { return b.Dropout(1.5) }, tensor.ErrArgument, "probability outside [0, 1]"},
-		{"momentum above 1", func(b *nn.Builder) nn.Module { return b.BatchNorm(3, nn.Momentum(2)) }, tensor.ErrArgument, "momentum 2 outside [0, 1]"},
-		{"negative eps", func(b *nn.Builder) nn.Module { return b.LayerNorm(3, nn.Eps(-1)) }, tensor.ErrArgument, "eps -1 is negative"},
+		{"momentum above 1", func(b *nn.Builder) nn.Module { return b.BatchNorm(3, nn.Momentum(2)) }, tensor.ErrArgument, "Momentum(2) is outside [0, 1]"},
+		{"NaN momentum", func(b *nn.Builder) nn.Module {
+			return b.BatchNorm(3, nn.Momentum(float32(math.NaN())))
+		}, tensor.ErrArgument, "Momentum(NaN) is outside [0, 1]"},
+		{"negative eps", func(b *nn.Builder) nn.Module { return b.LayerNorm(3, nn.Eps(-1)) }, tensor.ErrArgument, "Eps(-1) is not finite and non-negative"},
+		{"infinite eps", func(b *nn.Builder) nn.Module {
+			return b.BatchNorm(3, nn.Eps(float32(math.Inf(1))))
+		}, tensor.ErrArgument, "Eps(+Inf) is not finite"},
+		// Issue 19, item 13: an initialiser's disposed tensor became a
+		// parameter that failed only in Forward.
+		{"initialiser returning a disposed tensor", func(b *nn.Builder) nn.Module {
+			return b.Linear(2, 3, nn.WeightInit(func(e *tensor.Engine, _ uint64, shape []int, _, _ int) *tensor.Tensor {
+				t := e.Zeros(tensor.Float32, shape...)
+				t.Dispose()
+				return t
+			}))
+		}, tensor.ErrDisposed, "nn: Linear(2, 3): weight: initialiser returned a disposed tensor"},
 		{"initialiser of the wrong shape", func(b *nn.Builder) nn.Module {
 			return b.Embedding(3, 2, nn.WeightInit(func(e *tensor.Engine, _ uint64, _ []int, _, _ int) *tensor.Tensor {
 				return e.Zeros(tensor.Float32, 2)
