@@ -55,8 +55,8 @@ var unaryOps = map[string]unaryExpr{
 	"tanh":   floatOnly("tanh_(a0)"),
 	// sigmoid_ is e^x/(1 + e^x) below 0, so tiny results keep their bits.
 	"sigmoid": floatOnly("sigmoid_(a0)"),
-	// gelu's cube overflows to ±Inf for |a0| > 4e12, where tanh_ is ±1.
-	"gelu":       floatOnly("0.5 * a0 * (1.0 + tanh_(0.7978845608 * (a0 + 0.044715 * a0 * a0 * a0)))"),
+	// gelu_ is the tanh approximation, each step rounded on its own.
+	"gelu":       floatOnly("gelu_(a0)"),
 	"leaky_relu": floatOnly("select(a0 * s.x, a0, key_(a0) > 0 && !isnan_(a0))"),
 	"clip":       byType("fmin_(fmax_(a0, s.x), s.y)", "clamp(a0, toi32_(s.x), toi32_(s.y))", "clamp(a0, tou32_(s.x), tou32_(s.y))"),
 }

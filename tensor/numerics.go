@@ -420,6 +420,23 @@ fn sigmoid_(x: f32) -> f32 {
 	return div_(1.0, 1.0 + exp_(neg_(x)));
 }
 
+// opaque_ is x, passed through the elementwise kernel's uniform word that
+// is always 0 (p.zero: the library runs only in shaders.Elementwise
+// kernels), as values between nodes are: no compiler contracts a product
+// before it with a sum after it into an fma, or reorders across it.
+fn opaque_(x: f32) -> f32 { return bitcast<f32>(bitcast<u32>(x) ^ p.zero); }
+
+// gelu_ is 0.5 x (1 + tanh(0.7978845608 (x + 0.044715 x^3))), evaluated
+// left to right as written with every product and sum rounded on its own:
+// GL's compiler reordered the single expression (up to 387 ulp apart from
+// Vulkan near x = -3). The cube overflows to ±Inf for |x| > 4e12, where
+// tanh_ is ±1.
+fn gelu_(x: f32) -> f32 {
+	let cube = opaque_(opaque_(opaque_(0.044715 * x) * x) * x);
+	let t = tanh_(opaque_(0.7978845608 * opaque_(x + cube)));
+	return opaque_(0.5 * x) * opaque_(1.0 + t);
+}
+
 // pow_ is C's pow (C99 Annex F.9.4.4) for every special case, and within
 // 4 ulp elsewhere: y log2|x| in extra precision (log2x_ and exact
 // 12-bit partial products), its integer part n and fraction g apart, then
