@@ -54,6 +54,12 @@ type Options struct {
 	// that lavapipe can reproduce a GPU's results. WGT_FLOAT32
 	// ("flush,div,sqrt", see ParseFloat32Behavior) adds to it.
 	Float32 Float32Behavior
+	// Poison, a debugging mode, fills every storage buffer the pool hands
+	// out with PoisonWord, and fails every readback of a storage buffer that
+	// finds it with ErrPoisoned: a kernel that leaves an element unwritten
+	// then shows as an error, never as another tensor's old bytes. It costs
+	// a write of each buffer's capacity. WGT_POISON=1 turns it on.
+	Poison bool
 	// OnUncapturedError receives errors that no error scope captured and no
 	// call could return (a failed batch submission, say). If nil, they are
 	// kept and returned by Device.UncapturedErrors.
@@ -137,6 +143,8 @@ type Device struct {
 
 	firedMu sync.Mutex  // protects fired; taken by callbacks, after mu if both
 	fired   requestList // requests whose callbacks fired, to settle under mu
+
+	poison []byte // PoisonWord repeated, as much as the largest buffer poisoned (Options.Poison)
 }
 
 // Open chooses an adapter and opens a device on it, requesting the adapter's
@@ -229,7 +237,8 @@ func openLocked(ctx context.Context, opts Options) (*Device, error) {
 }
 
 // withEnvironment fills in what opts leave unset from WGT_BACKEND and
-// WGT_ADAPTER, and adds WGT_FLOAT32's departures to opts.Float32.
+// WGT_ADAPTER, adds WGT_FLOAT32's departures to opts.Float32, and turns
+// on opts.Poison with WGT_POISON=1.
 func withEnvironment(opts Options) (Options, error) {
 	if v := os.Getenv("WGT_BACKEND"); v != "" && opts.Backend == BackendAny {
 		b, err := ParseBackend(v)
@@ -246,6 +255,7 @@ func withEnvironment(opts Options) (Options, error) {
 		return opts, err
 	}
 	opts.Float32 = opts.Float32.Or(f32)
+	opts.Poison = opts.Poison || os.Getenv("WGT_POISON") == "1"
 	return opts, nil
 }
 

@@ -40,6 +40,9 @@ var (
 	ErrInvalidArgument = sentinel("invalid argument")
 	// ErrLeaked: Close found buffers that were never released.
 	ErrLeaked = sentinel("buffers still live")
+	// ErrPoisoned: with Options.Poison, a readback found PoisonWord, the
+	// fill of a buffer nothing wrote since the pool handed it out.
+	ErrPoisoned = sentinel("read memory nothing wrote (the pool's poison)")
 )
 
 // sentinel is the type of the package's sentinel errors.

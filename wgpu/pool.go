@@ -1,6 +1,7 @@
 package wgpu
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"sort"
@@ -365,7 +366,56 @@ func (d *Device) newBufferLocked(size uint64, usage Usage, site []uintptr, inter
 	p.stats.PeakLiveBytes = max(p.stats.PeakLiveBytes, p.stats.LiveBytes)
 	p.stats.PeakReservedBytes = max(p.stats.PeakReservedBytes, p.stats.ReservedBytes)
 	p.watch.handedOut(b)
+	if d.opts.Poison && usage == UsageStorage && !internal {
+		if err := d.poisonLocked(b); err != nil {
+			d.pool.put(b)
+			return nil, err
+		}
+	}
 	return b, nil
+}
+
+// PoisonWord is what Options.Poison fills storage buffers with: a
+// signalling NaN as float32 (-4,531,283 as int32), which no op makes from
+// numbers.
+const PoisonWord uint32 = 0xffbadbad
+
+// poisonLocked fills b's whole capacity with PoisonWord, ordered as Write
+// orders its writes: after the work recorded before it, so that a
+// readback of the buffer's last owner still sees that owner's bytes.
+func (d *Device) poisonLocked(b *Buffer) error {
+	if d.rec.names(b.alloc) {
+		if err := d.flushLocked(); err != nil {
+			return err
+		}
+	}
+	if uint64(len(d.poison)) < b.capacity {
+		d.poison = make([]byte, b.capacity)
+		for i := 0; i < len(d.poison); i += 4 {
+			binary.LittleEndian.PutUint32(d.poison[i:], PoisonWord)
+		}
+	}
+	if err := d.dev.WriteBuffer(b.raw, 0, d.poison[:b.capacity]); err != nil {
+		e := fromBinding(fmt.Sprintf("poison buffer %d", b.id), err)
+		d.noteErr(e)
+		return e
+	}
+	d.unsubmittedWrites += b.capacity
+	if d.unsubmittedWrites >= maxUnsubmittedWrites {
+		return d.flushLocked()
+	}
+	return nil
+}
+
+// poisoned returns the index of the first word of data, read from offset
+// (a multiple of 4), that is PoisonWord, or -1.
+func poisoned(data []byte) int {
+	for i := 0; i+4 <= len(data); i += 4 {
+		if binary.LittleEndian.Uint32(data[i:]) == PoisonWord {
+			return i / 4
+		}
+	}
+	return -1
 }
 
 // capacityFor returns the bytes the pool allocates for a buffer of size

@@ -1,6 +1,7 @@
 package wgpu_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -236,4 +237,39 @@ func TestUnknownUsageIsRefusedByName(t *testing.T) {
 		assert.Contains(t, err.Error(), u.String())
 		assert.NotContains(t, err.Error(), "storage", "an unknown usage is not called storage")
 	}
+}
+
+// Issue 19, item 2: with Options.Poison every storage buffer the pool
+// hands out, new or reused, holds PoisonWord until written, and a
+// readback that finds it fails: an unwritten element never shows a
+// released buffer's bytes. A written buffer reads back as usual.
+func TestPoisonFillsWhatThePoolHandsOut(t *testing.T) {
+	opts := testgpu.DefaultOptions()
+	opts.Poison = true
+	d := testgpu.OpenWith(t, opts)
+	ctx := context.Background()
+	old, err := d.NewBuffer(64, wgpu.UsageStorage)
+	require.NoError(t, err)
+	require.NoError(t, d.Write(old, 0, make([]byte, 64)))
+	_, err = d.ReadAsync(old, 0, 64).Await(ctx)
+	require.NoError(t, err, "a written buffer reads back")
+	require.NoError(t, old.Release())
+
+	reused, err := d.NewBuffer(64, wgpu.UsageStorage)
+	require.NoError(t, err)
+	defer reused.Release()
+	assert.Equal(t, uint64(1), d.Pool().Stats().Reuses, "the released buffer's memory serves the new one")
+	require.NoError(t, d.Write(reused, 0, make([]byte, 60))) // the last word unwritten
+	_, err = d.ReadAsync(reused, 0, 64).Await(ctx)
+	assert.ErrorIs(t, err, wgpu.ErrPoisoned)
+	assert.ErrorContains(t, err, "word 15 is 0xffbadbad")
+	got, err := d.ReadAsync(reused, 0, 60).Await(ctx)
+	require.NoError(t, err, "the written words alone read back")
+	assert.Equal(t, make([]byte, 60), got)
+
+	fresh, err := d.NewBuffer(1<<20, wgpu.UsageStorage)
+	require.NoError(t, err)
+	defer fresh.Release()
+	_, err = d.ReadAsync(fresh, 4096, 4).Await(ctx)
+	assert.ErrorIs(t, err, wgpu.ErrPoisoned, "a new buffer is poisoned too")
 }

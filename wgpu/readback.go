@@ -17,6 +17,9 @@ type readback struct {
 	skip    uint64 // bytes of the staging copy before the first byte asked for
 	size    uint64 // bytes asked for
 	status  native.MapStatus
+	// poisonOf, with Options.Poison, names the storage buffer read from an
+	// offset that is a multiple of 4, whose bytes must not hold PoisonWord.
+	poisonOf string
 
 	dstMu sync.Mutex // protects dst, and is held while bytes are copied into it
 	dst   []byte     // where the bytes go; nil: a new slice
@@ -114,6 +117,9 @@ func (d *Device) readAsync(b *Buffer, offset, size uint64, dst []byte) *Promise[
 	}
 	r.name(b, staging)
 	rb := &readback{p: newPromise[[]byte](d.await), staging: staging, skip: offset - lo, size: size, dst: dst}
+	if d.opts.Poison && b.usage == UsageStorage && !b.internal && offset%4 == 0 {
+		rb.poisonOf = fmt.Sprintf("buffer %d (%d B at %d, created at %s)", b.id, size, offset, b.site)
+	}
 	if dst != nil {
 		rb.p.abandon = rb.detach
 	}
@@ -177,6 +183,10 @@ func (rb *readback) complete(d *Device) (finish func()) {
 		d.copyingReadbacks++
 		return func() {
 			data := rb.copyOut(mapped)
+			bad := -1
+			if rb.poisonOf != "" {
+				bad = poisoned(data) // before the lock: a scan of the whole read
+			}
 			d.mu.Lock()
 			defer d.mu.Unlock()
 			d.copyingReadbacks--
@@ -184,6 +194,10 @@ func (rb *readback) complete(d *Device) (finish func()) {
 			rb.reclaim(d)
 			if err != nil {
 				rb.p.settle(nil, fromBinding("unmap staging buffer", err))
+				return
+			}
+			if bad >= 0 {
+				rb.p.settle(nil, newError("read "+rb.poisonOf, ErrPoisoned, fmt.Sprintf("word %d is %#08x", bad, PoisonWord)))
 				return
 			}
 			rb.p.settle(data, nil)
