@@ -34,7 +34,12 @@
 //     tensors keeps valid references.
 //   - Conversions: F16 and BF16 in a file load into float32 parameters,
 //     exactly (every half and bfloat16 value, NaN payloads, infinities and
-//     subnormals included, is a float32).
+//     subnormals included, is a float32). F64 loads into float32 and I64
+//     (PyTorch's int64) into int32 or uint32 when each value converts
+//     exactly, and fails the load before it writes anything otherwise.
+//   - PyTorch's BatchNorm: Save writes each BatchNorm-like layer's
+//     "num_batches_tracked" (an I64 0) and Load takes it without keeping
+//     it, so files go both ways with load_state_dict(strict=True).
 //   - Nothing outlives a call but what it returns: Save creates no tensor
 //     and leaves the live tensors and bytes as it found them; Load creates
 //     only temporary tensors for an optimizer's state and disposes them;
@@ -45,7 +50,9 @@
 // Load checks the whole file against the model before it writes anything:
 // the header (package safetensors: a truncated file, offsets that overlap
 // or run past the end, bad JSON, a huge header length, ...), then every
-// name, dtype and shape. By default it is strict, as PyTorch's
+// name, dtype and shape, the step counts in the metadata (at most
+// MaxSteps), the optimizer's state names (with the optimizer), and the
+// values of F64 and I64 entries. By default it is strict, as PyTorch's
 // load_state_dict is: a parameter the file lacks or an entry no parameter
 // takes is an error naming it (ErrMismatch), and so is a dtype or shape
 // that differs from the parameter's (also wrapping tensor.ErrDType or
@@ -53,8 +60,11 @@
 // names instead, and Report lists them; a dtype or shape mismatch stays
 // an error. A file that fails these checks writes nothing, leaves no tensor
 // live and the device's pool as it was. Only a failure while the data
-// streams in (the reader's error, the device's) can leave the parameters
-// part loaded; the error says so.
+// streams in (the reader's error, the device's) can leave the optimizer
+// state or the parameters part loaded; the error says exactly which were
+// changed. ChunkSize options past MaxChunkSize, or negative, are refused
+// (ErrArgument), and no call allocates a chunk larger than its largest
+// tensor needs.
 //
 // # Concurrency
 //

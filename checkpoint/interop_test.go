@@ -55,7 +55,7 @@ assert text.startswith("{")
 header = json.loads(text)
 meta = header.pop("__metadata__", {})
 data = b[8 + n:]
-fmt = {"F32": ("f", 4), "I32": ("i", 4), "U32": ("I", 4), "F16": ("e", 2)}
+fmt = {"F32": ("f", 4), "I32": ("i", 4), "U32": ("I", 4), "F16": ("e", 2), "I64": ("q", 8), "F64": ("d", 8)}
 end, out = 0, {}
 for name, info in sorted(header.items(), key=lambda kv: kv[1]["data_offsets"]):
     begin, stop = info["data_offsets"]
@@ -171,4 +171,95 @@ func TestPythonReadsAFileSaveWrote(t *testing.T) {
 		assert.Equal(t, w.shape, g.Shape, name)
 		assert.Equal(t, w.values, g.Values, name)
 	}
+}
+
+// pyWriteBatchNorm writes to argv[1] what PyTorch's state_dict of a
+// BatchNorm1d(2) and a float64 and an int64 tensor saves: the
+// num_batches_tracked an I64 scalar.
+const pyWriteBatchNorm = `
+import json, struct, sys
+tensors = [
+    ("bn.weight", "F32", [2], struct.pack('<2f', 1.5, -2.0)),
+    ("bn.bias", "F32", [2], struct.pack('<2f', 0.25, 0.0)),
+    ("bn.running_mean", "F32", [2], struct.pack('<2f', 0.125, -3.0)),
+    ("bn.running_var", "F32", [2], struct.pack('<2f', 2.0, 0.5)),
+    ("bn.num_batches_tracked", "I64", [], struct.pack('<q', 1234)),
+    ("d", "F64", [3], struct.pack('<3d', 0.5, -2.0**100, 2.0**-149)),
+    ("ids", "I64", [2], struct.pack('<2q', -7, 2147483647)),
+]
+header, data = {"__metadata__": {"format": "pt"}}, b""
+for name, dtype, shape, raw in tensors:
+    header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [len(data), len(data) + len(raw)]}
+    data += raw
+h = json.dumps(header, separators=(",", ":")).encode()
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack('<Q', len(h)) + h + data)
+`
+
+// A PyTorch-style file with a BatchNorm's num_batches_tracked (I64), an
+// F64 and an I64 tensor loads strictly into a model with the BatchNorm's
+// four tensors (num_batches_tracked taken without a parameter) and
+// float32 and int32 parameters; without those two parameters, NonStrict
+// skips them; LoadTensorsFile makes every one. What Save writes back has
+// num_batches_tracked as I64, which the independent decoder reads, as
+// PyTorch's load_state_dict(strict=True) requires.
+func TestBatchNormFileFromPythonRoundTrips(t *testing.T) {
+	e := testgpu.Engine(t)
+	path := filepath.Join(t.TempDir(), "bn.safetensors")
+	python(t, pyWriteBatchNorm, path)
+	model := []optim.Param{
+		{Name: "bn.weight", T: e.Zeros(tensor.Float32, 2)},
+		{Name: "bn.bias", T: e.Zeros(tensor.Float32, 2)},
+		{Name: "bn.running_mean", T: e.Zeros(tensor.Float32, 2)},
+		{Name: "bn.running_var", T: e.Zeros(tensor.Float32, 2)},
+	}
+	defer dispose(model)
+	d := e.Zeros(tensor.Float32, 3)
+	ids := e.Zeros(tensor.Int32, 2)
+	defer d.Dispose()
+	defer ids.Dispose()
+	all := append(model[:4:4], optim.Param{Name: "d", T: d}, optim.Param{Name: "ids", T: ids})
+
+	rep, err := checkpoint.LoadFile(ctxT(t), e, path, all, checkpoint.LoadOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"bn.num_batches_tracked"}, rep.Ignored)
+	assert.Empty(t, rep.Unexpected)
+	assert.Equal(t, []float32{1.5, -2}, f32s(t, model[0].T))
+	assert.Equal(t, []float32{0.125, -3}, f32s(t, model[2].T))
+	assert.Equal(t, []float32{0.5, -float32(math.Ldexp(1, 100)), math.SmallestNonzeroFloat32}, f32s(t, d))
+	iv, err := ids.Int32s(ctxT(t))
+	require.NoError(t, err)
+	assert.Equal(t, []int32{-7, math.MaxInt32}, iv)
+
+	rep, err = checkpoint.LoadFile(ctxT(t), e, path, model, checkpoint.LoadOptions{NonStrict: true})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"d", "ids"}, rep.Unexpected)
+	assert.Equal(t, []string{"bn.num_batches_tracked"}, rep.Ignored)
+
+	got, err := checkpoint.LoadTensorsFile(ctxT(t), e, path)
+	require.NoError(t, err)
+	defer dispose(got)
+	require.Len(t, got, 7)
+	assert.Equal(t, "bn.num_batches_tracked", got[4].Name)
+	assert.Equal(t, tensor.Int32, got[4].T.DType())
+	nb, err := got[4].T.Int32s(ctxT(t))
+	require.NoError(t, err)
+	assert.Equal(t, []int32{1234}, nb)
+
+	out := filepath.Join(t.TempDir(), "go.safetensors")
+	require.NoError(t, checkpoint.SaveFile(ctxT(t), out, model, checkpoint.SaveOptions{}))
+	var read struct {
+		Tensors map[string]struct {
+			DType  string
+			Shape  []int
+			Values []string
+		}
+	}
+	require.NoError(t, json.Unmarshal(python(t, pyRead, out), &read))
+	require.Len(t, read.Tensors, 5)
+	nbt := read.Tensors["bn.num_batches_tracked"]
+	assert.Equal(t, "I64", nbt.DType)
+	assert.Equal(t, []int{}, nbt.Shape)
+	assert.Equal(t, []string{"0"}, nbt.Values)
+	assert.Equal(t, []string{"2.0", "0.5"}, read.Tensors["bn.running_var"].Values)
 }

@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -29,8 +30,11 @@ type LoadOptions struct {
 	// an error either way, as in PyTorch.
 	NonStrict bool
 	// ChunkSize is how many bytes are read and uploaded at a time; 0
-	// means DefaultChunkSize. Chunks under 1 MiB upload through the
-	// device's queue instead of its pooled staging buffers.
+	// means DefaultChunkSize. It is rounded down to a multiple of 8 (at
+	// least 8) and must not be negative or exceed MaxChunkSize
+	// (ErrArgument); Load allocates no more than the file's largest
+	// tensor needs, whatever it is. Chunks under 1 MiB upload through
+	// the device's queue instead of its pooled staging buffers.
 	ChunkSize int
 }
 
@@ -41,8 +45,17 @@ type Report struct {
 	// counts, as "optim.steps.<name>") the file lacks; they kept their
 	// values.
 	Missing []string
-	// Unexpected are the file's entries that nothing took.
+	// Unexpected are the file's entries that nothing took: with
+	// NonStrict, also those of a dtype no parameter takes (an I64
+	// entry the model has no parameter for, say).
 	Unexpected []string
+	// Ignored are the entries the model takes without keeping their
+	// values: the "<layer>.num_batches_tracked" of each BatchNorm-like
+	// layer of params (one with "<layer>.running_mean" and
+	// "<layer>.running_var" but no parameter of that name), an integer
+	// scalar that PyTorch saves and wgtensor's BatchNorm, whose momentum
+	// is always set, does not use. A strict load accepts them.
+	Ignored []string
 }
 
 // load is one tensor to stream from the file into dst.
@@ -67,23 +80,40 @@ type plan struct {
 // tensor from r a chunk at a time into the parameter's storage through
 // e's pooled uploads (Engine.WriteBytes): no more than one chunk of the
 // file is held in host memory. F16 and BF16 entries load into float32
-// parameters, converted exactly.
+// parameters, converted exactly; F64 entries into float32 and I64 entries
+// (PyTorch's int64) into int32 or uint32 parameters when every value
+// converts exactly, else the load fails with ErrMismatch naming the
+// entry, the element and its value, before anything is written.
 //
 // An optimizer's state tensors are streamed into temporary tensors of e,
-// handed to SetState and disposed, before any parameter is written, so an
-// optimizer that refuses a state name (the file of another optimizer)
-// fails the load before the model changes; its step counts are set last.
+// handed to SetState and disposed, before any parameter is written; its
+// step counts, checked against MaxSteps with the rest of the file, are
+// set last.
 //
-// Errors name the tensor: ErrArgument for bad params, safetensors'
-// errors for a bad file, ErrMismatch for a file that does not fit, then
-// r's, ctx's, the device's or the optimizer's errors while streaming,
-// after which the parameters may be part loaded. Load runs ops on e (one
-// Engine of params' device) and belongs to the goroutine that owns e.
+// Before it writes anything it also checks every state name with the
+// optimizer (a SetState of a zero Tensor, which an optimizer refuses with
+// tensor.ErrArgument for a name it knows and with optim.ErrArgument for
+// one it does not; optimizers of package optim do), so that the file of
+// another optimizer fails (or, NonStrict, is skipped) before anything
+// changes, and reads every I64 and F64 entry once to check that its
+// values convert exactly.
+//
+// Errors name the tensor: ErrArgument for bad params or options,
+// safetensors' errors for a bad file, ErrMismatch for a file that does
+// not fit, then r's, ctx's, the device's or the optimizer's errors while
+// streaming. Such a late error says exactly what was left changed: the
+// optimizer state set, the parameters written (whole, and the one part
+// written), the step counts set; everything else keeps its values. Load
+// runs ops on e (one Engine of params' device) and belongs to the
+// goroutine that owns e.
 func Load(ctx context.Context, e *tensor.Engine, r io.ReaderAt, size int64, params []optim.Param, o LoadOptions) (Report, error) {
 	if err := checkParams(params); err != nil {
 		return Report{}, err
 	}
 	if err := checkEngine(e, params); err != nil {
+		return Report{}, err
+	}
+	if err := checkChunk(o.ChunkSize); err != nil {
 		return Report{}, err
 	}
 	h, err := safetensors.ReadHeader(r, size)
@@ -94,23 +124,75 @@ func Load(ctx context.Context, e *tensor.Engine, r io.ReaderAt, size int64, para
 	if err != nil {
 		return Report{}, err
 	}
-	s := newStreamer(e, r, h.DataOffset, o.ChunkSize)
-	for _, l := range p.state {
-		if err := s.loadState(ctx, l, o.Optimizer); err != nil {
-			return p.report, err
+	var need int64
+	for _, l := range slices.Concat(p.state, p.params) {
+		need = max(need, chunkNeed(l.info))
+	}
+	s := newStreamer(e, r, h.DataOffset, chunkSize(o.ChunkSize, need, 8))
+	// The values of 8-byte dtypes may not convert: check them all first.
+	for _, l := range slices.Concat(p.state, p.params) {
+		if l.info.DType.Size() == 8 {
+			if err := s.stream(ctx, l, false); err != nil {
+				return p.report, err
+			}
 		}
 	}
-	for _, l := range p.params {
-		if err := s.stream(ctx, l); err != nil {
-			return p.report, fmt.Errorf("%w (the model is part loaded: the parameters before this one hold the file's values)", err)
+	var done progress
+	for _, l := range p.state {
+		if err := s.loadState(ctx, l, o.Optimizer); err != nil {
+			return p.report, done.wrap(err, "")
 		}
+		done.state = append(done.state, l.info.Name)
+	}
+	for _, l := range p.params {
+		if err := s.stream(ctx, l, true); err != nil {
+			return p.report, done.wrap(err, l.info.Name)
+		}
+		done.params = append(done.params, l.info.Name)
 	}
 	for _, name := range slices.Sorted(maps.Keys(p.steps)) {
 		if err := o.Optimizer.SetSteps(name, p.steps[name]); err != nil {
-			return p.report, fmt.Errorf("checkpoint: load: %w", err)
+			return p.report, done.wrap(fmt.Errorf("checkpoint: load: %w", err), "")
 		}
+		done.steps = append(done.steps, StepsPrefix+name)
 	}
 	return p.report, e.Flush()
+}
+
+// progress is what a Load has changed so far, by name in the file.
+type progress struct {
+	state, params, steps []string
+}
+
+// wrap adds to err, a Load's failure while partial (if not "") was being
+// written, what the load left changed.
+func (d *progress) wrap(err error, partial string) error {
+	if len(d.state)+len(d.params)+len(d.steps) == 0 && partial == "" {
+		return fmt.Errorf("%w (nothing was changed: the model and the optimizer keep their values)", err)
+	}
+	var changed []string
+	if len(d.state) > 0 {
+		changed = append(changed, "the optimizer state "+listInOrder(d.state)+" took the file's values")
+	}
+	if len(d.params) > 0 {
+		changed = append(changed, "the parameters "+listInOrder(d.params)+" hold the file's values")
+	}
+	if partial != "" {
+		changed = append(changed, fmt.Sprintf("the parameter %q is part written", partial))
+	}
+	if len(d.steps) > 0 {
+		changed = append(changed, "the step counts "+listInOrder(d.steps)+" were set")
+	}
+	return fmt.Errorf("%w (the load is partial, the model or optimizer part loaded: %s; every other parameter, optimizer state and step count keeps its value)", err, strings.Join(changed, ", "))
+}
+
+// listInOrder quotes names, which are the first of their kind in the
+// file's data order, saying how many when quoteList leaves some out.
+func listInOrder(names []string) string {
+	if len(names) <= 5 {
+		return quoteList(names)
+	}
+	return fmt.Sprintf("%s (the first %d in the file's data order)", quoteList(names), len(names))
 }
 
 // checkEngine returns the error of writing params with e: e must be an
@@ -156,6 +238,14 @@ func planLoad(h *safetensors.Header, params []optim.Param, o LoadOptions) (*plan
 				p.report.Unexpected = append(p.report.Unexpected, info.Name)
 				continue
 			}
+			known, err := takesState(o.Optimizer, rest)
+			if err != nil {
+				return nil, fmt.Errorf("checkpoint: load %q: %w", info.Name, err)
+			}
+			if !known {
+				p.report.Unexpected = append(p.report.Unexpected, info.Name)
+				continue
+			}
 			if err := checkFits(info, owner); err != nil {
 				return nil, err
 			}
@@ -163,6 +253,13 @@ func planLoad(h *safetensors.Header, params []optim.Param, o LoadOptions) (*plan
 			continue
 		}
 		dst, ok := byName[info.Name]
+		if !ok && batchesTracked(info.Name, byName) {
+			if !slices.Contains([]safetensors.DType{safetensors.I64, safetensors.I32}, info.DType) || len(info.Shape) != 0 {
+				return nil, fmt.Errorf("%w: %q is %s %v in the file; a BatchNorm's num_batches_tracked is an I64 (or I32) scalar", ErrMismatch, info.Name, info.DType, info.Shape)
+			}
+			p.report.Ignored = append(p.report.Ignored, info.Name)
+			continue
+		}
 		if !ok {
 			p.report.Unexpected = append(p.report.Unexpected, info.Name)
 			continue
@@ -189,6 +286,32 @@ func planLoad(h *safetensors.Header, params []optim.Param, o LoadOptions) (*plan
 	return p, nil
 }
 
+// takesState reports whether opt has a state called name, by a SetState
+// of a zero Tensor that every optimizer refuses without writing anything:
+// with the tensor's error (tensor.ErrArgument) if it knows the name, with
+// optim.ErrArgument if not. Another error (optim.ErrDisposed) is returned.
+func takesState(opt optim.Optimizer, name string) (bool, error) {
+	err := opt.SetState(name, new(tensor.Tensor))
+	switch {
+	case err == nil || errors.Is(err, tensor.ErrArgument):
+		return true, nil
+	case errors.Is(err, optim.ErrArgument):
+		return false, nil
+	}
+	return false, err
+}
+
+// batchesTracked reports whether name is the "num_batches_tracked" of a
+// BatchNorm-like layer of the model: one with "running_mean" and
+// "running_var" under the same prefix.
+func batchesTracked(name string, byName map[string]*tensor.Tensor) bool {
+	prefix, ok := strings.CutSuffix(name, numBatchesTracked)
+	if !ok || (prefix != "" && !strings.HasSuffix(prefix, ".")) {
+		return false
+	}
+	return byName[prefix+"running_mean"] != nil && byName[prefix+"running_var"] != nil
+}
+
 // stateOwner returns the tensor of the optimizer's parameter that the
 // state called name ("0.weight.exp_avg") belongs to, or nil: the longest
 // parameter name that name begins with, followed by a dot.
@@ -203,27 +326,31 @@ func stateOwner(name string, optParams map[string]*tensor.Tensor) *tensor.Tensor
 	return owner
 }
 
-// planSteps reads the optimizer's step counts from the metadata, in the
+// planSteps checks every step count in the metadata (with an optimizer
+// or without, taken or not), reads those of optParams' parameters, in the
 // order of the keys, and lists the parameters of optParams (in order)
 // with none.
 func (p *plan) planSteps(md map[string]string, optParams map[string]*tensor.Tensor, order []string) error {
-	if optParams == nil {
-		return nil
-	}
 	for _, k := range slices.Sorted(maps.Keys(md)) {
 		name, ok := strings.CutPrefix(k, StepsPrefix)
 		if !ok {
+			continue
+		}
+		n, err := parseSteps(k, md[k])
+		if err != nil {
+			return err
+		}
+		if optParams == nil {
 			continue
 		}
 		if _, ok := optParams[name]; !ok {
 			p.report.Unexpected = append(p.report.Unexpected, k)
 			continue
 		}
-		n, err := strconv.Atoi(md[k])
-		if err != nil || n < 0 {
-			return fmt.Errorf("%w: metadata %q is %q, not a step count", ErrMismatch, k, md[k])
-		}
 		p.steps[name] = n
+	}
+	if optParams == nil {
+		return nil
 	}
 	for _, name := range order {
 		if _, ok := p.steps[name]; !ok {
@@ -231,6 +358,17 @@ func (p *plan) planSteps(md map[string]string, optParams map[string]*tensor.Tens
 		}
 	}
 	return nil
+}
+
+// parseSteps returns the step count of the metadata key k, whose value is
+// v: a decimal integer in [0, MaxSteps], written as Save writes it (no
+// sign, no leading zero).
+func parseSteps(k, v string) (int, error) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 || n > MaxSteps || strconv.FormatInt(n, 10) != v || int64(int(n)) != n {
+		return 0, fmt.Errorf("%w: metadata %q is %q, not a step count (a decimal integer from 0 to MaxSteps, %d)", ErrMismatch, k, v, MaxSteps)
+	}
+	return int(n), nil
 }
 
 // strict returns the error of a strict load that would skip what r lists.
@@ -272,10 +410,15 @@ func checkFits(info safetensors.TensorInfo, dst *tensor.Tensor) error {
 	return nil
 }
 
-// fits reports whether a file's dtype loads into a tensor of dtype d.
+// fits reports whether a file's dtype loads into a tensor of dtype d:
+// its own, F16, BF16 and F64 into float32, I64 into int32 and uint32
+// (the values of F64 and I64 are checked as they load).
 func fits(f safetensors.DType, d tensor.DType) bool {
-	if f == safetensors.F16 || f == safetensors.BF16 {
+	switch f {
+	case safetensors.F16, safetensors.BF16, safetensors.F64:
 		return d == tensor.Float32
+	case safetensors.I64:
+		return d == tensor.Int32 || d == tensor.Uint32
 	}
 	return fileDType(d) == f
 }
@@ -283,7 +426,7 @@ func fits(f safetensors.DType, d tensor.DType) bool {
 // tensorDType is the dtype a file's dtype loads as.
 func tensorDType(f safetensors.DType) tensor.DType {
 	switch f {
-	case safetensors.I32:
+	case safetensors.I32, safetensors.I64:
 		return tensor.Int32
 	case safetensors.U32:
 		return tensor.Uint32
@@ -291,11 +434,19 @@ func tensorDType(f safetensors.DType) tensor.DType {
 	return tensor.Float32
 }
 
+// chunkNeed is the chunk that holds all of the file's tensor info at
+// once: its elements at 4 bytes, or at 8 for an 8-byte dtype.
+func chunkNeed(info safetensors.TensorInfo) int64 {
+	return info.Elements() * int64(max(4, info.DType.Size()))
+}
+
 // LoadTensors reads every tensor of the safetensors file of size bytes
 // that r reads into a new tensor of e, streaming as Load does, and returns
 // them by name in the order of their data; the optimizer's entries
 // (OptimizerPrefix) are left out. It moves DefaultChunkSize bytes at a
-// time. F16 and BF16 become float32. The tensors
+// time (less for a smaller file). F16, BF16 and F64 become float32, I64
+// int32; an F64 or I64 value that float32 or int32 does not hold exactly
+// fails with ErrMismatch. The tensors
 // are the caller's, created in its current tidy scope; on failure none is
 // left. It belongs to the goroutine that owns e.
 func LoadTensors(ctx context.Context, e *tensor.Engine, r io.ReaderAt, size int64) ([]optim.Param, error) {
@@ -303,7 +454,20 @@ func LoadTensors(ctx context.Context, e *tensor.Engine, r io.ReaderAt, size int6
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: load: %w", err)
 	}
-	s := newStreamer(e, r, h.DataOffset, 0)
+	var need int64
+	for _, info := range h.Tensors {
+		if !strings.HasPrefix(info.Name, OptimizerPrefix) {
+			need = max(need, chunkNeed(info))
+		}
+	}
+	s := newStreamer(e, r, h.DataOffset, chunkSize(0, need, 8))
+	for _, info := range h.Tensors { // before any tensor is made
+		if info.DType.Size() == 8 && !strings.HasPrefix(info.Name, OptimizerPrefix) {
+			if err := s.stream(ctx, load{info: info}, false); err != nil {
+				return nil, err
+			}
+		}
+	}
 	var out []optim.Param
 	for _, info := range h.Tensors {
 		if strings.HasPrefix(info.Name, OptimizerPrefix) {

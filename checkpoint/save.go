@@ -29,6 +29,24 @@ const StepsPrefix = OptimizerPrefix + "steps."
 // staging buffers.
 const DefaultChunkSize = 1 << 20
 
+// MaxChunkSize is the largest ChunkSize Save and Load take: 256 MiB. A
+// larger (or negative) one is refused with ErrArgument; either call
+// allocates no more than the largest tensor it moves needs, whatever the
+// option.
+const MaxChunkSize = 256 << 20
+
+// MaxSteps is the largest step count a file may hold and Save writes:
+// 2^52. A larger one, or one that is not a plain decimal integer, fails
+// Load with ErrMismatch naming the metadata key and value before anything
+// is written, and Save with ErrArgument. From it an optimizer can take
+// 2^52 more steps with every count exact as the float64 its bias
+// correction raises the betas to, and far from overflowing an int.
+const MaxSteps int64 = 1 << 52
+
+// numBatchesTracked is the name, after its layer's prefix, of PyTorch's
+// BatchNorm counter of training batches, an I64 scalar.
+const numBatchesTracked = "num_batches_tracked"
+
 // Errors. Every error of this package wraps one of these, an error of
 // package safetensors (safetensors.ErrInvalid for a bad file), of the
 // tensors or the device, of the reader or writer, or of the optimizer.
@@ -53,7 +71,9 @@ type SaveOptions struct {
 	Metadata map[string]string
 	// ChunkSize is how many bytes are read back from the device at a
 	// time; 0 means DefaultChunkSize. It is rounded down to a multiple
-	// of 4.
+	// of 4 (at least 4) and must not be negative or exceed MaxChunkSize
+	// (ErrArgument); Save allocates no more than the largest tensor
+	// needs, whatever it is.
 	ChunkSize int
 }
 
@@ -64,28 +84,53 @@ type SaveOptions struct {
 // are those before. It blocks until every tensor is read back or ctx ends.
 //
 // Params must be live float32, int32 or uint32 tensors with unique names,
-// none under OptimizerPrefix; anything wrong with them fails with
-// ErrArgument before a byte is written. An error later (ctx's, the
+// none under OptimizerPrefix; anything wrong with them (or with o: a bad
+// ChunkSize, an optimizer's step count past MaxSteps) fails with
+// ErrArgument before a byte is written.
+//
+// For each BatchNorm-like layer of params, with "<layer>.running_mean" and
+// "<layer>.running_var" but no "<layer>.num_batches_tracked", Save also
+// writes "<layer>.num_batches_tracked", an I64 scalar 0, as PyTorch's
+// BatchNorm has one, so that the file loads into PyTorch with
+// load_state_dict(strict=True). wgtensor's BatchNorm counts no batches:
+// its momentum is always set, and PyTorch uses the count only with
+// momentum=None. Load takes such an entry without keeping it
+// (Report.Ignored). An error later (ctx's, the
 // device's, w's) leaves w with part of a file: write to a temporary file,
 // as SaveFile does, to keep a good one.
 //
 // Save must not run concurrently with ops that write params or a Step of
 // o.Optimizer; it runs no op, so it needs no engine.
 func Save(ctx context.Context, w io.Writer, params []optim.Param, o SaveOptions) error {
+	if err := checkChunk(o.ChunkSize); err != nil {
+		return err
+	}
 	entries, md, err := saveEntries(params, o)
 	if err != nil {
 		return err
 	}
 	infos := make([]safetensors.TensorInfo, len(entries))
+	var need int64
 	for i, p := range entries {
+		if p.T == nil {
+			infos[i] = safetensors.TensorInfo{Name: p.Name, DType: safetensors.I64, Shape: []int{}}
+			continue
+		}
 		infos[i] = safetensors.TensorInfo{Name: p.Name, DType: fileDType(p.T.DType()), Shape: p.T.Shape()}
+		need = max(need, 4*int64(p.T.Size()))
 	}
 	sw, err := safetensors.NewWriter(w, infos, md)
 	if err != nil {
 		return fmt.Errorf("checkpoint: save: %w", err)
 	}
-	buf := make([]byte, chunkSize(o.ChunkSize))
+	buf := make([]byte, chunkSize(o.ChunkSize, need, 4))
 	for _, p := range entries {
+		if p.T == nil { // num_batches_tracked: 0
+			if _, err := sw.Write(make([]byte, 8)); err != nil {
+				return fmt.Errorf("checkpoint: save %q: %w", p.Name, err)
+			}
+			continue
+		}
 		if err := streamOut(ctx, sw, p, buf); err != nil {
 			return err
 		}
@@ -113,8 +158,9 @@ func streamOut(ctx context.Context, w io.Writer, p optim.Param, buf []byte) erro
 }
 
 // saveEntries checks params and o and returns every tensor to save, the
-// parameters first, then the optimizer's state under OptimizerPrefix, and
-// the metadata.
+// parameters first (each BatchNorm-like layer's num_batches_tracked, with
+// a nil tensor, after its running_var), then the optimizer's state under
+// OptimizerPrefix, and the metadata.
 func saveEntries(params []optim.Param, o SaveOptions) ([]optim.Param, map[string]string, error) {
 	if err := checkParams(params); err != nil {
 		return nil, nil, err
@@ -129,12 +175,27 @@ func saveEntries(params []optim.Param, o SaveOptions) ([]optim.Param, map[string
 		}
 		md[k] = v
 	}
-	entries := append([]optim.Param(nil), params...)
+	names := map[string]bool{}
+	for _, p := range params {
+		names[p.Name] = true
+	}
+	var entries []optim.Param
+	for _, p := range params {
+		entries = append(entries, p)
+		prefix, ok := strings.CutSuffix(p.Name, "running_var")
+		if ok && (prefix == "" || strings.HasSuffix(prefix, ".")) && names[prefix+"running_mean"] && !names[prefix+numBatchesTracked] {
+			entries = append(entries, optim.Param{Name: prefix + numBatchesTracked})
+		}
+	}
 	if o.Optimizer == nil {
 		return entries, md, nil
 	}
 	for _, p := range o.Optimizer.Params() {
-		md[StepsPrefix+p.Name] = strconv.Itoa(o.Optimizer.Steps(p.Name))
+		n := o.Optimizer.Steps(p.Name)
+		if n < 0 || int64(n) > MaxSteps {
+			return nil, nil, fmt.Errorf("%w: the optimizer's step count of %q is %d, outside [0, MaxSteps = %d]", ErrArgument, p.Name, n, MaxSteps)
+		}
+		md[StepsPrefix+p.Name] = strconv.Itoa(n)
 	}
 	for _, s := range o.Optimizer.State() {
 		s.Name = OptimizerPrefix + s.Name
@@ -194,12 +255,24 @@ func fileDType(d tensor.DType) safetensors.DType {
 	return ""
 }
 
-// chunkSize returns the chunk size for the option n.
-func chunkSize(n int) int {
-	if n <= 0 {
-		return DefaultChunkSize
+// checkChunk returns the error of n as a ChunkSize option.
+func checkChunk(n int) error {
+	if n < 0 || n > MaxChunkSize {
+		return fmt.Errorf("%w: ChunkSize %d outside [0, MaxChunkSize = %d] (0 means DefaultChunkSize)", ErrArgument, n, MaxChunkSize)
 	}
-	return max(4, n&^3)
+	return nil
+}
+
+// chunkSize returns the chunk size for the option n (checkChunk's), a
+// multiple of align (a power of two), at least align, and no larger than
+// need, the bytes of the largest tensor to move, rounded up to align.
+func chunkSize(n int, need int64, align int) int {
+	if n == 0 {
+		n = DefaultChunkSize
+	}
+	n = max(align, n&^(align-1))
+	need = max(int64(align), (need+int64(align)-1)&^int64(align-1))
+	return int(min(int64(n), need))
 }
 
 // SaveFile saves as Save does into a new file at path: it writes a

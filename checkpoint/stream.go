@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/wgtensor/wgtensor/optim"
 	"github.com/wgtensor/wgtensor/safetensors"
@@ -23,19 +24,27 @@ type streamer struct {
 	e       *tensor.Engine
 	r       io.ReaderAt
 	data    int64  // the file offset of the data section
-	buf     []byte // the chunk; a multiple of 4 bytes
+	buf     []byte // the chunk; a multiple of 8 bytes
 	pending int    // chunks uploaded since the last flush
 }
 
+// newStreamer makes a streamer with a chunk of chunk bytes, a multiple of
+// 8 (chunkSize's).
 func newStreamer(e *tensor.Engine, r io.ReaderAt, data int64, chunk int) *streamer {
-	return &streamer{e: e, r: r, data: data, buf: make([]byte, chunkSize(chunk))}
+	return &streamer{e: e, r: r, data: data, buf: make([]byte, chunk)}
 }
 
 // stream writes the file's tensor l.info into l.dst a chunk at a time,
-// converting F16 and BF16 to float32.
-func (s *streamer) stream(ctx context.Context, l load) error {
-	in := l.info.DType.Size()  // bytes per element in the file
-	perChunk := len(s.buf) / 4 // elements per chunk
+// converting F16, BF16 and F64 to float32 and I64 to int32 or uint32.
+// If write is false it only reads and converts, writing nothing: the
+// check of an 8-byte dtype's values before a load writes anything.
+func (s *streamer) stream(ctx context.Context, l load, write bool) error {
+	in := l.info.DType.Size()           // bytes per element in the file
+	perChunk := len(s.buf) / max(4, in) // elements per chunk
+	to := tensorDType(l.info.DType)
+	if l.dst != nil {
+		to = l.dst.DType()
+	}
 	n := int(l.info.Elements())
 	for first := 0; first < n; first += perChunk {
 		if err := ctx.Err(); err != nil {
@@ -45,13 +54,23 @@ func (s *streamer) stream(ctx context.Context, l load) error {
 		out := s.buf[:4*count]
 		// A 2-byte dtype is read into the chunk's upper half and widened
 		// in place, front to back: element i's 4 bytes never reach an
-		// element not yet read (see widen).
-		raw := out[len(out)-in*count:]
+		// element not yet read (see widen). An 8-byte one is read into
+		// the whole chunk and narrowed in place, front to back.
+		raw := s.buf[:in*count]
+		if in < 4 {
+			raw = out[len(out)-in*count:]
+		}
 		off := s.data + l.info.Begin + int64(first*in)
 		if err := readFull(s.r, raw, off); err != nil {
 			return fmt.Errorf("checkpoint: load %q: reading bytes [%d, %d) of the file: %w", l.info.Name, off, off+int64(len(raw)), err)
 		}
 		widen(l.info.DType, out, raw)
+		if i, v := narrow(l.info.DType, to, out, raw); i >= 0 {
+			return fmt.Errorf("%w: %q element %d is %s in the file, which %s does not hold exactly", ErrMismatch, l.info.Name, first+i, v, to)
+		}
+		if !write {
+			continue
+		}
 		if err := s.e.WriteBytes(l.dst, 4*first, out); err != nil {
 			return fmt.Errorf("checkpoint: load %q: %w", l.info.Name, err)
 		}
@@ -79,7 +98,7 @@ func (s *streamer) newTensor(ctx context.Context, info safetensors.TensorInfo) (
 	if err := t.Err(); err != nil {
 		return nil, fmt.Errorf("checkpoint: load %q: %w", info.Name, err)
 	}
-	if err := s.stream(ctx, load{info: info, dst: t}); err != nil {
+	if err := s.stream(ctx, load{info: info, dst: t}, true); err != nil {
 		t.Dispose()
 		return nil, err
 	}
@@ -132,6 +151,46 @@ func widen(d safetensors.DType, out, raw []byte) {
 		h := binary.LittleEndian.Uint16(raw[2*i:])
 		binary.LittleEndian.PutUint32(out[4*i:], conv(h))
 	}
+}
+
+// narrow turns the file's 8-byte elements in raw, which begins where out
+// does and is twice its length, into the little-endian 4-byte elements of
+// dtype to in out, in place, front to back (element i's 4 bytes lie in
+// the 8 of elements up to i/2, read already): F64 into float32 and I64
+// into int32 or uint32. It returns the index of the first element to
+// does not hold exactly, and its value, or -1; a NaN is a NaN. Other
+// dtypes it leaves.
+func narrow(d safetensors.DType, to tensor.DType, out, raw []byte) (int, string) {
+	if d != safetensors.F64 && d != safetensors.I64 {
+		return -1, ""
+	}
+	for i := range len(out) / 4 {
+		v := binary.LittleEndian.Uint64(raw[8*i:])
+		var w uint32
+		switch {
+		case d == safetensors.F64:
+			f := math.Float64frombits(v)
+			g := float32(f)
+			if float64(g) != f && !math.IsNaN(f) {
+				return i, fmt.Sprint(f)
+			}
+			w = math.Float32bits(g)
+		case to == tensor.Uint32:
+			x := int64(v)
+			if x < 0 || x > math.MaxUint32 {
+				return i, fmt.Sprint(x)
+			}
+			w = uint32(x)
+		default:
+			x := int64(v)
+			if x < math.MinInt32 || x > math.MaxInt32 {
+				return i, fmt.Sprint(x)
+			}
+			w = uint32(int32(x))
+		}
+		binary.LittleEndian.PutUint32(out[4*i:], w)
+	}
+	return -1, ""
 }
 
 // halfToFloat32Bits converts an IEEE 754 binary16 to the binary32 of the

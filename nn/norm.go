@@ -73,7 +73,8 @@ func normalise(e *tensor.Engine, xc, variance *tensor.Tensor, eps float32, weigh
 // "running_mean" [C] (zeros) and "running_var" [C] (ones): saved by a
 // checkpoint, not optimised. PyTorch's state dict also has
 // "num_batches_tracked", an int64 that only momentum=None uses: BatchNorm
-// keeps none, so a loader of a PyTorch checkpoint skips it.
+// keeps none; checkpoint.Load takes PyTorch's and reports it as ignored,
+// and checkpoint.Save writes a 0 in its place, so that files round-trip.
 //
 // A BatchNorm follows Module's concurrency contract: in training mode its
 // Forward writes the running statistics and belongs to one goroutine.

@@ -34,8 +34,8 @@
 // strings, the empty one and non-ASCII ones included, as the specification
 // allows. Keys an entry has besides those three are ignored, as the
 // reference implementation ignores them. Dtypes other than F32, F16, BF16,
-// I32 and U32 are refused with ErrUnsupportedDType; an unknown dtype with
-// ErrInvalid.
+// F64, I32, U32 and I64 are refused with ErrUnsupportedDType; an unknown
+// dtype with ErrInvalid.
 //
 // NewWriter refuses what ReadHeader would: a duplicate, reserved
 // ("__metadata__") or non-UTF-8 name, an unsupported dtype, a negative

@@ -16,6 +16,8 @@ const (
 	BF16 DType = "BF16" // bfloat16: binary32's upper 16 bits
 	I32  DType = "I32"  // two's complement 32-bit integer
 	U32  DType = "U32"  // unsigned 32-bit integer
+	I64  DType = "I64"  // two's complement 64-bit integer (PyTorch's int64)
+	F64  DType = "F64"  // IEEE 754 binary64
 )
 
 // Errors. Every error of this package wraps one of these or an error of
@@ -25,7 +27,7 @@ var (
 	// JSON, offsets that overlap, leave holes or run past the end, ...).
 	ErrInvalid = errors.New("safetensors: invalid file")
 	// ErrUnsupportedDType: a dtype the format defines but this package
-	// does not handle (F64, I64, BOOL, ...).
+	// does not handle (BOOL, U8, I16, U64, F8_E4M3, ...).
 	ErrUnsupportedDType = errors.New("safetensors: unsupported dtype")
 )
 
@@ -37,6 +39,8 @@ func (d DType) Size() int {
 		return 4
 	case F16, BF16:
 		return 2
+	case I64, F64:
+		return 8
 	}
 	return 0
 }
@@ -45,7 +49,7 @@ func (d DType) Size() int {
 // not support: refused with ErrUnsupportedDType rather than ErrInvalid.
 var otherDTypes = map[DType]bool{
 	"BOOL": true, "U8": true, "I8": true, "I16": true, "U16": true,
-	"F64": true, "I64": true, "U64": true, "F8_E5M2": true, "F8_E4M3": true,
+	"U64": true, "F8_E5M2": true, "F8_E4M3": true,
 	"F8_E8M0": true, "F6_E2M3": true, "F6_E3M2": true, "F4": true, "C64": true,
 }
 
@@ -56,7 +60,7 @@ func (d DType) check(name string) error {
 	case d.Size() > 0:
 		return nil
 	case otherDTypes[d]:
-		return fmt.Errorf("%w: tensor %q is %s; supported are F32, F16, BF16, I32 and U32", ErrUnsupportedDType, name, d)
+		return fmt.Errorf("%w: tensor %q is %s; supported are F32, F16, BF16, F64, I32, U32 and I64", ErrUnsupportedDType, name, d)
 	}
 	return fmt.Errorf("%w: tensor %q has unknown dtype %q", ErrInvalid, name, string(d))
 }

@@ -76,7 +76,7 @@ func TestWriterRefusesBadTensorsAndCountsTheData(t *testing.T) {
 		{"duplicate", []safetensors.TensorInfo{{Name: "a", DType: safetensors.F32}, {Name: "a", DType: safetensors.F32}}, safetensors.ErrInvalid, `"a"`},
 		{"reserved", []safetensors.TensorInfo{{Name: "__metadata__", DType: safetensors.F32}}, safetensors.ErrInvalid, "__metadata__"},
 		{"not utf-8", []safetensors.TensorInfo{{Name: "a\xff", DType: safetensors.F32}}, safetensors.ErrInvalid, "UTF-8"},
-		{"f64", []safetensors.TensorInfo{{Name: "a", DType: "F64"}}, safetensors.ErrUnsupportedDType, "F64"},
+		{"bool", []safetensors.TensorInfo{{Name: "a", DType: "BOOL"}}, safetensors.ErrUnsupportedDType, "BOOL"},
 		{"unknown dtype", []safetensors.TensorInfo{{Name: "a", DType: "F33"}}, safetensors.ErrInvalid, "F33"},
 		{"negative dim", []safetensors.TensorInfo{{Name: "a", DType: safetensors.F32, Shape: []int{2, -1}}}, safetensors.ErrInvalid, "negative"},
 		{"overflow", []safetensors.TensorInfo{{Name: "a", DType: safetensors.F32, Shape: []int{1 << 40, 1 << 40}}}, safetensors.ErrInvalid, "too large"},
@@ -142,7 +142,7 @@ func TestReadHeaderRefusesBadFiles(t *testing.T) {
 		{"no offsets", file(`{"a":{"dtype":"F32","shape":[]}}`, 4), safetensors.ErrInvalid, `no "data_offsets"`},
 		{"unknown dtype", file(`{"a":{"dtype":"F33","shape":[],"data_offsets":[0,4]}}`, 4), safetensors.ErrInvalid, `unknown dtype "F33"`},
 		{"dtype not a string", file(`{"a":{"dtype":4,"shape":[],"data_offsets":[0,4]}}`, 4), safetensors.ErrInvalid, "not a string"},
-		{"unsupported dtype", file(`{"a":{"dtype":"F64","shape":[],"data_offsets":[0,8]}}`, 8), safetensors.ErrUnsupportedDType, "F64"},
+		{"unsupported dtype", file(`{"a":{"dtype":"U64","shape":[],"data_offsets":[0,8]}}`, 8), safetensors.ErrUnsupportedDType, "U64"},
 		{"negative dim", file(`{"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}}`, 4), safetensors.ErrInvalid, "negative"},
 		{"fractional dim", file(`{"a":{"dtype":"F32","shape":[1.5],"data_offsets":[0,4]}}`, 4), safetensors.ErrInvalid, "not an integer"},
 		{"exponent dim", file(`{"a":{"dtype":"F32","shape":[1e0],"data_offsets":[0,4]}}`, 4), safetensors.ErrInvalid, "not an integer"},
@@ -252,4 +252,28 @@ func FuzzHeader(f *testing.F) {
 func TestErrorsNameTheTensor(t *testing.T) {
 	_, err := read(file(`{"layers.2.bias":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}}`, 8))
 	require.True(t, strings.Contains(err.Error(), `"layers.2.bias"`), err.Error())
+}
+
+// I64 and F64, PyTorch's int64 (BatchNorm's num_batches_tracked) and
+// float64, are 8 bytes an element both ways, and a size that disagrees
+// with 8 bytes an element is refused.
+func TestI64AndF64(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := safetensors.NewWriter(&buf, []safetensors.TensorInfo{
+		{Name: "n", DType: safetensors.I64, Shape: []int{}},
+		{Name: "d", DType: safetensors.F64, Shape: []int{2}},
+	}, nil)
+	require.NoError(t, err)
+	_, err = w.Write(make([]byte, 24))
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	h, err := read(buf.Bytes())
+	require.NoError(t, err)
+	require.Equal(t, []safetensors.TensorInfo{
+		{Name: "n", DType: safetensors.I64, Shape: []int{}, Begin: 0, End: 8},
+		{Name: "d", DType: safetensors.F64, Shape: []int{2}, Begin: 8, End: 24},
+	}, h.Tensors)
+	_, err = read(file(`{"n":{"dtype":"I64","shape":[],"data_offsets":[0,4]}}`, 4))
+	require.ErrorIs(t, err, safetensors.ErrInvalid)
+	require.ErrorContains(t, err, "I64 [] needs 8")
 }
