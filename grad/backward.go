@@ -2,7 +2,6 @@ package grad
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/tidy"
@@ -251,6 +250,7 @@ func (b *backward) step(n *node) error {
 	for i, in := range n.in {
 		c.needs[i] = b.from[in.id] && in.dtype == tensor.Float32
 	}
+	mark := tensor.LastID() // the rule's own tensors have ids above it
 	dx, err := tidy.Run(b.e, func() ([]*tensor.Tensor, error) {
 		dx, err := n.rule.Backward(c, dy)
 		if err == nil && len(dx) != len(n.in) {
@@ -264,53 +264,71 @@ func (b *backward) step(n *node) error {
 	if err != nil {
 		return fmt.Errorf("grad: backward of %q: %w", n.op, err)
 	}
-	taken, err := b.accumulate(n, dy, dx)
-	b.consumed(n, dy, taken)
+	err = b.accumulate(n, c.needs, dx, mark)
+	b.consumed(n, dy)
 	return err
 }
 
-// accumulate adds dx[i] to the gradient of n's input i and returns the
-// tensors of dy it took for that. A tensor the backward still needs
-// elsewhere (taken already, saved by n, or the gradient of an output the
-// caller asked for) is cloned, so that each gradient is a tensor of its
-// own.
-func (b *backward) accumulate(n *node, dy, dx []*tensor.Tensor) (taken map[*tensor.Tensor]bool, err error) {
-	taken = map[*tensor.Tensor]bool{}
-	reserved := map[*tensor.Tensor]bool{}
-	for _, x := range slices.Concat(n.savedIn, n.savedOut) {
-		reserved[x] = true
-	}
-	for i, o := range n.out {
-		if b.want[o.id] {
-			reserved[dy[i]] = true
-		}
-	}
+// accumulate adds dx[i] to the gradient of n's input i, for each input
+// whose gradient is needed; the others' are dropped.
+//
+// A gradient becomes the input's own (kept, or added into its gradient
+// and freed) only where the rule made it (its id is above mark) and
+// returned it for that input alone. Anything else is still referred to:
+// dy (the gradients of n's outputs, which consumed frees, or which the
+// caller asked for), a tensor n saved, a tensor the rule returned for
+// several inputs (Add's dy, for both), or one it did not make. Each input
+// gets a view of such a tensor (Clone: no copy), all of them made before
+// any gradient is added or freed, so that no input's accumulation frees
+// what another's still reads. Accumulation never writes into a tensor
+// (see add).
+func (b *backward) accumulate(n *node, needs []bool, dx []*tensor.Tensor, mark uint64) error {
+	uses := map[*tensor.Tensor]int{}
 	for i, g := range dx {
-		in := n.in[i]
-		if g == nil || in.dtype != tensor.Float32 {
+		if g == nil || !needs[i] {
 			continue
 		}
 		if err := g.Err(); err != nil {
-			return taken, fmt.Errorf("grad: backward of %q, input %d: %w", n.op, i, err)
+			return fmt.Errorf("grad: backward of %q, input %d: %w", n.op, i, err)
 		}
-		if !g.Shape().Equal(in.shape) {
-			return taken, fmt.Errorf("grad: the rule for %q returned a gradient of shape %v for input %d of shape %v", n.op, g.Shape(), i, in.shape)
+		if in := n.in[i]; !g.Shape().Equal(in.shape) {
+			return fmt.Errorf("grad: the rule for %q returned a gradient of shape %v for input %d of shape %v", n.op, g.Shape(), i, in.shape)
 		}
-		if taken[g] || reserved[g] {
-			g = b.e.Clone(g)
-		}
-		taken[g] = true
-		if err := b.add(in.id, g); err != nil {
-			return taken, err
+		uses[g]++
+	}
+	own := make([]*tensor.Tensor, len(dx))
+	for i, g := range dx {
+		switch {
+		case g == nil || !needs[i]:
+		case g.ID() > mark && uses[g] == 1:
+			own[i] = g
+		default:
+			own[i] = b.e.Clone(g)
 		}
 	}
-	return taken, nil
+	// The rule's tensors that no input owns are freed now rather than
+	// with backward's scope: those returned for several inputs (each
+	// has its view) or for inputs whose gradient no one needs.
+	for _, g := range dx {
+		if g != nil && g.ID() > mark && uses[g] != 1 {
+			g.Dispose()
+		}
+	}
+	for i, g := range own {
+		if g == nil {
+			continue
+		}
+		if err := b.add(n.in[i].id, g); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // consumed frees what n's backward has used: its saved tensors, unless
 // the tape is kept, and the gradients of its outputs, unless returned to
-// the caller or taken as an input's gradient.
-func (b *backward) consumed(n *node, dy []*tensor.Tensor, taken map[*tensor.Tensor]bool) {
+// the caller. accumulate gave each input that took one a view of its own.
+func (b *backward) consumed(n *node, dy []*tensor.Tensor) {
 	if !b.keep {
 		n.free()
 	}
@@ -319,13 +337,14 @@ func (b *backward) consumed(n *node, dy []*tensor.Tensor, taken map[*tensor.Tens
 			continue
 		}
 		delete(b.grads, o.id)
-		if !taken[dy[i]] {
-			dy[i].Dispose()
-		}
+		dy[i].Dispose()
 	}
 }
 
-// add adds g to the gradient of tensor id.
+// add adds g, which backward owns, to the gradient of tensor id: the
+// first gradient to arrive becomes it; a later one is added into a new
+// tensor and both addends are freed (nothing is summed in place, so a
+// view of either stays valid).
 func (b *backward) add(id uint64, g *tensor.Tensor) error {
 	old := b.grads[id]
 	if old == nil {

@@ -26,7 +26,12 @@ type Rule struct {
 	//
 	// Backward runs inside a tidy scope: what it creates and does not
 	// return is disposed for it, and it must dispose nothing it is given.
-	// It may return dy[i], or one tensor for several inputs.
+	// It may return dy[i], a tensor it was given, or one tensor for
+	// several inputs (Add returns dy for both): backward takes as an
+	// input's own only a tensor the rule made and returned for that input
+	// alone, and gives every other input a view of its own (no copy), so
+	// that adding up one input's gradient never frees or changes what
+	// another's still reads.
 	Backward func(c *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, error)
 	// NoGrad, when set, says why the op has no gradient ("comparisons
 	// return uint32"): asking for a gradient through it is an error that
