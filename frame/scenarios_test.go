@@ -17,6 +17,7 @@ import (
 	"github.com/wgtensor/wgtensor/frame"
 	"github.com/wgtensor/wgtensor/internal/bytesize"
 	"github.com/wgtensor/wgtensor/internal/testgpu"
+	"github.com/wgtensor/wgtensor/loss"
 	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/tidy"
 	"github.com/wgtensor/wgtensor/wgpu"
@@ -298,4 +299,41 @@ func TestProfileOpensInPprof(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	assert.Contains(t, string(out), "8.04kB", "two 4 KiB tensors and one of 40 B")
 	assert.Contains(t, string(out), "TestProfileOpensInPprof")
+}
+
+// leakyStep leaks the loss of each step, one scalar, as a training loop
+// that forgets to dispose it does (leaked only lets the test clean up).
+func leakyStep(e *tensor.Engine, x *tensor.Tensor, leaked *[]*tensor.Tensor) {
+	*leaked = append(*leaked, loss.Mean(e, x))
+}
+
+// Issue 19, item 19: a leak of one scalar per step beside 4 MiB of live
+// tensors was dropped from pprof's top ("Dropped 8 nodes"), shown under
+// loss.Mean, and the user's function only with -cum. With README's
+// command the user's function is the leaf that holds the leak.
+func TestProfileFindsASmallLeakAtTheUsersFunction(t *testing.T) {
+	e := testgpu.Engine(t)
+	big := e.Zeros(tensor.Float32, 1<<20)
+	x := e.Ones(tensor.Float32, 8)
+	defer tidy.Dispose([]*tensor.Tensor{big, x})
+	var leaked []*tensor.Tensor
+	for range 10 {
+		leakyStep(e, x, &leaked)
+	}
+	defer tidy.Dispose(leaked)
+	path := t.TempDir() + "/gpu.pb.gz"
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, e.WriteProfile(f))
+	require.NoError(t, f.Close())
+	out, err := exec.Command(testgpu.Tool(t, "go"), "tool", "pprof", "-top", "-nodefraction=0", "-sample_index=gpu_bytes", path).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	var leak string
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.Contains(l, "leakyStep") {
+			leak = l
+		}
+	}
+	assert.Regexp(t, `^\s*0\.04kB\s`, leak, "ten 4-byte losses, flat in the user's function:\n%s", out)
+	assert.NotContains(t, string(out), "loss.Mean", "the helper is a label, not the leaf")
 }

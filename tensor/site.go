@@ -26,8 +26,10 @@ func (s Site) String() string { return s.stack.String() }
 // package's frames; "unknown" for the zero Site.
 func (s Site) Chain() string { return s.stack.Chain() }
 
-// Frames returns the recorded stack, innermost first, wgtensor's own frames
-// included; nil for the zero Site.
+// Frames returns the recorded stack, innermost first: wgtensor's own
+// frames included where the user frame is among the op's first 6 callers,
+// else (an op a helper ran deep inside wgtensor) from the user frame out;
+// nil for the zero Site.
 func (s Site) Frames() []runtime.Frame { return s.stack.Frames() }
 
 // Frame returns the user frame, and false for the zero Site.
