@@ -52,6 +52,20 @@
 //     go through the queue; writes of 1 MiB or more through pooled upload
 //     buffers kept mapped, copied in order with the batch.
 //
+// # Float32 arithmetic
+//
+// WGSL lets a device flush subnormals and divide or take square roots to
+// within 2.5 ulp; GPUs do (an NVIDIA GPU through Vulkan does all three),
+// lavapipe does neither. Open measures each device with one small kernel
+// on buffers of its own, once per adapter in a process, and
+// Device.Float32 reports what it found, for code generators that keep
+// results exact (the tensor package's elementwise ops do).
+// Options.Float32, or WGT_FLOAT32=flush,div,sqrt, adds departures to
+// assume, so that any device computes what a GPU with them computes.
+// Options.Poison (WGT_POISON=1) fills every storage buffer the pool hands
+// out with PoisonWord and fails readbacks that find it: a debugging mode
+// for kernels that leave elements unwritten.
+//
 // # Timing
 //
 // StartTiming starts a Timer that times every dispatch recorded on the
