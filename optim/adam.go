@@ -56,13 +56,15 @@ type Adam struct {
 	decoupled bool
 }
 
-// NewAdam returns an Adam optimizer updating params on e.
+// NewAdam returns an Adam optimizer updating params on e, which must be
+// as NewSGD's are: named uniquely, live float32 tensors of e's device, no
+// two sharing their storage.
 func NewAdam(e *tensor.Engine, params []Param, c AdamConfig) (*Adam, error) {
 	return newAdam(e, "adam", params, c, false)
 }
 
 // NewAdamW returns an AdamW optimizer (Adam with decoupled weight decay)
-// updating params on e.
+// updating params on e, which must be as NewSGD's are.
 func NewAdamW(e *tensor.Engine, params []Param, c AdamConfig) (*Adam, error) {
 	return newAdam(e, "adamw", params, c, true)
 }

@@ -40,15 +40,27 @@
 //
 // # Errors
 //
+// The constructors (NewSGD, NewAdam, NewAdamW, NewRMSProp) refuse a nil
+// or zero engine and any bad parameter, naming it: one without a name or
+// with another's name, a nil, disposed or non-float32 tensor, a tensor of
+// another device than the engine's, and two parameters that are the same
+// tensor or share their storage (a view of another).
+//
 // Step checks every parameter and gradient before it updates any: a
-// gradient of another shape or dtype, a disposed parameter or gradient, a
-// gradient carrying an error, a gradient list of another length, a bad
-// hyperparameter or a disposed optimizer updates nothing and returns an
-// error naming the optimizer and the parameter, wrapping ErrArgument,
-// ErrDisposed or the tensor package's error (tensor.ErrShape, ErrDType,
-// ErrDisposed). A nil gradient skips its parameter, which keeps its
+// gradient of another shape or dtype, of another device, disposed or
+// carrying an error, a gradient sharing its storage with a tensor the step
+// writes (its own parameter or a view of it, its state, another parameter
+// being updated), a disposed parameter, a gradient list of another length,
+// a bad hyperparameter or a disposed optimizer updates nothing (no value,
+// state, version or step count changes, and nothing is allocated) and
+// returns an error naming the optimizer and the parameter, wrapping
+// ErrArgument, ErrDisposed or the tensor package's error (tensor.ErrShape,
+// ErrDType, ErrDisposed). The same gradient may be given for several
+// parameters, and a gradient may be a parameter whose own gradient is nil
+// (it is only read). A nil gradient skips its parameter, which keeps its
 // values, state and step count, as PyTorch skips a parameter whose grad is
-// None. A device failure part-way leaves the parameters before it updated.
+// None. Only a device failure part-way (out of memory creating the state,
+// a lost device) leaves the parameters before it updated.
 //
 // # Concurrency
 //

@@ -69,13 +69,15 @@ type base struct {
 }
 
 // newBase checks params: each named, names unique, each a live float32
-// tensor of e.
+// tensor of e's device, no two the same tensor or sharing their storage
+// (a view of another: both would be updated, the second over the first).
 func newBase(e *tensor.Engine, kind string, params []Param) (base, error) {
 	b := base{e: e, kind: kind, params: slices.Clone(params), state: make([]slotState, len(params)), kernels: map[string]tensor.Kernel{}}
-	if e == nil {
-		return b, b.errorf(ErrArgument, "nil engine")
+	if e.Device() == nil {
+		return b, b.errorf(ErrArgument, "nil or zero engine")
 	}
 	seen := map[string]bool{}
+	tensors := map[*tensor.Tensor]string{}
 	for i, p := range params {
 		switch {
 		case p.Name == "":
@@ -87,6 +89,17 @@ func newBase(e *tensor.Engine, kind string, params []Param) (base, error) {
 		if err := b.checkParam(p); err != nil {
 			return b, err
 		}
+		if other, ok := tensors[p.T]; ok {
+			return b, b.errorf(ErrArgument, "parameters %q and %q are the same tensor", other, p.Name)
+		}
+		tensors[p.T] = p.Name
+	}
+	writes := make([]use, len(params))
+	for i, p := range params {
+		writes[i] = use{t: p.T, what: fmt.Sprintf("parameter %q", p.Name)}
+	}
+	if err := b.checkAliasing(nil, writes); err != nil {
+		return b, err
 	}
 	return b, nil
 }
@@ -107,6 +120,8 @@ func (b *base) checkParam(p Param) error {
 		return fmt.Errorf("optim: %s: parameter %q: %w", b.kind, p.Name, tensor.ErrDisposed)
 	case t.DType() != tensor.Float32:
 		return fmt.Errorf("optim: %s: parameter %q is %s; optimizers update float32: %w", b.kind, p.Name, t.DType(), tensor.ErrDType)
+	case t.Engine().Device() != b.e.Device():
+		return b.errorf(ErrArgument, "parameter %q lives on another device than the optimizer's engine", p.Name)
 	}
 	return nil
 }
@@ -126,6 +141,8 @@ func (b *base) checkLike(what string, p Param, g *tensor.Tensor) error {
 		return fmt.Errorf("optim: %s: %s is %s, the parameter %s: %w", b.kind, what, g.DType(), p.T.DType(), tensor.ErrDType)
 	case !g.Shape().Equal(p.T.Shape()):
 		return fmt.Errorf("optim: %s: %s is %v, the parameter %v: %w", b.kind, what, g.Shape(), p.T.Shape(), tensor.ErrShape)
+	case g.Engine().Device() != b.e.Device():
+		return fmt.Errorf("optim: %s: %s lives on another device than the parameter: %w", b.kind, what, ErrArgument)
 	}
 	return nil
 }
@@ -150,16 +167,32 @@ func (b *base) step(grads []*tensor.Tensor, u update) error {
 	if len(grads) != len(b.params) {
 		return b.errorf(ErrArgument, "%d gradients for %d parameters", len(grads), len(b.params))
 	}
+	var reads, writes []use
 	for i, g := range grads {
 		if g == nil {
 			continue
 		}
-		if err := b.checkParam(b.params[i]); err != nil {
+		p := b.params[i]
+		if err := b.checkParam(p); err != nil {
 			return err
 		}
-		if err := b.checkLike(fmt.Sprintf("gradient of %q", b.params[i].Name), b.params[i], g); err != nil {
+		what := fmt.Sprintf("gradient of %q", p.Name)
+		if err := b.checkLike(what, p, g); err != nil {
 			return err
 		}
+		reads = append(reads, use{t: g, what: what})
+		writes = append(writes, use{t: p.T, what: fmt.Sprintf("parameter %q", p.Name)})
+		for _, s := range u.slots {
+			if st := b.state[i].slots[s]; st != nil {
+				writes = append(writes, use{t: st, what: fmt.Sprintf("state %q", p.Name+"."+s)})
+			}
+		}
+	}
+	if len(reads) == 0 {
+		return nil
+	}
+	if err := b.checkAliasing(reads, writes); err != nil {
+		return err
 	}
 	for i, g := range grads {
 		if g == nil {

@@ -46,7 +46,9 @@ type RMSProp struct {
 	base
 }
 
-// NewRMSProp returns an RMSProp optimizer updating params on e.
+// NewRMSProp returns an RMSProp optimizer updating params on e, which
+// must be as NewSGD's are: named uniquely, live float32 tensors of e's
+// device, no two sharing their storage.
 func NewRMSProp(e *tensor.Engine, params []Param, c RMSPropConfig) (*RMSProp, error) {
 	b, err := newBase(e, "rmsprop", params)
 	if err != nil {

@@ -35,7 +35,10 @@ type SGD struct {
 	base
 }
 
-// NewSGD returns an SGD optimizer updating params on e.
+// NewSGD returns an SGD optimizer updating params on e. Each parameter
+// must be named, under a name no other has, and be a live float32 tensor
+// of e's device sharing its storage with no other parameter; else NewSGD
+// returns an error naming it.
 func NewSGD(e *tensor.Engine, params []Param, c SGDConfig) (*SGD, error) {
 	b, err := newBase(e, "sgd", params)
 	if err != nil {
@@ -50,9 +53,12 @@ var sgdSlots = []string{"momentum_buffer"}
 // Step updates each parameter with its gradient (grads[i] for the i-th
 // parameter; a nil gradient skips the parameter, as PyTorch skips a None
 // grad), in place, with one kernel per parameter. It checks everything
-// before it updates anything: a gradient of another shape or dtype, a
-// disposed parameter or gradient, a bad hyperparameter or a disposed
-// optimizer updates nothing and returns an error naming the parameter.
+// before it updates anything: a gradient of another shape, dtype or
+// device, a disposed parameter or gradient, a gradient sharing its storage
+// with a tensor the step writes (its parameter, a view of it, its state,
+// another parameter being updated), a bad hyperparameter or a disposed
+// optimizer updates nothing and returns an error naming the parameter
+// (see the package's Errors).
 func (s *SGD) Step(grads []*tensor.Tensor) error {
 	c := s.SGDConfig
 	switch {

@@ -262,3 +262,26 @@ func TestAxisListsRefuseRepeats(t *testing.T) {
 	assert.Equal(t, tensor.Shape{3}, ok.Shape())
 	ok.Dispose()
 }
+
+// Views share their source's storage, and say so; other tensors, and
+// disposed ones, do not.
+func TestSharesStorage(t *testing.T) {
+	e := testgpu.Engine(t)
+	x := e.FromFloat32s(iota32(6), 2, 3)
+	defer x.Dispose()
+	r := e.Reshape(x, 3, 2)
+	defer r.Dispose()
+	c := e.Clone(x)
+	other := e.Add(x, x)
+	defer other.Dispose()
+	assert.True(t, r.SharesStorage(c), "two views of one source")
+	assert.Equal(t, x.StorageID(), r.StorageID())
+	assert.False(t, x.SharesStorage(other))
+	assert.NotEqual(t, x.StorageID(), other.StorageID())
+	c.Dispose()
+	assert.False(t, x.SharesStorage(c), "a disposed view")
+	assert.Zero(t, c.StorageID())
+	var none *tensor.Tensor
+	assert.False(t, none.SharesStorage(x))
+	assert.Zero(t, none.StorageID())
+}

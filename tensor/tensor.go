@@ -200,6 +200,29 @@ func (t *Tensor) buf() *wgpu.Buffer {
 	return t.st.buf
 }
 
+// SharesStorage reports whether t and u are views of one storage (a
+// Reshape or Clone of the other, or of a common source), so that a write
+// into one is seen through the other: what a writer of tensors checks to
+// refuse reading what it writes. It is false when either is nil, carries
+// an error or is disposed. Safe for concurrent use.
+func (t *Tensor) SharesStorage(u *Tensor) bool {
+	if t == nil || u == nil || t.st == nil || u.st == nil || t.disposed.Load() || u.disposed.Load() {
+		return false
+	}
+	return t.st == u.st
+}
+
+// StorageID identifies t's storage among the live storages of its
+// device: tensors that share storage (SharesStorage) have the same one,
+// others on the device differ. It is 0 when t is nil, carries an error or
+// is disposed. Safe for concurrent use.
+func (t *Tensor) StorageID() uint64 {
+	if t == nil || t.st == nil || t.disposed.Load() {
+		return 0
+	}
+	return t.st.buf.ID()
+}
+
 // Dispose frees t. Its storage returns to the device's pool once no other
 // tensor shares it and no op or readback still reads it. Disposing twice is
 // harmless, as is disposing a nil or zero Tensor. A readback of t started
