@@ -63,9 +63,10 @@
 // of Reduce and Softmax over 8 rows or more) use no workgroup memory and
 // read as few, as wide, values as they can.
 //
-// Mesa's drivers bound loops: a loop, with the loops nested in it, stops
-// silently after 65,535 trips (see MaxLoopTrips), so every caller bounds
-// the trips of each dispatch. Its GL compiler is slow on large workgroup
+// Mesa's drivers bound loops: an invocation's loops stop silently once
+// they have run 65,535 trips together, every loop of the invocation
+// counting toward the one budget (see MaxLoopTrips and LoopTrips), so
+// every caller bounds the trips of each dispatch's threads. Its GL compiler is slow on large workgroup
 // arrays (WGSL zero-initialises them): MatMul's tiled kernel keeps its
 // arrays to 128 vec4s.
 //

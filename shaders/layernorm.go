@@ -6,8 +6,10 @@ import "github.com/wgtensor/wgtensor/wgpu"
 // Length], one thread per row: y = (x − mean)·rsqrt(var + Eps)·gamma +
 // beta, with gamma and beta of Length elements and the variance the
 // biased one (the mean of squared deviations), taken in a second pass
-// over the row for accuracy. A third pass writes the row. Each pass loops
-// Length times, which the caller keeps within MaxLoopTrips.
+// over the row for accuracy. A third pass writes the row. Each pass takes
+// RowUnroll elements per trip, in order, so that a row of MaxLoopTrips
+// elements costs its thread Trips(MaxLoopTrips), well within the trips
+// gallivm allows an invocation (see LoopTrips).
 //
 // Its source is layernorm.wgsl; its parameters are LayerNormParams.
 type LayerNorm struct{}
@@ -29,7 +31,7 @@ func (LayerNorm) Key() string { return "layer_norm" }
 // Spec generates LayerNorm's kernel.
 func (k LayerNorm) Spec() wgpu.KernelSpec {
 	p := &LayerNormParams{}
-	src := fill("layernorm.wgsl", map[string]any{"Params": declareParams(p), "WorkgroupSize": LayerNormWorkgroup})
+	src := fill("layernorm.wgsl", map[string]any{"Params": declareParams(p), "WorkgroupSize": LayerNormWorkgroup, "Unroll": RowUnroll})
 	return wgpu.KernelSpec{Name: "layer_norm", Key: k.Key(), Source: src,
 		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSizeOf(p)}
 }
@@ -40,3 +42,7 @@ const LayerNormWorkgroup = 64
 
 // RowWork is the work of one row of length elements: three passes.
 func (LayerNorm) RowWork(length int) float64 { return 8 + 12*float64(length) }
+
+// Trips is the loop trips a thread spends on a row of length elements:
+// three passes.
+func (LayerNorm) Trips(length int) int { return 3 * LoopTrips(length, RowUnroll) }

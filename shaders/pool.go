@@ -21,9 +21,10 @@ import (
 // keeps the first. Arg names that same element, so the gradient of a
 // window goes to exactly the element that produced its value.
 //
-// Its source is pool.wgsl; its parameters are Pool2DParams. A thread loops
-// over its window (at most KernelH·KernelW trips, which the caller keeps
-// within MaxLoopTrips). With Vec4 (no Arg; channels a multiple of four) a
+// Its source is pool.wgsl; its parameters are Pool2DParams. A thread walks
+// its window as one span in row-major order, PoolUnroll positions per
+// trip (Trips: a window of MaxLoopTrips elements costs a quarter of the
+// trips gallivm allows an invocation; see LoopTrips). With Vec4 (no Arg; channels a multiple of four) a
 // thread takes four channels, read and written as vec4s and compared
 // element by element as four threads would.
 type Pool2D struct {
@@ -63,7 +64,8 @@ func (k Pool2D) Out() Type {
 func (k Pool2D) Spec() wgpu.KernelSpec {
 	p := &Pool2DParams{}
 	data := map[string]any{"Params": declareParams(p), "WorkgroupSize": WorkgroupSize,
-		"Max": k.Max, "Arg": k.Max && k.Arg, "Out": string(k.Out()), "Vec4": k.Vec4 && !k.Arg}
+		"Max": k.Max, "Arg": k.Max && k.Arg, "Out": string(k.Out()), "Vec4": k.Vec4 && !k.Arg,
+		"Unroll": PoolUnroll, "At": k.Max && k.Arg, "AtType": "u32", "Row": false}
 	vectorTypes(data)
 	if data["Vec4"] == true {
 		data["Out"] = data["T"]
@@ -71,6 +73,24 @@ func (k Pool2D) Spec() wgpu.KernelSpec {
 	src := fill("pool.wgsl", data)
 	return wgpu.KernelSpec{Name: "pool2d", Key: k.Key(), Source: src,
 		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSizeOf(p)}
+}
+
+// Trips is the loop trips a thread of Pool2D spends on a window of window
+// elements (see LoopTrips).
+func (Pool2D) Trips(window int) int { return LoopTrips(window, PoolUnroll) }
+
+// Trips is the loop trips a thread of k spends: without Scatter, on the
+// window windows that hold its element; with Scatter, on a window of window
+// elements (Max only) and a cell of cell elements.
+func (k Pool2DGrad) Trips(window, cell int) int {
+	if !k.Scatter {
+		return LoopTrips(window, PoolUnroll)
+	}
+	trips := LoopTrips(cell, PoolUnroll)
+	if k.Max {
+		trips += LoopTrips(window, PoolUnroll)
+	}
+	return trips
 }
 
 // ThreadWork is the work of one thread of k over a window of trips
@@ -86,9 +106,9 @@ func (Pool2D) ThreadWork(trips int) float64 { return 24 + 3*float64(trips) }
 // positions inside the input.
 //
 // Its source is pool_grad.wgsl; its parameters are Pool2DParams. A thread
-// loops over the windows that contain its element: at most
-// ceil(KernelH/StrideH)·ceil(KernelW/StrideW) trips, no more than a
-// window's.
+// walks the windows that contain its element, at most
+// ceil(KernelH/StrideH)·ceil(KernelW/StrideW), no more than a window's
+// elements, PoolUnroll per trip (see Trips).
 //
 // With Scatter (for windows that do not overlap: strides at least the
 // window, in both dimensions, and at least one window each way) there is
@@ -100,8 +120,8 @@ func (Pool2D) ThreadWork(trips int) float64 { return 24 + 3*float64(trips) }
 // inside the input, zero to the others. Cells tile the input, so every
 // element is written once, with no atomics and no zeroing pass. Its
 // source is pool_scatter.wgsl; its bindings x (Max only), dy, dx; a
-// thread loops over its window, then its cell (the caller keeps both
-// within MaxLoopTrips). With Vec4 too (channels a multiple of four) a
+// thread walks its window (Max only), then its cell, PoolUnroll positions
+// per trip (see Trips; the caller keeps the sum within MaxLoopTrips). With Vec4 too (channels a multiple of four) a
 // thread takes four channels of its window, read and written as vec4s,
 // compared element by element as four threads would.
 type Pool2DGrad struct {
@@ -126,8 +146,10 @@ func (k Pool2DGrad) Spec() wgpu.KernelSpec {
 	if k.Scatter {
 		file = "pool_scatter.wgsl"
 	}
-	data := map[string]any{"Params": declareParams(p), "WorkgroupSize": WorkgroupSize, "Max": k.Max, "Vec4": k.Vec4}
+	data := map[string]any{"Params": declareParams(p), "WorkgroupSize": WorkgroupSize, "Max": k.Max, "Vec4": k.Vec4,
+		"Unroll": PoolUnroll, "At": k.Max, "Row": !k.Max}
 	vectorTypes(data)
+	data["AtType"] = data["U"]
 	src := fill(file, data)
 	bindings := []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}
 	if k.Max {

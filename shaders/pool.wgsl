@@ -16,7 +16,35 @@ inside it; Pool2D and Pool2DGrad with Scatter share it. */ -}}
 	let yhi = u32(min(y0 + i32(p.kernel_h), i32(p.in_h)));
 	let xlo = u32(max(x0, 0));
 	let xhi = u32(min(x0 + i32(p.kernel_w), i32(p.in_w)));
-	let base = n * p.in_h;{{end -}}
+	let base = n * p.in_h;
+	let img = base * p.in_w;{{end -}}
+{{- /* pool_next: moves pos, the position iy·in_w + ix, to the next
+position of a span ww wide in row-major order, col being its column in
+the span (and row its row, with .Row); the loops that walk a window or a
+cell take .Unroll positions per trip (see LoopTrips). */ -}}
+{{define "pool_next"}}
+			col++;
+			let wrap = col == ww;
+			col = select(col, 0u, wrap);
+{{- if .Row}}
+			row = select(row, row + 1u, wrap);
+{{- end}}
+			pos += select(1u, skip, wrap);{{end -}}
+{{- /* pool_best: takes the element at pos as the window's maximum if it is greater (see Pool2D), or adds it to the sum. */ -}}
+{{define "pool_step"}}
+		{
+			let v = x[(img + pos) * C + c];
+{{- if .Max}}
+			let take = !is_nan(best) & ((ord(v) > ord(best)) | is_nan(v));
+			best = select(best, v, take);
+{{- if .At}}
+			at = select(at, {{.AtType}}(pos), take);
+{{- end}}
+{{- else}}
+			sum += v;
+{{- end}}
+{{- template "pool_next" .}}
+		}{{end -}}
 {{.Params -}}
 @group(0) @binding(0) var<storage, read> x: array<{{.T}}>;
 @group(0) @binding(1) var<storage, read_write> y: array<{{.Out}}>;
@@ -28,33 +56,30 @@ inside it; Pool2D and Pool2DGrad with Scatter share it. */ -}}
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let i = g.x + g.y * p.row + p.first;
 	if (i >= p.end) { return; }
-{{template "pool_window" .}}{{- if .Max}}
-	var best = x[((base + ylo) * p.in_w + xlo) * C + c];
+{{template "pool_window" .}}
+	let ww = xhi - xlo;
+	let count = (yhi - ylo) * ww;
+	let skip = p.in_w - ww + 1u;
+	var pos = ylo * p.in_w + xlo;
+	var col = 0u;
+	var k = 0u;
+{{- if .Max}}
+	var best = x[(img + pos) * C + c];
 {{- if .Arg}}
-	var at = ylo * p.in_w + xlo;
-{{- end}}
-	for (var iy = ylo; iy < yhi; iy++) {
-		for (var ix = xlo; ix < xhi; ix++) {
-			let v = x[((base + iy) * p.in_w + ix) * C + c];
-			let take = !is_nan(best) & ((ord(v) > ord(best)) | is_nan(v));
-			best = select(best, v, take);
-{{- if .Arg}}
-			at = select(at, iy * p.in_w + ix, take);
-{{- end}}
-		}
-	}
-{{- if .Arg}}
-	y[i] = i32(at);
-{{- else}}
-	y[i] = best;
+	var at = pos;
 {{- end}}
 {{- else}}
 	var sum = {{.T}}(0.0);
-	for (var iy = ylo; iy < yhi; iy++) {
-		for (var ix = xlo; ix < xhi; ix++) {
-			sum += x[((base + iy) * p.in_w + ix) * C + c];
-		}
+{{- end}}
+	for (; k + {{.Unroll}}u <= count; k += {{.Unroll}}u) {
+{{- range seq .Unroll}}{{template "pool_step" $}}{{end}}
 	}
-	y[i] = sum / f32((yhi - ylo) * (xhi - xlo));
+	for (; k < count; k++) {{- template "pool_step" .}}
+{{- if .Arg}}
+	y[i] = i32(at);
+{{- else if .Max}}
+	y[i] = best;
+{{- else}}
+	y[i] = sum / f32(count);
 {{- end}}
 }

@@ -1,4 +1,17 @@
 {{- /* Pool2DGrad: each input element sums the gradients of the windows that contain it; see Pool2DGrad. */ -}}
+{{- define "grad_step"}}
+		{
+{{- if .Max}}
+			if (arg[o] == me) { sum += dy[o]; }
+{{- else}}
+			sum += dy[o] / f32(extent(oy * p.stride_h, p.pad_top, p.kernel_h, p.in_h) * extent(ox * p.stride_w, p.pad_left, p.kernel_w, p.in_w));
+{{- end}}
+			ox++;
+			let wrap = ox == oxhi;
+			ox = select(ox, oxlo, wrap);
+			oy = select(oy, oy + 1u, wrap);
+			o += select(p.c, skip, wrap);
+		}{{end -}}
 {{.Params -}}
 {{- if .Max}}
 @group(0) @binding(0) var<storage, read> arg: array<i32>;
@@ -38,22 +51,26 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let n = t / p.in_h;
 	let py = iy + p.pad_top;
 	let px = ix + p.pad_left;
+	let oylo = first(py, p.kernel_h, p.stride_h);
 	let oyhi = min(py / p.stride_h + 1u, p.out_h);
-	let oxhi = min(px / p.stride_w + 1u, p.out_w);
 	let oxlo = first(px, p.kernel_w, p.stride_w);
-	var sum = 0.0;
-	for (var oy = first(py, p.kernel_h, p.stride_h); oy < oyhi; oy++) {
-{{- if not .Max}}
-		let h = extent(oy * p.stride_h, p.pad_top, p.kernel_h, p.in_h);
-{{- end}}
-		for (var ox = oxlo; ox < oxhi; ox++) {
-			let o = ((n * p.out_h + oy) * p.out_w + ox) * p.c + c;
+	let oxhi = min(px / p.stride_w + 1u, p.out_w);
+	// The windows [oylo, oyhi) × [oxlo, oxhi), walked as one span in
+	// row-major order, .Unroll a trip (see LoopTrips).
+	let ww = select(0u, oxhi - oxlo, oxhi > oxlo);
+	let count = select(0u, oyhi - oylo, oyhi > oylo) * ww;
+	var oy = oylo;
+	var ox = oxlo;
+	var o = ((n * p.out_h + oy) * p.out_w + ox) * p.c + c;
+	let skip = (p.out_w - ww + 1u) * p.c;
 {{- if .Max}}
-			if (arg[o] == i32(iy * p.in_w + ix)) { sum += dy[o]; }
-{{- else}}
-			sum += dy[o] / f32(h * extent(ox * p.stride_w, p.pad_left, p.kernel_w, p.in_w));
+	let me = i32(iy * p.in_w + ix);
 {{- end}}
-		}
+	var sum = 0.0;
+	var k = 0u;
+	for (; k + {{.Unroll}}u <= count; k += {{.Unroll}}u) {
+{{- range seq .Unroll}}{{template "grad_step" $}}{{end}}
 	}
+	for (; k < count; k++) {{- template "grad_step" .}}
 	dx[i] = sum;
 }

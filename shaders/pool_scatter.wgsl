@@ -2,7 +2,19 @@
 every input element of its cell (see Pool2DGrad). A cell holds its
 window, as stride >= kernel; windows, and so cells, do not overlap. With
 .Vec4 a thread takes four channels, each an element of a vec4 (T; U and B
-the matching vectors of u32 and bool). */ -}}
+the matching vectors of u32 and bool). The window and the cell are each
+walked as one span in row-major order, .Unroll positions per trip (see
+LoopTrips; pool_window, pool_step and pool_next are pool.wgsl's). */ -}}
+{{- define "scatter_step"}}
+		{
+{{- if .Max}}
+			let hit = {{.U}}(pos) == at;
+{{- else}}
+			let hit = row < wy && col < wx;
+{{- end}}
+			dx[(img + pos) * C + c] = select({{.T}}(0.0), grad, hit);
+{{- template "pool_next" .}}
+		}{{end -}}
 {{.Params -}}
 {{- if .Max}}
 @group(0) @binding(0) var<storage, read> x: array<{{.T}}>;
@@ -30,33 +42,41 @@ fn cell(o: u32, stride: u32, pad: u32, outs: u32, size: u32) -> vec2<u32> {
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let i = g.x + g.y * p.row + p.first;
 	if (i >= p.end) { return; }
-{{template "pool_window" .}}{{- if .Max}}
-	var best = x[((base + ylo) * p.in_w + xlo) * C + c];
-	var aty = {{.U}}(ylo);
-	var atx = {{.U}}(xlo);
-	for (var iy = ylo; iy < yhi; iy++) {
-		for (var ix = xlo; ix < xhi; ix++) {
-			let v = x[((base + iy) * p.in_w + ix) * C + c];
-			let take = !is_nan(best) & ((ord(v) > ord(best)) | is_nan(v));
-			best = select(best, v, take);
-			aty = select(aty, {{.U}}(iy), take);
-			atx = select(atx, {{.U}}(ix), take);
-		}
+{{template "pool_window" .}}
+	var k = 0u;
+{{- if .Max}}
+	var ww = xhi - xlo;
+	var count = (yhi - ylo) * ww;
+	var skip = p.in_w - ww + 1u;
+	var pos = ylo * p.in_w + xlo;
+	var col = 0u;
+	var best = x[(img + pos) * C + c];
+	var at = {{.U}}(pos);
+	for (; k + {{.Unroll}}u <= count; k += {{.Unroll}}u) {
+{{- range seq .Unroll}}{{template "pool_step" $}}{{end}}
 	}
+	for (; k < count; k++) {{- template "pool_step" .}}
 	let grad = dy[i];
 {{- else}}
-	let grad = dy[i] / f32((yhi - ylo) * (xhi - xlo));
+	let wy = yhi - ylo;
+	let wx = xhi - xlo;
+	let grad = dy[i] / f32(wy * wx);
 {{- end}}
 	let cy = cell(oy, p.stride_h, p.pad_top, p.out_h, p.in_h);
 	let cx = cell(ox, p.stride_w, p.pad_left, p.out_w, p.in_w);
-	for (var iy = cy.x; iy < cy.y; iy++) {
-		for (var ix = cx.x; ix < cx.y; ix++) {
-{{- if .Max}}
-			let hit = ({{.U}}(iy) == aty) & ({{.U}}(ix) == atx);
-{{- else}}
-			let hit = iy < yhi && ix < xhi;
-{{- end}}
-			dx[((base + iy) * p.in_w + ix) * C + c] = select({{.T}}(0.0), grad, hit);
-		}
+	{{if .Max}}ww = cx.y - cx.x;
+	count = (cy.y - cy.x) * ww;
+	skip = p.in_w - ww + 1u;
+	pos = cy.x * p.in_w + cx.x;
+	col = 0u;
+	k = 0u;{{else}}let ww = cx.y - cx.x;
+	let count = (cy.y - cy.x) * ww;
+	let skip = p.in_w - ww + 1u;
+	var pos = cy.x * p.in_w + cx.x;
+	var col = 0u;
+	var row = 0u;{{end}}
+	for (; k + {{.Unroll}}u <= count; k += {{.Unroll}}u) {
+{{- range seq .Unroll}}{{template "scatter_step" $}}{{end}}
 	}
+	for (; k < count; k++) {{- template "scatter_step" .}}
 }

@@ -62,13 +62,15 @@ const ReduceWorkgroup = 64
 // reduced in segments of this length (see Reduce).
 const ReduceSegment = 1 << 16
 
-// MaxLoopTrips is the most iterations one WGSL loop may run: on lavapipe
-// and llvmpipe (Mesa's gallivm) a loop stops silently after 65,535 trips,
-// and the trips of the loops nested in it count toward the same budget.
-// So no kernel's loops run near it: a workgroup reduces at most a segment
+// MaxLoopTrips is the most loop iterations one invocation may run: on
+// lavapipe and llvmpipe (Mesa's gallivm) the loops of an invocation stop
+// silently once they have run 65,535 trips together, counted across every
+// loop it runs, one after another or nested, each loop's exiting trip
+// included (see LoopTrips). So no kernel's loops run near it: a workgroup reduces at most a segment
 // (ReduceSegment: 64 trips of 16 per thread), a thread at most a row of
-// MaxThreadRow, and a matmul or convolution dispatch at most MatMulKRange
-// of k.
+// MaxThreadRow, a matmul or convolution dispatch at most MatMulKRange
+// of k, and the one-thread-per-row and pooling kernels take several
+// elements per trip (RowUnroll, PoolUnroll).
 const MaxLoopTrips = 65535
 
 // MaxThreadRow is the longest row the PerThread kernels of Reduce and

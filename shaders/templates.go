@@ -20,6 +20,7 @@ var kernels = template.Must(template.New("").Funcs(template.FuncMap{
 	"seq":   seq,
 	"down":  down,
 	"lanes": func() []string { return []string{"x", "y", "z", "w"} },
+	"pass":  func(u int, body string) map[string]any { return map[string]any{"U": u, "Body": body} },
 }).ParseFS(wgslFiles, "*.wgsl"))
 
 // fill executes the template name with data. The templates are parsed and

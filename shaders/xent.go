@@ -15,8 +15,10 @@ import (
 // so that no exp overflows and no large logit is subtracted from another
 // after rounding: logits of ±1e4 give losses exact to float32's
 // resolution of the loss, not of the logits. A label out of [0, Length) gives
-// NaN. Rows are at most MaxXentClasses long, each loop within
-// MaxLoopTrips.
+// NaN. Rows are at most MaxXentClasses long. Each pass over a row
+// takes RowUnroll classes per trip, in order, so that a thread's passes
+// together stay within the trips gallivm allows an invocation (Trips; see
+// LoopTrips).
 //
 // Bindings: logits, targets (i32 labels or f32 probabilities), the loss
 // per row. Its source is xent.wgsl; its parameters are RowParams (Length,
@@ -47,7 +49,7 @@ func (s SoftmaxXent) Key() string {
 // Spec generates s's kernel.
 func (s SoftmaxXent) Spec() wgpu.KernelSpec {
 	p := &RowParams{}
-	src := fill("xent.wgsl", map[string]any{"Params": declareParams(p), "WorkgroupSize": WorkgroupSize, "Dense": s.Dense, "Grad": s.Grad})
+	src := fill("xent.wgsl", map[string]any{"Params": declareParams(p), "WorkgroupSize": WorkgroupSize, "Dense": s.Dense, "Grad": s.Grad, "Unroll": RowUnroll})
 	name, access := "softmax_xent", []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}
 	if s.Grad {
 		name, access = "softmax_xent_grad", []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}
@@ -62,4 +64,18 @@ func (s SoftmaxXent) RowWork(length int) float64 {
 		return 8 + 20*float64(length)
 	}
 	return 8 + 12*float64(length)
+}
+
+// Trips is the loop trips a thread of s spends on a row of length
+// classes: two passes, and one more for probabilities (Dense), or with
+// Grad one more for labels and two for probabilities.
+func (s SoftmaxXent) Trips(length int) int {
+	passes := 2
+	if s.Dense {
+		passes++
+	}
+	if s.Grad {
+		passes++
+	}
+	return passes * LoopTrips(length, RowUnroll)
 }

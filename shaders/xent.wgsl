@@ -1,4 +1,14 @@
-{{- /* SoftmaxXent: softmax cross-entropy of each row against a label or probabilities; see SoftmaxXent. */ -}}
+{{- /* SoftmaxXent: softmax cross-entropy of each row against a label or probabilities; see SoftmaxXent.
+Each pass takes .Unroll classes a trip, then the rest one a trip, in order (see LoopTrips). */ -}}
+{{- define "xent_pass"}}
+	j = 0u;
+	for (; j + {{.U}}u <= len; j += {{.U}}u) {
+{{- $body := .Body}}{{range seq .U}}
+		{ let k = j + {{.}}u; {{$body}} }
+{{- end}}
+	}
+	for (; j < len; j++) { let k = j; {{.Body}} }
+{{- end -}}
 {{.Params -}}
 @group(0) @binding(0) var<storage, read> src: array<f32>;
 @group(0) @binding(1) var<storage, read> t: array<{{if .Dense}}f32{{else}}i32{{end}}>;
@@ -16,24 +26,25 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	if (row >= p.end) { return; }
 	let len = p.length;
 	let base = row * len;
+	var j: u32;
 	var mx = -3.4028234e38;
-	for (var j = 0u; j < len; j++) { mx = max(mx, src[base + j]); }
+{{- template "xent_pass" (pass .Unroll "mx = max(mx, src[base + k]);")}}
 	var total = 0.0;
-	for (var j = 0u; j < len; j++) { total += exp(src[base + j] - mx); }
+{{- template "xent_pass" (pass .Unroll "total += exp(src[base + k] - mx);")}}
 {{- if .Grad}}
 	let gr = dy[row];
 {{- if .Dense}}
 	var mass = 0.0;
-	for (var j = 0u; j < len; j++) { mass += t[base + j]; }
-	for (var j = 0u; j < len; j++) { dst[base + j] = gr * (exp(src[base + j] - mx) / total * mass - t[base + j]); }
+{{- template "xent_pass" (pass .Unroll "mass += t[base + k];")}}
+{{- template "xent_pass" (pass .Unroll "dst[base + k] = gr * (exp(src[base + k] - mx) / total * mass - t[base + k]);")}}
 {{- else}}
 	let y = t[row];
-	for (var j = 0u; j < len; j++) { dst[base + j] = gr * (exp(src[base + j] - mx) / total - select(0.0, 1.0, i32(j) == y)); }
+{{- template "xent_pass" (pass .Unroll "dst[base + k] = gr * (exp(src[base + k] - mx) / total - select(0.0, 1.0, i32(k) == y));")}}
 {{- end}}
 {{- else if .Dense}}
 	var dot = 0.0;
 	var mass = 0.0;
-	for (var j = 0u; j < len; j++) { let q = t[base + j]; dot += q * (mx - src[base + j]); mass += q; }
+{{- template "xent_pass" (pass .Unroll "let q = t[base + k]; dot += q * (mx - src[base + k]); mass += q;")}}
 	dst[row] = dot + mass * log(total);
 {{- else}}
 	let y = t[row];

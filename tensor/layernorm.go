@@ -41,7 +41,10 @@ func (e *Engine) LayerNorm(x, gamma, beta *Tensor, eps float32) *Tensor {
 	if !gamma.shape.Equal(Shape{n}) || !beta.shape.Equal(Shape{n}) {
 		return o.fail(ErrShape, "gamma and beta must be [%d], x's last dimension", n)
 	}
-	if n > shaders.MaxLoopTrips {
+	// The kernel's three passes take several elements a loop trip, so
+	// that a row of shaders.MaxLoopTrips stays within the trips of an
+	// invocation (shaders.LoopTrips).
+	if n > shaders.MaxLoopTrips || (shaders.LayerNorm{}).Trips(n) > shaders.MaxLoopTrips {
 		return o.fail(ErrShape, "rows of %d elements; at most %d", n, shaders.MaxLoopTrips)
 	}
 	if !(eps >= 0) || math.IsInf(float64(eps), 1) {

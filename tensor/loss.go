@@ -22,8 +22,10 @@ import (
 // It subtracts each row's maximum first, so logits of any finite size
 // (±1e4 and beyond) give finite, accurate losses. A label out of
 // [0, classes) gives NaN (checking labels would need a readback). Rows
-// hold at most shaders.MaxXentClasses classes; each is summed by one
-// thread in order.
+// hold at most shaders.MaxXentClasses (65,535) classes; each is summed by
+// one thread in order, several classes a loop trip (so that its passes
+// stay within the loop trips lavapipe and llvmpipe allow an invocation:
+// see shaders.LoopTrips).
 func (e *Engine) SoftmaxCrossEntropy(logits, targets *Tensor) *Tensor {
 	o, bad := e.begin("softmax_cross_entropy", callerSite(), logits, targets)
 	if bad != nil {
@@ -84,7 +86,7 @@ func (o *op) checkXent(logits, targets *Tensor) (Shape, *Tensor) {
 		return nil, o.fail(ErrShape, "float32 probabilities must be %v", logits.shape)
 	case targets.dtype != Int32 && targets.dtype != Float32:
 		return nil, o.fail(ErrDType, "targets are %s: int32 labels or float32 probabilities", targets.dtype)
-	case classes > shaders.MaxXentClasses:
+	case classes > shaders.MaxXentClasses || (shaders.SoftmaxXent{Dense: true, Grad: true}).Trips(classes) > shaders.MaxLoopTrips:
 		return nil, o.fail(ErrShape, "%d classes; at most %d", classes, shaders.MaxXentClasses)
 	case classes == 0 && rowShape.Size() > 0:
 		return nil, o.fail(ErrShape, "rows of no classes")

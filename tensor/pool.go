@@ -26,8 +26,11 @@ type Pool2DOptions struct {
 // (-0 and +0 included) the first in row-major window order is the one
 // MaxPool2DGrad credits.
 //
-// A window may hold at most shaders.MaxLoopTrips elements (a larger one is
-// an error: reduce with Max over the axes instead). It is safe to call as
+// A window may hold at most shaders.MaxLoopTrips (65,535) elements (a
+// larger one is an error: reduce with Max over the axes instead); the
+// kernels take several positions per loop trip, so that every window up
+// to that size, and its gradient, stays within the loop trips lavapipe
+// and llvmpipe allow (see shaders.LoopTrips). It is safe to call as
 // any op: the engine is used by one goroutine at a time.
 func (e *Engine) MaxPool2D(x *Tensor, o Pool2DOptions) *Tensor {
 	return e.pool2D("max_pool2d", callerSite(), x, o, shaders.Pool2D{Max: true})
@@ -139,7 +142,10 @@ func (o *op) poolWindow(shape Shape, dtype DType, p Pool2DOptions) (Window2D, er
 	if err != nil {
 		return w, opErr(o.name, o.shapes(), ErrArgument, "window %v, stride %v, padding %v: %v", p.Window, p.Stride, p.Padding, err)
 	}
-	if w.KernelH > shaders.MaxLoopTrips/w.KernelW { // KernelH·KernelW, without overflow
+	// KernelH·KernelW, without overflow; a window's thread then stays
+	// within the loop trips of an invocation (shaders.LoopTrips), and so
+	// does the gradient's thread, whose windows are no more.
+	if w.KernelH > shaders.MaxLoopTrips/w.KernelW || (shaders.Pool2D{}).Trips(w.KernelH*w.KernelW) > shaders.MaxLoopTrips {
 		return w, opErr(o.name, o.shapes(), ErrArgument, "window %v holds more than %d elements (reduce with Max or Mean over the axes instead)", p.Window, shaders.MaxLoopTrips)
 	}
 	if w.OutH > 0 && w.OutW > 0 && !windowsHoldInput(w) {
@@ -200,9 +206,10 @@ func (o *op) pool(x *Tensor, w Window2D, k shaders.Pool2D) (*Tensor, error) {
 
 // scatters reports whether a pooling gradient through w takes the Scatter
 // kernel: its windows do not overlap, there is at least one each way (so
-// their cells tile the input), and a thread's cell stays within
-// shaders.MaxLoopTrips. One thread per window then writes its cell,
-// instead of an argmax pass and a thread per input element.
+// their cells tile the input), and a thread's window and cell together
+// stay within shaders.MaxLoopTrips trips. One thread per window then
+// writes its cell, instead of an argmax pass and a thread per input
+// element.
 func scatters(w Window2D) bool {
 	if w.StrideH < w.KernelH || w.StrideW < w.KernelW || w.OutH == 0 || w.OutW == 0 {
 		return false
@@ -211,7 +218,10 @@ func scatters(w Window2D) bool {
 	// input's end); likewise the widest.
 	h := max(w.StrideH, w.InH-((w.OutH-1)*w.StrideH-w.PadTop))
 	wide := max(w.StrideW, w.InW-((w.OutW-1)*w.StrideW-w.PadLeft))
-	return h <= shaders.MaxLoopTrips/wide
+	if h > shaders.MaxLoopTrips/wide {
+		return false
+	}
+	return (shaders.Pool2DGrad{Max: true, Scatter: true}).Trips(w.KernelH*w.KernelW, h*wide) <= shaders.MaxLoopTrips
 }
 
 // poolGrad runs the gradient kernel k into a new tensor of shape in, from
@@ -234,6 +244,9 @@ func (o *op) poolGrad(in Shape, w Window2D, k shaders.Pool2DGrad, from ...*Tenso
 		}
 		trips = w.KernelH*w.KernelW + w.StrideH*w.StrideW
 	}
+	// trips (the work estimate) counts elements; the loops take
+	// shaders.PoolUnroll of them a trip, within shaders.MaxLoopTrips as
+	// poolWindow and scatters check.
 	bufs := make([]*wgpu.Buffer, 0, len(from)+1)
 	for _, t := range from {
 		bufs = append(bufs, t.buf())

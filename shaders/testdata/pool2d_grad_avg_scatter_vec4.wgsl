@@ -46,13 +46,65 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let xlo = u32(max(x0, 0));
 	let xhi = u32(min(x0 + i32(p.kernel_w), i32(p.in_w)));
 	let base = n * p.in_h;
-	let grad = dy[i] / f32((yhi - ylo) * (xhi - xlo));
+	let img = base * p.in_w;
+	var k = 0u;
+	let wy = yhi - ylo;
+	let wx = xhi - xlo;
+	let grad = dy[i] / f32(wy * wx);
 	let cy = cell(oy, p.stride_h, p.pad_top, p.out_h, p.in_h);
 	let cx = cell(ox, p.stride_w, p.pad_left, p.out_w, p.in_w);
-	for (var iy = cy.x; iy < cy.y; iy++) {
-		for (var ix = cx.x; ix < cx.y; ix++) {
-			let hit = iy < yhi && ix < xhi;
-			dx[((base + iy) * p.in_w + ix) * C + c] = select(vec4<f32>(0.0), grad, hit);
+	let ww = cx.y - cx.x;
+	let count = (cy.y - cy.x) * ww;
+	let skip = p.in_w - ww + 1u;
+	var pos = cy.x * p.in_w + cx.x;
+	var col = 0u;
+	var row = 0u;
+	for (; k + 4u <= count; k += 4u) {
+		{
+			let hit = row < wy && col < wx;
+			dx[(img + pos) * C + c] = select(vec4<f32>(0.0), grad, hit);
+			col++;
+			let wrap = col == ww;
+			col = select(col, 0u, wrap);
+			row = select(row, row + 1u, wrap);
+			pos += select(1u, skip, wrap);
+		}
+		{
+			let hit = row < wy && col < wx;
+			dx[(img + pos) * C + c] = select(vec4<f32>(0.0), grad, hit);
+			col++;
+			let wrap = col == ww;
+			col = select(col, 0u, wrap);
+			row = select(row, row + 1u, wrap);
+			pos += select(1u, skip, wrap);
+		}
+		{
+			let hit = row < wy && col < wx;
+			dx[(img + pos) * C + c] = select(vec4<f32>(0.0), grad, hit);
+			col++;
+			let wrap = col == ww;
+			col = select(col, 0u, wrap);
+			row = select(row, row + 1u, wrap);
+			pos += select(1u, skip, wrap);
+		}
+		{
+			let hit = row < wy && col < wx;
+			dx[(img + pos) * C + c] = select(vec4<f32>(0.0), grad, hit);
+			col++;
+			let wrap = col == ww;
+			col = select(col, 0u, wrap);
+			row = select(row, row + 1u, wrap);
+			pos += select(1u, skip, wrap);
 		}
 	}
+	for (; k < count; k++)
+		{
+			let hit = row < wy && col < wx;
+			dx[(img + pos) * C + c] = select(vec4<f32>(0.0), grad, hit);
+			col++;
+			let wrap = col == ww;
+			col = select(col, 0u, wrap);
+			row = select(row, row + 1u, wrap);
+			pos += select(1u, skip, wrap);
+		}
 }

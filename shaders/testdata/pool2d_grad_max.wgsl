@@ -39,15 +39,63 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let n = t / p.in_h;
 	let py = iy + p.pad_top;
 	let px = ix + p.pad_left;
+	let oylo = first(py, p.kernel_h, p.stride_h);
 	let oyhi = min(py / p.stride_h + 1u, p.out_h);
-	let oxhi = min(px / p.stride_w + 1u, p.out_w);
 	let oxlo = first(px, p.kernel_w, p.stride_w);
+	let oxhi = min(px / p.stride_w + 1u, p.out_w);
+	// The windows [oylo, oyhi) × [oxlo, oxhi), walked as one span in
+	// row-major order, .Unroll a trip (see LoopTrips).
+	let ww = select(0u, oxhi - oxlo, oxhi > oxlo);
+	let count = select(0u, oyhi - oylo, oyhi > oylo) * ww;
+	var oy = oylo;
+	var ox = oxlo;
+	var o = ((n * p.out_h + oy) * p.out_w + ox) * p.c + c;
+	let skip = (p.out_w - ww + 1u) * p.c;
+	let me = i32(iy * p.in_w + ix);
 	var sum = 0.0;
-	for (var oy = first(py, p.kernel_h, p.stride_h); oy < oyhi; oy++) {
-		for (var ox = oxlo; ox < oxhi; ox++) {
-			let o = ((n * p.out_h + oy) * p.out_w + ox) * p.c + c;
-			if (arg[o] == i32(iy * p.in_w + ix)) { sum += dy[o]; }
+	var k = 0u;
+	for (; k + 4u <= count; k += 4u) {
+		{
+			if (arg[o] == me) { sum += dy[o]; }
+			ox++;
+			let wrap = ox == oxhi;
+			ox = select(ox, oxlo, wrap);
+			oy = select(oy, oy + 1u, wrap);
+			o += select(p.c, skip, wrap);
+		}
+		{
+			if (arg[o] == me) { sum += dy[o]; }
+			ox++;
+			let wrap = ox == oxhi;
+			ox = select(ox, oxlo, wrap);
+			oy = select(oy, oy + 1u, wrap);
+			o += select(p.c, skip, wrap);
+		}
+		{
+			if (arg[o] == me) { sum += dy[o]; }
+			ox++;
+			let wrap = ox == oxhi;
+			ox = select(ox, oxlo, wrap);
+			oy = select(oy, oy + 1u, wrap);
+			o += select(p.c, skip, wrap);
+		}
+		{
+			if (arg[o] == me) { sum += dy[o]; }
+			ox++;
+			let wrap = ox == oxhi;
+			ox = select(ox, oxlo, wrap);
+			oy = select(oy, oy + 1u, wrap);
+			o += select(p.c, skip, wrap);
 		}
 	}
+	for (; k < count; k++)
+		{
+			if (arg[o] == me) { sum += dy[o]; }
+			ox++;
+			let wrap = ox == oxhi;
+			ox = select(ox, oxlo, wrap);
+			oy = select(oy, oy + 1u, wrap);
+			o += select(p.c, skip, wrap);
+		}
 	dx[i] = sum;
 }

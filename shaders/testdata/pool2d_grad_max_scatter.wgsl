@@ -53,25 +53,118 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let xlo = u32(max(x0, 0));
 	let xhi = u32(min(x0 + i32(p.kernel_w), i32(p.in_w)));
 	let base = n * p.in_h;
-	var best = x[((base + ylo) * p.in_w + xlo) * C + c];
-	var aty = u32(ylo);
-	var atx = u32(xlo);
-	for (var iy = ylo; iy < yhi; iy++) {
-		for (var ix = xlo; ix < xhi; ix++) {
-			let v = x[((base + iy) * p.in_w + ix) * C + c];
+	let img = base * p.in_w;
+	var k = 0u;
+	var ww = xhi - xlo;
+	var count = (yhi - ylo) * ww;
+	var skip = p.in_w - ww + 1u;
+	var pos = ylo * p.in_w + xlo;
+	var col = 0u;
+	var best = x[(img + pos) * C + c];
+	var at = u32(pos);
+	for (; k + 4u <= count; k += 4u) {
+		{
+			let v = x[(img + pos) * C + c];
 			let take = !is_nan(best) & ((ord(v) > ord(best)) | is_nan(v));
 			best = select(best, v, take);
-			aty = select(aty, u32(iy), take);
-			atx = select(atx, u32(ix), take);
+			at = select(at, u32(pos), take);
+			col++;
+			let wrap = col == ww;
+			col = select(col, 0u, wrap);
+			pos += select(1u, skip, wrap);
+		}
+		{
+			let v = x[(img + pos) * C + c];
+			let take = !is_nan(best) & ((ord(v) > ord(best)) | is_nan(v));
+			best = select(best, v, take);
+			at = select(at, u32(pos), take);
+			col++;
+			let wrap = col == ww;
+			col = select(col, 0u, wrap);
+			pos += select(1u, skip, wrap);
+		}
+		{
+			let v = x[(img + pos) * C + c];
+			let take = !is_nan(best) & ((ord(v) > ord(best)) | is_nan(v));
+			best = select(best, v, take);
+			at = select(at, u32(pos), take);
+			col++;
+			let wrap = col == ww;
+			col = select(col, 0u, wrap);
+			pos += select(1u, skip, wrap);
+		}
+		{
+			let v = x[(img + pos) * C + c];
+			let take = !is_nan(best) & ((ord(v) > ord(best)) | is_nan(v));
+			best = select(best, v, take);
+			at = select(at, u32(pos), take);
+			col++;
+			let wrap = col == ww;
+			col = select(col, 0u, wrap);
+			pos += select(1u, skip, wrap);
 		}
 	}
+	for (; k < count; k++)
+		{
+			let v = x[(img + pos) * C + c];
+			let take = !is_nan(best) & ((ord(v) > ord(best)) | is_nan(v));
+			best = select(best, v, take);
+			at = select(at, u32(pos), take);
+			col++;
+			let wrap = col == ww;
+			col = select(col, 0u, wrap);
+			pos += select(1u, skip, wrap);
+		}
 	let grad = dy[i];
 	let cy = cell(oy, p.stride_h, p.pad_top, p.out_h, p.in_h);
 	let cx = cell(ox, p.stride_w, p.pad_left, p.out_w, p.in_w);
-	for (var iy = cy.x; iy < cy.y; iy++) {
-		for (var ix = cx.x; ix < cx.y; ix++) {
-			let hit = (u32(iy) == aty) & (u32(ix) == atx);
-			dx[((base + iy) * p.in_w + ix) * C + c] = select(f32(0.0), grad, hit);
+	ww = cx.y - cx.x;
+	count = (cy.y - cy.x) * ww;
+	skip = p.in_w - ww + 1u;
+	pos = cy.x * p.in_w + cx.x;
+	col = 0u;
+	k = 0u;
+	for (; k + 4u <= count; k += 4u) {
+		{
+			let hit = u32(pos) == at;
+			dx[(img + pos) * C + c] = select(f32(0.0), grad, hit);
+			col++;
+			let wrap = col == ww;
+			col = select(col, 0u, wrap);
+			pos += select(1u, skip, wrap);
+		}
+		{
+			let hit = u32(pos) == at;
+			dx[(img + pos) * C + c] = select(f32(0.0), grad, hit);
+			col++;
+			let wrap = col == ww;
+			col = select(col, 0u, wrap);
+			pos += select(1u, skip, wrap);
+		}
+		{
+			let hit = u32(pos) == at;
+			dx[(img + pos) * C + c] = select(f32(0.0), grad, hit);
+			col++;
+			let wrap = col == ww;
+			col = select(col, 0u, wrap);
+			pos += select(1u, skip, wrap);
+		}
+		{
+			let hit = u32(pos) == at;
+			dx[(img + pos) * C + c] = select(f32(0.0), grad, hit);
+			col++;
+			let wrap = col == ww;
+			col = select(col, 0u, wrap);
+			pos += select(1u, skip, wrap);
 		}
 	}
+	for (; k < count; k++)
+		{
+			let hit = u32(pos) == at;
+			dx[(img + pos) * C + c] = select(f32(0.0), grad, hit);
+			col++;
+			let wrap = col == ww;
+			col = select(col, 0u, wrap);
+			pos += select(1u, skip, wrap);
+		}
 }

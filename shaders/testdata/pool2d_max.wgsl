@@ -40,13 +40,61 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let xlo = u32(max(x0, 0));
 	let xhi = u32(min(x0 + i32(p.kernel_w), i32(p.in_w)));
 	let base = n * p.in_h;
-	var best = x[((base + ylo) * p.in_w + xlo) * C + c];
-	for (var iy = ylo; iy < yhi; iy++) {
-		for (var ix = xlo; ix < xhi; ix++) {
-			let v = x[((base + iy) * p.in_w + ix) * C + c];
+	let img = base * p.in_w;
+	let ww = xhi - xlo;
+	let count = (yhi - ylo) * ww;
+	let skip = p.in_w - ww + 1u;
+	var pos = ylo * p.in_w + xlo;
+	var col = 0u;
+	var k = 0u;
+	var best = x[(img + pos) * C + c];
+	for (; k + 4u <= count; k += 4u) {
+		{
+			let v = x[(img + pos) * C + c];
 			let take = !is_nan(best) & ((ord(v) > ord(best)) | is_nan(v));
 			best = select(best, v, take);
+			col++;
+			let wrap = col == ww;
+			col = select(col, 0u, wrap);
+			pos += select(1u, skip, wrap);
+		}
+		{
+			let v = x[(img + pos) * C + c];
+			let take = !is_nan(best) & ((ord(v) > ord(best)) | is_nan(v));
+			best = select(best, v, take);
+			col++;
+			let wrap = col == ww;
+			col = select(col, 0u, wrap);
+			pos += select(1u, skip, wrap);
+		}
+		{
+			let v = x[(img + pos) * C + c];
+			let take = !is_nan(best) & ((ord(v) > ord(best)) | is_nan(v));
+			best = select(best, v, take);
+			col++;
+			let wrap = col == ww;
+			col = select(col, 0u, wrap);
+			pos += select(1u, skip, wrap);
+		}
+		{
+			let v = x[(img + pos) * C + c];
+			let take = !is_nan(best) & ((ord(v) > ord(best)) | is_nan(v));
+			best = select(best, v, take);
+			col++;
+			let wrap = col == ww;
+			col = select(col, 0u, wrap);
+			pos += select(1u, skip, wrap);
 		}
 	}
+	for (; k < count; k++)
+		{
+			let v = x[(img + pos) * C + c];
+			let take = !is_nan(best) & ((ord(v) > ord(best)) | is_nan(v));
+			best = select(best, v, take);
+			col++;
+			let wrap = col == ww;
+			col = select(col, 0u, wrap);
+			pos += select(1u, skip, wrap);
+		}
 	y[i] = best;
 }

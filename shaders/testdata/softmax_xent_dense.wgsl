@@ -17,12 +17,46 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	if (row >= p.end) { return; }
 	let len = p.length;
 	let base = row * len;
+	var j: u32;
 	var mx = -3.4028234e38;
-	for (var j = 0u; j < len; j++) { mx = max(mx, src[base + j]); }
+	j = 0u;
+	for (; j + 8u <= len; j += 8u) {
+		{ let k = j + 0u; mx = max(mx, src[base + k]); }
+		{ let k = j + 1u; mx = max(mx, src[base + k]); }
+		{ let k = j + 2u; mx = max(mx, src[base + k]); }
+		{ let k = j + 3u; mx = max(mx, src[base + k]); }
+		{ let k = j + 4u; mx = max(mx, src[base + k]); }
+		{ let k = j + 5u; mx = max(mx, src[base + k]); }
+		{ let k = j + 6u; mx = max(mx, src[base + k]); }
+		{ let k = j + 7u; mx = max(mx, src[base + k]); }
+	}
+	for (; j < len; j++) { let k = j; mx = max(mx, src[base + k]); }
 	var total = 0.0;
-	for (var j = 0u; j < len; j++) { total += exp(src[base + j] - mx); }
+	j = 0u;
+	for (; j + 8u <= len; j += 8u) {
+		{ let k = j + 0u; total += exp(src[base + k] - mx); }
+		{ let k = j + 1u; total += exp(src[base + k] - mx); }
+		{ let k = j + 2u; total += exp(src[base + k] - mx); }
+		{ let k = j + 3u; total += exp(src[base + k] - mx); }
+		{ let k = j + 4u; total += exp(src[base + k] - mx); }
+		{ let k = j + 5u; total += exp(src[base + k] - mx); }
+		{ let k = j + 6u; total += exp(src[base + k] - mx); }
+		{ let k = j + 7u; total += exp(src[base + k] - mx); }
+	}
+	for (; j < len; j++) { let k = j; total += exp(src[base + k] - mx); }
 	var dot = 0.0;
 	var mass = 0.0;
-	for (var j = 0u; j < len; j++) { let q = t[base + j]; dot += q * (mx - src[base + j]); mass += q; }
+	j = 0u;
+	for (; j + 8u <= len; j += 8u) {
+		{ let k = j + 0u; let q = t[base + k]; dot += q * (mx - src[base + k]); mass += q; }
+		{ let k = j + 1u; let q = t[base + k]; dot += q * (mx - src[base + k]); mass += q; }
+		{ let k = j + 2u; let q = t[base + k]; dot += q * (mx - src[base + k]); mass += q; }
+		{ let k = j + 3u; let q = t[base + k]; dot += q * (mx - src[base + k]); mass += q; }
+		{ let k = j + 4u; let q = t[base + k]; dot += q * (mx - src[base + k]); mass += q; }
+		{ let k = j + 5u; let q = t[base + k]; dot += q * (mx - src[base + k]); mass += q; }
+		{ let k = j + 6u; let q = t[base + k]; dot += q * (mx - src[base + k]); mass += q; }
+		{ let k = j + 7u; let q = t[base + k]; dot += q * (mx - src[base + k]); mass += q; }
+	}
+	for (; j < len; j++) { let k = j; let q = t[base + k]; dot += q * (mx - src[base + k]); mass += q; }
 	dst[row] = dot + mass * log(total);
 }

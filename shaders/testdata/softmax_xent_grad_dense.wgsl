@@ -18,12 +18,57 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	if (row >= p.end) { return; }
 	let len = p.length;
 	let base = row * len;
+	var j: u32;
 	var mx = -3.4028234e38;
-	for (var j = 0u; j < len; j++) { mx = max(mx, src[base + j]); }
+	j = 0u;
+	for (; j + 8u <= len; j += 8u) {
+		{ let k = j + 0u; mx = max(mx, src[base + k]); }
+		{ let k = j + 1u; mx = max(mx, src[base + k]); }
+		{ let k = j + 2u; mx = max(mx, src[base + k]); }
+		{ let k = j + 3u; mx = max(mx, src[base + k]); }
+		{ let k = j + 4u; mx = max(mx, src[base + k]); }
+		{ let k = j + 5u; mx = max(mx, src[base + k]); }
+		{ let k = j + 6u; mx = max(mx, src[base + k]); }
+		{ let k = j + 7u; mx = max(mx, src[base + k]); }
+	}
+	for (; j < len; j++) { let k = j; mx = max(mx, src[base + k]); }
 	var total = 0.0;
-	for (var j = 0u; j < len; j++) { total += exp(src[base + j] - mx); }
+	j = 0u;
+	for (; j + 8u <= len; j += 8u) {
+		{ let k = j + 0u; total += exp(src[base + k] - mx); }
+		{ let k = j + 1u; total += exp(src[base + k] - mx); }
+		{ let k = j + 2u; total += exp(src[base + k] - mx); }
+		{ let k = j + 3u; total += exp(src[base + k] - mx); }
+		{ let k = j + 4u; total += exp(src[base + k] - mx); }
+		{ let k = j + 5u; total += exp(src[base + k] - mx); }
+		{ let k = j + 6u; total += exp(src[base + k] - mx); }
+		{ let k = j + 7u; total += exp(src[base + k] - mx); }
+	}
+	for (; j < len; j++) { let k = j; total += exp(src[base + k] - mx); }
 	let gr = dy[row];
 	var mass = 0.0;
-	for (var j = 0u; j < len; j++) { mass += t[base + j]; }
-	for (var j = 0u; j < len; j++) { dst[base + j] = gr * (exp(src[base + j] - mx) / total * mass - t[base + j]); }
+	j = 0u;
+	for (; j + 8u <= len; j += 8u) {
+		{ let k = j + 0u; mass += t[base + k]; }
+		{ let k = j + 1u; mass += t[base + k]; }
+		{ let k = j + 2u; mass += t[base + k]; }
+		{ let k = j + 3u; mass += t[base + k]; }
+		{ let k = j + 4u; mass += t[base + k]; }
+		{ let k = j + 5u; mass += t[base + k]; }
+		{ let k = j + 6u; mass += t[base + k]; }
+		{ let k = j + 7u; mass += t[base + k]; }
+	}
+	for (; j < len; j++) { let k = j; mass += t[base + k]; }
+	j = 0u;
+	for (; j + 8u <= len; j += 8u) {
+		{ let k = j + 0u; dst[base + k] = gr * (exp(src[base + k] - mx) / total * mass - t[base + k]); }
+		{ let k = j + 1u; dst[base + k] = gr * (exp(src[base + k] - mx) / total * mass - t[base + k]); }
+		{ let k = j + 2u; dst[base + k] = gr * (exp(src[base + k] - mx) / total * mass - t[base + k]); }
+		{ let k = j + 3u; dst[base + k] = gr * (exp(src[base + k] - mx) / total * mass - t[base + k]); }
+		{ let k = j + 4u; dst[base + k] = gr * (exp(src[base + k] - mx) / total * mass - t[base + k]); }
+		{ let k = j + 5u; dst[base + k] = gr * (exp(src[base + k] - mx) / total * mass - t[base + k]); }
+		{ let k = j + 6u; dst[base + k] = gr * (exp(src[base + k] - mx) / total * mass - t[base + k]); }
+		{ let k = j + 7u; dst[base + k] = gr * (exp(src[base + k] - mx) / total * mass - t[base + k]); }
+	}
+	for (; j < len; j++) { let k = j; dst[base + k] = gr * (exp(src[base + k] - mx) / total * mass - t[base + k]); }
 }
