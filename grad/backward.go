@@ -7,26 +7,37 @@ import (
 	"github.com/wgtensor/wgtensor/tidy"
 )
 
-// NoPath says what Gradients gives a tensor the result does not depend on.
+// NoPath says what Gradients gives a tensor the result does not depend on:
+// one the recorded ops did not use on the way to the result, as
+// PyTorch's torch.autograd.grad's allow_unused.
 type NoPath int
 
 const (
-	// ZeroGradient gives it a gradient of zeros of its shape.
-	ZeroGradient NoPath = iota
-	// NoPathError makes Gradients fail with ErrNoPath, naming the tensor.
-	NoPathError
+	// NoPathError, the default, makes Gradients fail with ErrNoPath,
+	// naming the tensor (PyTorch: "One of the differentiated Tensors
+	// appears to not have been used in the graph"). A gradient of zeros
+	// where the result was meant to depend on a tensor is how a forward
+	// pass the tape did not see (another engine's ops) would go unnoticed.
+	NoPathError NoPath = iota
+	// ZeroGradient allows unused tensors (PyTorch's allow_unused=True,
+	// materialized): each gets a gradient of zeros of its shape, a tensor
+	// of the caller's like the others.
+	ZeroGradient
+	// NilGradient allows unused tensors and gives each a nil gradient
+	// (PyTorch's allow_unused=True: None), allocating nothing for it.
+	NilGradient
 )
 
 // Options tune Gradients. The zero Options (or nil) differentiate a scalar
-// result, give zeros where there is no path, and free the tape's saved
-// tensors as backward consumes them.
+// result, fail with ErrNoPath where there is no path to a tensor asked
+// for, and free the tape's saved tensors as backward consumes them.
 type Options struct {
 	// Seed is the gradient of the result: its shape and dtype. Required
 	// when the result has more than one element; a one otherwise (uploaded,
 	// not computed: no dispatch). It stays the caller's.
 	Seed *tensor.Tensor
-	// NoPath chooses zeros or an error for a tensor the result does not
-	// depend on.
+	// NoPath chooses an error (the default), zeros or nil for a tensor
+	// the result does not depend on.
 	NoPath NoPath
 	// Keep keeps the saved tensors for another backward over the tape;
 	// without it a second backward fails with ErrTapeUsed.
@@ -43,26 +54,41 @@ type Options struct {
 //
 // y and wrt must be float32: integer results and comparisons have no
 // gradient (ErrNoGradient). A y with more than one element needs
-// opts.Seed (ErrSeed). Those errors leave the tape as it was; any later
-// one uses it up unless opts.Keep. A path through an op with no rule, or through a
+// opts.Seed (ErrSeed). A tensor of wrt that y does not depend on through
+// the ops t recorded fails with ErrNoPath, before any work, unless
+// opts.NoPath allows it (ZeroGradient, NilGradient): as PyTorch, an
+// unused tensor is an error by default, since zeros would hide a forward
+// pass the tape did not see. Those errors leave the tape as it was; any
+// later one uses it up unless opts.Keep. A path through an op with no rule, or through a
 // tensor assigned in place since the tape saved it, fails (ErrNoGradient,
 // ErrModified).
 func (t *Tape) Gradients(y *tensor.Tensor, wrt []*tensor.Tensor, opts *Options) ([]*tensor.Tensor, error) {
+	if t == nil || t.e == nil || t.e.Device() == nil {
+		return nil, errNilTape("gradients")
+	}
 	if opts == nil {
 		opts = &Options{}
 	}
 	if err := checkArgs(y, wrt, opts.Seed); err != nil {
 		return nil, err // the tape is left as it was
 	}
-	nodes, err := t.take(opts.Keep)
+	nodes, err := t.take()
 	if err != nil {
 		return nil, err
 	}
+	defer t.done()
+	b := &backward{e: t.e, nodes: nodes, keep: opts.Keep, grads: map[uint64]*tensor.Tensor{}}
+	if err := b.plan(y, wrt, opts.NoPath); err != nil {
+		return nil, err // the tape is left as it was
+	}
 	if !opts.Keep {
+		t.useUp()
 		defer freeAll(nodes)
 	}
+	if h := hookBackward; h != nil {
+		h()
+	}
 	gs, err := tidy.Run(t.e, func() ([]*tensor.Tensor, error) {
-		b := &backward{e: t.e, nodes: nodes, keep: opts.Keep, grads: map[uint64]*tensor.Tensor{}}
 		gs, err := b.run(y, wrt, opts)
 		if err != nil {
 			return nil, err // disposed with the rest by the scope
@@ -89,18 +115,34 @@ func callersViews(e *tensor.Engine, gs []*tensor.Tensor) []*tensor.Tensor {
 	return gs
 }
 
-// take returns t's graph for a backward; without keep, t is used up.
-func (t *Tape) take(keep bool) ([]*node, error) {
+// take returns t's graph for a backward, which done ends. Until done,
+// Dispose waits and the saved tensors stay.
+func (t *Tape) take() ([]*node, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if err := t.usableLocked("gradients"); err != nil {
 		return nil, err
 	}
-	nodes := t.nodes
-	if !keep {
-		t.nodes, t.used = nil, true
+	t.backwards++
+	return t.nodes, nil
+}
+
+// useUp hands t's graph to a backward without Keep, which frees it: t
+// is used up.
+func (t *Tape) useUp() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.nodes, t.used = nil, true
+}
+
+// done ends a backward that take began, waking a Dispose that waits.
+func (t *Tape) done() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.backwards--
+	if t.backwards == 0 && t.idle != nil {
+		t.idle.Broadcast()
 	}
-	return nodes, nil
 }
 
 func freeAll(nodes []*node) {
@@ -140,16 +182,33 @@ func checkArgs(y *tensor.Tensor, wrt []*tensor.Tensor, seed *tensor.Tensor) erro
 
 // backward is one backward pass over nodes.
 type backward struct {
-	e     *tensor.Engine
-	nodes []*node
-	keep  bool
-	grads map[uint64]*tensor.Tensor // the gradient reaching each tensor so far
-	want  map[uint64]bool           // the tensors whose gradients are returned
-	from  map[uint64]bool           // the float32 tensors that depend on one of them, and they
+	e      *tensor.Engine
+	nodes  []*node
+	keep   bool
+	active []bool                    // by node: on a path from wrt to y (plan)
+	grads  map[uint64]*tensor.Tensor // the gradient reaching each tensor so far
+	want   map[uint64]bool           // the tensors whose gradients are returned
+	from   map[uint64]bool           // the float32 tensors that depend on one of them, and they
 }
 
+// plan finds the nodes on the paths from wrt to y, and fails with
+// ErrNoPath, before any work, if one of wrt has none and noPath asks.
+func (b *backward) plan(y *tensor.Tensor, wrt []*tensor.Tensor, noPath NoPath) error {
+	active, reached := b.paths(y.ID(), wrt)
+	b.active = active
+	if noPath == NoPathError {
+		for i, w := range wrt {
+			if !reached[w.ID()] {
+				return b.noPath(y, wrt, i, reached)
+			}
+		}
+	}
+	return nil
+}
+
+// run runs the backward pass that plan planned.
 func (b *backward) run(y *tensor.Tensor, wrt []*tensor.Tensor, opts *Options) ([]*tensor.Tensor, error) {
-	active := b.paths(y.ID(), wrt)
+	active := b.active
 	b.want = map[uint64]bool{}
 	for _, w := range wrt {
 		b.want[w.ID()] = true
@@ -180,7 +239,9 @@ func (b *backward) run(y *tensor.Tensor, wrt []*tensor.Tensor, opts *Options) ([
 
 // paths marks the nodes on a path from a tensor of wrt to y. Gradients flow through float32
 // tensors only.
-func (b *backward) paths(y uint64, wrt []*tensor.Tensor) (active []bool) {
+// reached holds y and the tensors of wrt (and the others between) that y
+// depends on through the recorded ops.
+func (b *backward) paths(y uint64, wrt []*tensor.Tensor) (active []bool, reached map[uint64]bool) {
 	from := map[uint64]bool{}
 	for _, w := range wrt {
 		from[w.ID()] = true
@@ -195,7 +256,7 @@ func (b *backward) paths(y uint64, wrt []*tensor.Tensor) (active []bool) {
 		}
 	}
 	b.from = from
-	reached := map[uint64]bool{y: true}
+	reached = map[uint64]bool{y: true}
 	active = make([]bool, len(b.nodes))
 	for i := len(b.nodes) - 1; i >= 0; i-- {
 		n := b.nodes[i]
@@ -209,7 +270,59 @@ func (b *backward) paths(y uint64, wrt []*tensor.Tensor) (active []bool) {
 			}
 		}
 	}
-	return active
+	return active, reached
+}
+
+// noPath returns the error for wrt[i], which y does not depend on through
+// the ops the tape recorded, saying why where it can tell: y, or a tensor
+// y was computed from, was made by another engine, whose ops no tape of
+// this engine records.
+func (b *backward) noPath(y *tensor.Tensor, wrt []*tensor.Tensor, i int, reached map[uint64]bool) error {
+	w := wrt[i]
+	used := 0
+	for _, x := range wrt {
+		if reached[x.ID()] {
+			used++
+		}
+	}
+	msg := fmt.Sprintf("the result (tensor %d, %v) does not depend on wrt[%d] (tensor %d, %v) through the %d ops the tape recorded", y.ID(), y.Shape(), i, w.ID(), w.Shape(), len(b.nodes))
+	if used == 0 {
+		msg += fmt.Sprintf(", nor on any of the %d tensors asked for", len(wrt))
+	}
+	var hint string
+	switch {
+	case y.Engine() != b.e:
+		hint = "the result was computed by another engine than the tape's, and a tape records only its own engine's ops"
+	default:
+		// The tensors y was computed from that another engine made.
+		up := map[uint64]bool{y.ID(): true}
+		var foreign []uint64
+		seen := map[uint64]bool{}
+		for j := len(b.nodes) - 1; j >= 0; j-- {
+			n := b.nodes[j]
+			if !n.anyOut(up) {
+				continue
+			}
+			for _, in := range n.in {
+				up[in.id] = true
+				if in.foreign && in.dtype == tensor.Float32 && !seen[in.id] {
+					seen[in.id] = true
+					foreign = append(foreign, in.id)
+				}
+			}
+		}
+		if len(foreign) > 0 {
+			if len(foreign) > 4 {
+				foreign = foreign[:4]
+			}
+			hint = fmt.Sprintf("the result was computed from tensors another engine made (%v): a tape records only its own engine's ops, so ops another engine ran on the way are not on the tape", foreign)
+		}
+	}
+	if hint != "" {
+		msg += "; " + hint + " (see the package doc, Engines)"
+	}
+	msg += "; Options.NoPath allows unused tensors (ZeroGradient, NilGradient)"
+	return fmt.Errorf("%w: %s", ErrNoPath, msg)
 }
 
 func (n *node) anyIn(set map[uint64]bool) bool {
@@ -366,7 +479,9 @@ func (b *backward) results(wrt []*tensor.Tensor, noPath NoPath) ([]*tensor.Tenso
 		g := b.grads[w.ID()]
 		switch {
 		case g == nil && noPath == NoPathError:
-			return nil, fmt.Errorf("%w: the result does not depend on wrt[%d] (tensor %d, %v)", ErrNoPath, i, w.ID(), w.Shape())
+			return nil, fmt.Errorf("%w: no gradient reached wrt[%d] (tensor %d, %v): the ops on its path gave it none; Options.NoPath allows that (ZeroGradient, NilGradient)", ErrNoPath, i, w.ID(), w.Shape())
+		case g == nil && noPath == NilGradient:
+			continue
 		case g == nil:
 			g = b.e.Zeros(tensor.Float32, w.Shape()...)
 		case given[w.ID()]:

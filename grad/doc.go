@@ -22,8 +22,12 @@
 // # Gradients
 //
 // Gradients differentiates a scalar result, or any result given a seed
-// gradient of its shape (Options.Seed). A tensor the result does not
-// depend on gets zeros, or ErrNoPath if Options.NoPath asks. Gradients
+// gradient of its shape (Options.Seed). A tensor asked for that the
+// result does not depend on through the recorded ops is an error,
+// ErrNoPath, as in PyTorch ("One of the differentiated Tensors appears to
+// not have been used in the graph"): zeros would hide a forward pass the
+// tape did not see. Options.NoPath allows unused tensors (PyTorch's
+// allow_unused): ZeroGradient gives each zeros, NilGradient nil. Gradients
 // flow through float32 tensors only: integer results and comparisons have
 // none, and asking for one through them fails with ErrNoGradient, which
 // says why.
@@ -107,10 +111,39 @@
 //
 // The tolerances are stated in check_test.go.
 //
+// # Engines
+//
+// A tape records the ops of its own engine only, whichever goroutine runs
+// them (tensor's hook is per engine): an op another engine runs is not
+// recorded, even one the recording goroutine runs inside Record, and a
+// tensor it makes is to the tape a constant, made elsewhere. A result
+// that reaches the tensors asked for only through such ops does not
+// depend on them as far as the tape knows, and Gradients fails with
+// ErrNoPath, saying that the result, or a tensor it was computed from,
+// was made by another engine; it never returns zeros for it unless
+// Options.NoPath asks. Inputs made by another engine of the device (a
+// batch from a producer goroutine's engine) are fine as such: ops on the
+// tape's engine take them like any tensor.
+//
+// Code that picks its engine from its input, as package nn's layers do,
+// asks EngineFor: while the calling goroutine records a tape on the
+// input's device and none on the input's engine, it computes on the
+// tape's engine, so that the tape records it and its result lands in the
+// caller's scope. A model trained on one engine from batches made on
+// another thus records its forward pass.
+//
 // # Concurrency
 //
 // A Tape records the ops of one Engine and, like the Engine, belongs to
-// one goroutine at a time; Dispose is safe from any goroutine. Several
-// Engines may record their own tapes at once on one device. Register is
-// safe for concurrent use.
+// one goroutine at a time: Record and Gradients run on the goroutine that
+// uses the Engine. Dispose is safe from any goroutine: while a Gradients
+// runs over the tape (with Options.Keep, it reads the saved tensors) it
+// waits for it to end, then frees them; a Record or Gradients that starts
+// after it fails with ErrTapeUsed. Several Engines may record their own
+// tapes at once on one device. Register and EngineFor are safe for
+// concurrent use.
+//
+// Every method of a nil *Tape, or a zero one, is safe: Record and
+// Gradients fail with an error wrapping tensor.ErrArgument, Len is 0,
+// Dispose does nothing. So are Context's, which answer with zero values.
 package grad

@@ -1,6 +1,8 @@
 package grad
 
 import (
+	"fmt"
+
 	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/tidy"
 )
@@ -11,8 +13,17 @@ import (
 // created in its current tidy scope; everything else f and the backward
 // pass create, and the tape, are freed before ValueAndGrad returns, also
 // when it fails. opts as for Gradients (Keep is ignored: the tape ends
-// here). Like ops, it belongs to the goroutine that uses e.
+// here): a result that does not depend on one of params fails with
+// ErrNoPath unless opts.NoPath allows it. Like ops, it belongs to the
+// goroutine that uses e. A nil or zero e, or a nil f, fails with
+// tensor.ErrArgument.
 func ValueAndGrad(e *tensor.Engine, f func(params []*tensor.Tensor) (*tensor.Tensor, error), params []*tensor.Tensor, opts *Options) (*tensor.Tensor, []*tensor.Tensor, error) {
+	if e == nil || e.Device() == nil {
+		return nil, nil, fmt.Errorf("grad: ValueAndGrad on a nil or zero Engine: %w", tensor.ErrArgument)
+	}
+	if f == nil {
+		return nil, nil, fmt.Errorf("grad: ValueAndGrad of a nil function: %w", tensor.ErrArgument)
+	}
 	var o Options
 	if opts != nil {
 		o = *opts

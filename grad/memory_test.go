@@ -178,7 +178,7 @@ func TestErrorHalfwayThroughBackwardLeavesNothing(t *testing.T) {
 			}))
 			seed := e.Ones(tensor.Float32, y.Shape()...)
 			mark := tensor.LastID()
-			_, err := tape.Gradients(y, m.params(), &Options{Seed: seed, Keep: keep})
+			_, err := tape.Gradients(y, m.params(), &Options{Seed: seed, Keep: keep, NoPath: ZeroGradient})
 			assert.ErrorIs(t, err, errInjected, "keep %v", keep)
 			for _, ti := range e.LiveTensors() {
 				if ti.ID > mark {
@@ -223,7 +223,8 @@ func TestSecondBackwardOnlyWhenKept(t *testing.T) {
 }
 
 // A non-scalar result needs a seed of its shape; a tensor the result does
-// not depend on gets zeros or ErrNoPath, as asked.
+// not depend on fails with ErrNoPath by default, and gets zeros or nil
+// where Options.NoPath allows it.
 func TestSeedsAndNoPath(t *testing.T) {
 	e := testgpu.Engine(t)
 	require.NoError(t, tidy.Do(e, func() error {
@@ -238,13 +239,24 @@ func TestSeedsAndNoPath(t *testing.T) {
 		_, err = tape.Gradients(y, []*tensor.Tensor{x}, &Options{Seed: e.Ones(tensor.Float32, 1, 3), Keep: true})
 		assert.ErrorIs(t, err, ErrSeed)
 		seed := e.FromFloat32s([]float32{1, 1, 2}, 3)
-		gs, err := tape.Gradients(y, []*tensor.Tensor{x, unused}, &Options{Seed: seed, Keep: true})
+		mark := tensor.LastID()
+		_, err = tape.Gradients(y, []*tensor.Tensor{x, unused}, &Options{Seed: seed}) // leaves the tape as it was
+		assert.ErrorIs(t, err, ErrNoPath)
+		assert.ErrorContains(t, err, "wrt[1]")
+		for _, ti := range e.LiveTensors() {
+			assert.LessOrEqual(t, ti.ID, mark, "the failed backward left tensor %d %v", ti.ID, ti.Shape)
+		}
+		_, err = tape.Gradients(y, []*tensor.Tensor{unused}, &Options{Seed: seed, Keep: true})
+		assert.ErrorIs(t, err, ErrNoPath)
+		assert.ErrorContains(t, err, "nor on any")
+		gs, err := tape.Gradients(y, []*tensor.Tensor{x, unused}, &Options{Seed: seed, Keep: true, NoPath: ZeroGradient})
 		require.NoError(t, err)
 		assert.Equal(t, []float32{2, 4, 12}, floats(t, gs[0]))
 		assert.Equal(t, []float32{0, 0}, floats(t, gs[1]))
-		_, err = tape.Gradients(y, []*tensor.Tensor{x, unused}, &Options{Seed: seed, NoPath: NoPathError})
-		assert.ErrorIs(t, err, ErrNoPath)
-		assert.ErrorContains(t, err, "wrt[1]")
+		gs, err = tape.Gradients(y, []*tensor.Tensor{unused, x}, &Options{Seed: seed, NoPath: NilGradient})
+		require.NoError(t, err)
+		assert.Nil(t, gs[0])
+		assert.Equal(t, []float32{2, 4, 12}, floats(t, gs[1]))
 		return nil
 	}))
 }

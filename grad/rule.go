@@ -53,27 +53,66 @@ type Context struct {
 // whose gradient was asked for (or is one). Where it is not, Backward may
 // return nil for it instead of computing what backward would throw away:
 // in a training step, the gradient of the batch through its first matmul.
-func (c *Context) NeedsGradient(i int) bool { return c.needs[i] }
+//
+// Context's methods are safe on a nil or zero Context and with an index
+// out of range: they answer with zero values (false, nil, 0, a nil Shape).
+func (c *Context) NeedsGradient(i int) bool {
+	if c == nil || i < 0 || i >= len(c.needs) {
+		return false
+	}
+	return c.needs[i]
+}
 
 // Input returns the op's input i as saved by the tape; the rule must list
 // i in Rule.Inputs. It is nil otherwise.
-func (c *Context) Input(i int) *tensor.Tensor { return c.n.savedIn[i] }
+func (c *Context) Input(i int) *tensor.Tensor {
+	if c == nil || c.n == nil || i < 0 || i >= len(c.n.savedIn) {
+		return nil
+	}
+	return c.n.savedIn[i]
+}
 
 // Output returns the op's output i as saved by the tape, if listed in
 // Rule.Outputs; nil otherwise.
-func (c *Context) Output(i int) *tensor.Tensor { return c.n.savedOut[i] }
+func (c *Context) Output(i int) *tensor.Tensor {
+	if c == nil || c.n == nil || i < 0 || i >= len(c.n.savedOut) {
+		return nil
+	}
+	return c.n.savedOut[i]
+}
 
 // NumInputs returns how many inputs the op had.
-func (c *Context) NumInputs() int { return len(c.n.in) }
+func (c *Context) NumInputs() int {
+	if c == nil || c.n == nil {
+		return 0
+	}
+	return len(c.n.in)
+}
 
 // InputShape returns the shape of the op's input i.
-func (c *Context) InputShape(i int) tensor.Shape { return c.n.in[i].shape }
+func (c *Context) InputShape(i int) tensor.Shape {
+	if c == nil || c.n == nil || i < 0 || i >= len(c.n.in) {
+		return nil
+	}
+	return c.n.in[i].shape
+}
 
 // InputDType returns the dtype of the op's input i.
-func (c *Context) InputDType(i int) tensor.DType { return c.n.in[i].dtype }
+func (c *Context) InputDType(i int) tensor.DType {
+	if c == nil || c.n == nil || i < 0 || i >= len(c.n.in) {
+		var zero tensor.DType
+		return zero
+	}
+	return c.n.in[i].dtype
+}
 
 // OutputShape returns the shape of the op's output i.
-func (c *Context) OutputShape(i int) tensor.Shape { return c.n.out[i].shape }
+func (c *Context) OutputShape(i int) tensor.Shape {
+	if c == nil || c.n == nil || i < 0 || i >= len(c.n.out) {
+		return nil
+	}
+	return c.n.out[i].shape
+}
 
 var (
 	rulesMu sync.RWMutex

@@ -156,7 +156,7 @@ func sharedGradients(e *tensor.Engine, via string, wrt []*tensor.Tensor, f func(
 				return nil, err
 			}
 			var err error
-			if gs, err = tape.Gradients(y, wrt, nil); err != nil {
+			if gs, err = tape.Gradients(y, wrt, &Options{NoPath: ZeroGradient}); err != nil {
 				return nil, err
 			}
 		} else {
@@ -164,7 +164,7 @@ func sharedGradients(e *tensor.Engine, via string, wrt []*tensor.Tensor, f func(
 			if _, gs, err = ValueAndGrad(e, func(ps []*tensor.Tensor) (*tensor.Tensor, error) {
 				y := f(ps)
 				return y, y.Err()
-			}, wrt, nil); err != nil {
+			}, wrt, &Options{NoPath: ZeroGradient}); err != nil { // sum((x+x)+x) has none for b
 				return nil, err
 			}
 		}

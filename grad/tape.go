@@ -38,6 +38,10 @@ var (
 // A Tape is created in the caller's tidy scope, which disposes it when it
 // ends. Record and Gradients belong to the goroutine that uses the
 // Engine, as ops do; Dispose is safe from any goroutine.
+//
+// Every method is safe on a nil *Tape: Record and Gradients fail with an
+// error wrapping tensor.ErrArgument, Len is 0, Dispose and RecordOp do
+// nothing. So is a zero Tape (one not made by NewTape).
 type Tape struct {
 	e *tensor.Engine
 
@@ -46,13 +50,34 @@ type Tape struct {
 	recording bool
 	used      bool // a backward ran without Keep: the saved tensors are gone
 	disposed  bool
+	// backwards counts the Gradients calls that hold t's graph: Dispose
+	// waits (idle) until it is 0 before it frees the saved tensors, which
+	// a backward with Keep reads.
+	backwards int
+	idle      *sync.Cond // on mu; made on first use
 }
+
+// errNilTape is the error of Record and Gradients on a nil or zero Tape.
+func errNilTape(what string) error {
+	return fmt.Errorf("grad: %s on a nil or zero Tape (make one with NewTape on an engine): %w", what, tensor.ErrArgument)
+}
+
+// Test hooks (tests of this package set them; nil otherwise).
+var (
+	// hookBackward runs in Gradients once it holds the graph, before the
+	// rules run.
+	hookBackward func()
+	// hookDisposeWaits runs in Dispose when it starts waiting for a
+	// backward to end.
+	hookDisposeWaits func()
+)
 
 // ref is what a node knows of a tensor without keeping it.
 type ref struct {
-	id    uint64
-	shape tensor.Shape
-	dtype tensor.DType
+	id      uint64
+	shape   tensor.Shape
+	dtype   tensor.DType
+	foreign bool // made by another engine than the tape's (inputs only)
 }
 
 // node is one recorded op.
@@ -68,6 +93,9 @@ type node struct {
 
 // NewTape returns a tape for ops on e, tracked by the innermost tidy scope
 // of the calling goroutine, if any.
+//
+// A nil or zero e gives a tape whose Record and Gradients fail with
+// tensor.ErrArgument.
 func NewTape(e *tensor.Engine) *Tape {
 	t := &Tape{e: e}
 	e.Retrack(t)
@@ -77,10 +105,19 @@ func NewTape(e *tensor.Engine) *Tape {
 // Record runs fn with t recording the ops of t's engine, and returns fn's
 // error. Records may follow each other on one tape, adding to its graph;
 // while fn runs, ops on the engine are t's (an inner tape pushed by fn
-// sees them instead, until its Record returns). It fails with ErrTapeUsed
-// on a disposed or used tape, or while t records already, and with the
-// engine's error if the engine refuses the recorder.
+// sees them instead, until its Record returns). Ops of other engines are
+// not recorded (see the package doc, Engines); code that asks EngineFor
+// computes on t's engine meanwhile. It fails with ErrTapeUsed on a
+// disposed or used tape, or while t records already or a backward over
+// it runs, with the engine's error if the engine refuses the recorder,
+// and with tensor.ErrArgument on a nil or zero tape or a nil fn.
 func (t *Tape) Record(fn func() error) error {
+	if t == nil || t.e == nil || t.e.Device() == nil {
+		return errNilTape("record")
+	}
+	if fn == nil {
+		return fmt.Errorf("grad: record: nil function: %w", tensor.ErrArgument)
+	}
 	t.mu.Lock()
 	if err := t.usableLocked("record"); err != nil {
 		t.mu.Unlock()
@@ -97,6 +134,7 @@ func (t *Tape) Record(fn func() error) error {
 		return fmt.Errorf("grad: record: %w", err)
 	}
 	defer t.e.PopRecorder(t)
+	defer startRecording(t)()
 	return fn()
 }
 
@@ -109,6 +147,8 @@ func (t *Tape) usableLocked(what string) error {
 		return fmt.Errorf("%w: %s after a backward that did not keep the tape (Options.Keep)", ErrTapeUsed, what)
 	case t.recording:
 		return fmt.Errorf("%w: %s while the tape records", ErrTapeUsed, what)
+	case t.backwards > 0:
+		return fmt.Errorf("%w: %s while a backward over the tape runs", ErrTapeUsed, what)
 	}
 	return nil
 }
@@ -117,10 +157,10 @@ func (t *Tape) usableLocked(what string) error {
 // saves what its rule needs. Ops with no input or no float32 output are
 // left out: no gradient flows through them.
 func (t *Tape) RecordOp(r *tensor.OpRecord) {
-	if len(r.Inputs) == 0 || !anyFloat(r.Outputs) {
+	if t == nil || t.e == nil || r == nil || len(r.Inputs) == 0 || !anyFloat(r.Outputs) {
 		return
 	}
-	n := &node{op: r.Name, attrs: r.Attrs, rule: ruleFor(r.Name), in: refs(r.Inputs), out: refs(r.Outputs)}
+	n := &node{op: r.Name, attrs: r.Attrs, rule: ruleFor(r.Name), in: refs(r.Inputs, t.e), out: refs(r.Outputs, nil)}
 	if n.rule != nil && n.rule.NoGrad == "" {
 		n.savedIn = n.save(r, r.Inputs, n.rule.Inputs)
 		n.savedOut = n.save(r, r.Outputs, n.rule.Outputs)
@@ -159,14 +199,26 @@ func (n *node) free() {
 // Dispose frees every tensor t saved, whether or not a backward ran, and
 // ends t: Record and Gradients fail afterwards. Disposing twice is
 // harmless. It is safe from any goroutine; while t records, the ops still
-// to come are dropped as they arrive.
+// to come are dropped as they arrive. While another goroutine's Gradients
+// runs over t, Dispose waits for it to end (its gradients are the
+// caller's and stay), so that no rule reads a tensor Dispose freed.
 func (t *Tape) Dispose() {
 	if t == nil {
 		return
 	}
 	t.mu.Lock()
+	t.disposed = true // no backward starts from now on
+	for t.backwards > 0 {
+		if t.idle == nil {
+			t.idle = sync.NewCond(&t.mu)
+		}
+		if h := hookDisposeWaits; h != nil {
+			h()
+		}
+		t.idle.Wait()
+	}
 	nodes := t.nodes
-	t.nodes, t.disposed = nil, true
+	t.nodes = nil
 	t.mu.Unlock()
 	for _, n := range nodes {
 		n.free()
@@ -176,15 +228,20 @@ func (t *Tape) Dispose() {
 // Len returns how many ops t recorded (those through which a gradient may
 // flow).
 func (t *Tape) Len() int {
+	if t == nil {
+		return 0
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return len(t.nodes)
 }
 
-func refs(ts []*tensor.Tensor) []ref {
+// refs returns what a node knows of ts; with e, it notes the tensors made
+// by another engine.
+func refs(ts []*tensor.Tensor, e *tensor.Engine) []ref {
 	out := make([]ref, len(ts))
 	for i, x := range ts {
-		out[i] = ref{x.ID(), x.Shape(), x.DType()}
+		out[i] = ref{id: x.ID(), shape: x.Shape(), dtype: x.DType(), foreign: e != nil && x.Engine() != e}
 	}
 	return out
 }

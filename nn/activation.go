@@ -60,7 +60,7 @@ func (a *Activation) Forward(x *tensor.Tensor) *tensor.Tensor {
 	if bad := checkInput(x, a.name, nil, tensor.Float32, 0, -1); bad != nil {
 		return bad
 	}
-	return a.f(x.Engine(), x)
+	return a.f(engineFor(x), x)
 }
 
 // Flatten reshapes x [N, d1, d2, ...] to [N, d1·d2·...], keeping the first
@@ -88,5 +88,5 @@ func (f *Flatten) Forward(x *tensor.Tensor) *tensor.Tensor {
 	for _, d := range x.Shape()[1:] {
 		rest *= d
 	}
-	return x.Engine().Reshape(x, n, rest)
+	return engineFor(x).Reshape(x, n, rest)
 }

@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 
+	"github.com/wgtensor/wgtensor/grad"
 	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/tidy"
 )
@@ -65,3 +66,10 @@ func unrecorded(e *tensor.Engine, f func() error) error {
 type discard struct{ _ byte } // not zero-sized, so that each is a distinct pointer
 
 func (*discard) RecordOp(*tensor.OpRecord) {}
+
+// engineFor returns the engine a layer computes on for its input x: x's
+// engine, unless the calling goroutine records a grad.Tape on x's device
+// and none on x's engine; then the tape's engine (grad.EngineFor), so that
+// the tape records the layer's ops and the result lands in the caller's
+// scope on that engine.
+func engineFor(x *tensor.Tensor) *tensor.Engine { return grad.EngineFor(x) }

@@ -65,7 +65,7 @@ func (l *Conv2D) Forward(x *tensor.Tensor) *tensor.Tensor {
 	if x.Rank() != 4 {
 		return refuse(x, l.what, tensor.ErrShape, "want rank 4 (NHWC)")
 	}
-	e := x.Engine()
+	e := engineFor(x)
 	return scoped(e, func() *tensor.Tensor {
 		y := e.Conv2D(x, l.weight, l.opts)
 		if l.bias == nil {
@@ -113,7 +113,7 @@ func (p *Pool2D) Forward(x *tensor.Tensor) *tensor.Tensor {
 		return refuse(x, p.what, tensor.ErrShape, "want rank 4 (NHWC)")
 	}
 	if p.max {
-		return x.Engine().MaxPool2D(x, p.opts)
+		return engineFor(x).MaxPool2D(x, p.opts)
 	}
-	return x.Engine().AvgPool2D(x, p.opts)
+	return engineFor(x).AvgPool2D(x, p.opts)
 }

@@ -62,7 +62,12 @@
 //
 //   - Forward runs on its input's engine (x.Engine()), whichever engine made
 //     the parameters: one model serves goroutines that each compute on their
-//     own engine on the same device.
+//     own engine on the same device. Under a grad.Tape it runs on the
+//     engine grad.EngineFor(x) chooses: while the calling goroutine records
+//     a tape on x's device and none on x's engine, the tape's engine, so
+//     that a batch made on another engine (a producer goroutine's) is
+//     trained on with the forward pass recorded, its result in the caller's
+//     scope. (A tape records only its own engine's ops: see grad's doc.)
 //   - Forward returns one tensor the caller owns, created in the caller's
 //     tidy scope; every intermediate is freed before it returns, so a
 //     forward pass holds only its result, and under a grad.Tape what the

@@ -54,7 +54,7 @@ func (l *Dropout) Forward(x *tensor.Tensor) *tensor.Tensor {
 	if bad := checkInput(x, l.what, l.err, tensor.Float32, 0, -1); bad != nil {
 		return bad
 	}
-	e := x.Engine()
+	e := engineFor(x)
 	if !l.Training() || l.p == 0 {
 		return e.Clone(x)
 	}

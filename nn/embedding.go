@@ -49,5 +49,5 @@ func (l *Embedding) Forward(indices *tensor.Tensor) *tensor.Tensor {
 	if bad := checkInput(indices, l.what, l.err, tensor.Int32, 0, -1); bad != nil {
 		return bad
 	}
-	return indices.Engine().Gather(l.weight, indices, 0)
+	return engineFor(indices).Gather(l.weight, indices, 0)
 }

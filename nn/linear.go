@@ -48,7 +48,7 @@ func (l *Linear) Forward(x *tensor.Tensor) *tensor.Tensor {
 	if bad := checkInput(x, l.what, l.err, tensor.Float32, 1, l.in); bad != nil {
 		return bad
 	}
-	e := x.Engine()
+	e := engineFor(x)
 	return scoped(e, func() *tensor.Tensor {
 		if x.Rank() == 1 {
 			return e.Reshape(l.Forward(e.Reshape(x, 1, l.in)), l.out)

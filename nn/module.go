@@ -13,7 +13,9 @@ import (
 // parameters, as PyTorch's nn.Module and Keras's Layer are.
 //
 // Forward computes the module on x with x's engine (x.Engine()), not the
-// engine its parameters were made on, and returns a new tensor the caller
+// engine its parameters were made on, or, while the calling goroutine
+// records a grad.Tape on x's device and none on x's engine, with the
+// tape's (grad.EngineFor), and returns a new tensor the caller
 // owns, created in the caller's current tidy scope; x stays the caller's.
 // A bad x gives a tensor carrying an error that names the layer and the
 // shapes (tensor's error model: nothing panics, nothing leaks). Under a

@@ -39,7 +39,7 @@ func (l *LayerNorm) Forward(x *tensor.Tensor) *tensor.Tensor {
 	if bad := checkInput(x, l.what, l.err, tensor.Float32, 1, l.dim); bad != nil {
 		return bad
 	}
-	e, last := x.Engine(), x.Rank()-1
+	e, last := engineFor(x), x.Rank()-1
 	return scoped(e, func() *tensor.Tensor {
 		xc := e.Sub(x, e.Mean(x, true, last))
 		variance := e.Mean(e.Square(xc), true, last)
@@ -120,7 +120,7 @@ func (l *BatchNorm) Forward(x *tensor.Tensor) *tensor.Tensor {
 	if bad := checkInput(x, l.what, l.err, tensor.Float32, 2, l.channels); bad != nil {
 		return bad
 	}
-	e := x.Engine()
+	e := engineFor(x)
 	if !l.Training() {
 		return scoped(e, func() *tensor.Tensor {
 			return normalise(e, e.Sub(x, l.runningMean), l.runningVar, l.eps, l.weight, l.bias)

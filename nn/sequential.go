@@ -44,13 +44,13 @@ func (s *Sequential) Layer(i int) Module { return s.layers[i] }
 // modules it returns x's values (a view). See Module.
 func (s *Sequential) Forward(x *tensor.Tensor) *tensor.Tensor {
 	if len(s.layers) == 0 {
-		return x.Engine().Clone(x)
+		return engineFor(x).Clone(x)
 	}
 	h := x
 	for i, l := range s.layers {
 		var y *tensor.Tensor
 		if l == nil {
-			y = x.Engine().Failed(fmt.Errorf("nil module: %w", tensor.ErrArgument))
+			y = engineFor(x).Failed(fmt.Errorf("nil module: %w", tensor.ErrArgument))
 		} else {
 			y = l.Forward(h)
 		}
@@ -59,7 +59,7 @@ func (s *Sequential) Forward(x *tensor.Tensor) *tensor.Tensor {
 		}
 		if err := y.Err(); err != nil {
 			y.Dispose()
-			return x.Engine().Failed(fmt.Errorf("nn: Sequential: module %d: %w", i, err))
+			return engineFor(x).Failed(fmt.Errorf("nn: Sequential: module %d: %w", i, err))
 		}
 		h = y
 	}
