@@ -204,7 +204,7 @@ func memory(ctx context.Context) error {
 		// readme:begin
 		clock, err := frame.Loop(ctx, e, step, frame.Options{Frames: 60, Scoped: true, LeakFrames: 30, StopOnLeak: true})
 		e.Summary(os.Stdout)                                      // like torch.cuda.memory_summary()
-		e.WriteProfile(f)                                         // go tool pprof -top -sample_index=gpu_bytes f
+		e.WriteProfile(f)                                         // go tool pprof -top -nodefraction=0 -sample_index=gpu_bytes f
 		p, err := e.Profile(ctx, func() error { return step(0) }) // the kernels of one step, like tf.profile or torch.profiler
 		p.WriteTable(os.Stdout)                                   // by time: calls, time per call, bytes read and written
 		p.WriteTrace(trace)                                       // Chrome trace events: open it in ui.perfetto.dev
