@@ -79,8 +79,17 @@ func (a Attrs) clone() Attrs {
 // and must Dispose it. t must be one of r's inputs or outputs (else the
 // result carries ErrArgument and holds nothing); it may have been
 // disposed by another goroutine since the op checked it, as the op still
-// holds its storage. Save is valid only during RecordOp.
+// holds its storage. Save is valid only during RecordOp; on a record no
+// Engine made (a nil or hand-built OpRecord) the result carries
+// ErrArgument.
 func (r *OpRecord) Save(t *Tensor) *Tensor {
+	var none *Engine
+	switch {
+	case r == nil || r.eng == nil:
+		return none.errTensor(opErr("save", nil, ErrArgument, "not the record of an op an Engine ran"))
+	case t == nil || t.st == nil:
+		return r.eng.errTensor(opErr("save", nil, ErrArgument, "nil, zero or failed tensor"))
+	}
 	if !slices.Contains(r.Inputs, t) && !slices.Contains(r.Outputs, t) {
 		return r.eng.errTensor(opErr("save", nil, ErrArgument, "tensor %d is neither an input nor an output of %s", t.ID(), r.Name))
 	}

@@ -87,3 +87,17 @@ func TestPushRecorderRefusesNil(t *testing.T) {
 	assert.ErrorIs(t, none.PushRecorder(&recorder{}), tensor.ErrArgument)
 	assert.False(t, none.PopRecorder(nil))
 }
+
+// A record no Engine made saves nothing and panics nowhere: Save's result
+// carries ErrArgument (found through grad's zero Tape in issue 19).
+func TestSaveOnAHandBuiltRecordFails(t *testing.T) {
+	e := testgpu.Engine(t)
+	x := e.Ones(tensor.Float32, 2)
+	defer x.Dispose()
+	for name, r := range map[string]*tensor.OpRecord{"nil": nil, "hand-built": {Name: "add", Inputs: []*tensor.Tensor{x}}} {
+		s := r.Save(x)
+		assert.ErrorIs(t, s.Err(), tensor.ErrArgument, name)
+		s.Dispose()
+	}
+	assert.Equal(t, 1, e.NumTensors())
+}
