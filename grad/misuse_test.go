@@ -1,8 +1,10 @@
 package grad
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -72,6 +74,8 @@ func TestNilReceiversDoNotPanic(t *testing.T) {
 	}
 }
 
+var contextRangeRuns atomic.Int64
+
 // A Context answers an index out of range with a zero value, as it does
 // an input its rule did not save.
 func TestContextIndexOutOfRange(t *testing.T) {
@@ -79,9 +83,11 @@ func TestContextIndexOutOfRange(t *testing.T) {
 	x := e.FromFloat32s([]float32{1, 2}, 2)
 	defer x.Dispose()
 	var seen bool
+	// A kernel and rule of their own for each run: rules are registered
+	// for good, and -count runs the test again.
 	k := failHalfway
-	k.Name = "context_range"
-	Register(`kernel "context_range"`, Rule{Inputs: []int{0}, Backward: func(c *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	k.Name = fmt.Sprintf("context_range_%d", contextRangeRuns.Add(1))
+	Register(fmt.Sprintf("kernel %q", k.Name), Rule{Inputs: []int{0}, Backward: func(c *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		seen = true
 		testgpu.NoPanic(t, "Context out of range", func() {
 			for _, i := range []int{-1, 1, 5} {
