@@ -10,37 +10,14 @@ Each pass takes .Unroll elements a trip, then the rest one a trip, in order (see
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let r = g.x + g.y * p.row + p.first;
 	if (r >= p.end) { return; }
-	let n = p.length;
-	let base = r * n;
+	let len = p.length;
+	let base = r * len;
+	var j: u32;
 	var sum = 0.0;
-	var j = 0u;
-	for (; j + {{.Unroll}}u <= n; j += {{.Unroll}}u) {
-{{- range seq .Unroll}}
-		sum += x[base + j + {{.}}u];
-{{- end}}
-	}
-	for (; j < n; j++) { sum += x[base + j]; }
-	let mean = sum / f32(n);
+{{- template "row_pass" (pass .Unroll "sum += x[base + k];")}}
+	let mean = sum / f32(len);
 	var sq = 0.0;
-	j = 0u;
-	for (; j + {{.Unroll}}u <= n; j += {{.Unroll}}u) {
-{{- range seq .Unroll}}
-		let d{{.}} = x[base + j + {{.}}u] - mean;
-		sq += d{{.}} * d{{.}};
-{{- end}}
-	}
-	for (; j < n; j++) {
-		let d = x[base + j] - mean;
-		sq += d * d;
-	}
-	let rstd = inverseSqrt(sq / f32(n) + p.eps);
-	j = 0u;
-	for (; j + {{.Unroll}}u <= n; j += {{.Unroll}}u) {
-{{- range seq .Unroll}}
-		y[base + j + {{.}}u] = (x[base + j + {{.}}u] - mean) * rstd * gamma[j + {{.}}u] + beta[j + {{.}}u];
-{{- end}}
-	}
-	for (; j < n; j++) {
-		y[base + j] = (x[base + j] - mean) * rstd * gamma[j] + beta[j];
-	}
+{{- template "row_pass" (pass .Unroll "let d = x[base + k] - mean; sq += d * d;")}}
+	let rstd = inverseSqrt(sq / f32(len) + p.eps);
+{{- template "row_pass" (pass .Unroll "y[base + k] = (x[base + k] - mean) * rstd * gamma[k] + beta[k];")}}
 }

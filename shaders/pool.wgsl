@@ -30,7 +30,7 @@ cell take .Unroll positions per trip (see LoopTrips). */ -}}
 			row = select(row, row + 1u, wrap);
 {{- end}}
 			pos += select(1u, skip, wrap);{{end -}}
-{{- /* pool_best: takes the element at pos as the window's maximum if it is greater (see Pool2D), or adds it to the sum. */ -}}
+{{- /* pool_step: takes the element at pos as the window's maximum if it is greater (see Pool2D), or adds it to the sum. */ -}}
 {{define "pool_step"}}
 		{
 			let v = x[(img + pos) * C + c];

@@ -1,6 +1,7 @@
 {{- /* SoftmaxXent: softmax cross-entropy of each row against a label or probabilities; see SoftmaxXent.
 Each pass takes .Unroll classes a trip, then the rest one a trip, in order (see LoopTrips). */ -}}
-{{- define "xent_pass"}}
+{{- /* row_pass: j from 0 over a row of len, .U elements (k) a trip running .Body, then the rest one a trip; LayerNorm uses it too. */ -}}
+{{- define "row_pass"}}
 	j = 0u;
 	for (; j + {{.U}}u <= len; j += {{.U}}u) {
 {{- $body := .Body}}{{range seq .U}}
@@ -28,23 +29,23 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let base = row * len;
 	var j: u32;
 	var mx = -3.4028234e38;
-{{- template "xent_pass" (pass .Unroll "mx = max(mx, src[base + k]);")}}
+{{- template "row_pass" (pass .Unroll "mx = max(mx, src[base + k]);")}}
 	var total = 0.0;
-{{- template "xent_pass" (pass .Unroll "total += exp(src[base + k] - mx);")}}
+{{- template "row_pass" (pass .Unroll "total += exp(src[base + k] - mx);")}}
 {{- if .Grad}}
 	let gr = dy[row];
 {{- if .Dense}}
 	var mass = 0.0;
-{{- template "xent_pass" (pass .Unroll "mass += t[base + k];")}}
-{{- template "xent_pass" (pass .Unroll "dst[base + k] = gr * (exp(src[base + k] - mx) / total * mass - t[base + k]);")}}
+{{- template "row_pass" (pass .Unroll "mass += t[base + k];")}}
+{{- template "row_pass" (pass .Unroll "dst[base + k] = gr * (exp(src[base + k] - mx) / total * mass - t[base + k]);")}}
 {{- else}}
 	let y = t[row];
-{{- template "xent_pass" (pass .Unroll "dst[base + k] = gr * (exp(src[base + k] - mx) / total - select(0.0, 1.0, i32(k) == y));")}}
+{{- template "row_pass" (pass .Unroll "dst[base + k] = gr * (exp(src[base + k] - mx) / total - select(0.0, 1.0, i32(k) == y));")}}
 {{- end}}
 {{- else if .Dense}}
 	var dot = 0.0;
 	var mass = 0.0;
-{{- template "xent_pass" (pass .Unroll "let q = t[base + k]; dot += q * (mx - src[base + k]); mass += q;")}}
+{{- template "row_pass" (pass .Unroll "let q = t[base + k]; dot += q * (mx - src[base + k]); mass += q;")}}
 	dst[row] = dot + mass * log(total);
 {{- else}}
 	let y = t[row];
