@@ -124,18 +124,9 @@ func Load(ctx context.Context, e *tensor.Engine, r io.ReaderAt, size int64, para
 	if err != nil {
 		return Report{}, err
 	}
-	var need int64
-	for _, l := range slices.Concat(p.state, p.params) {
-		need = max(need, chunkNeed(l.info))
-	}
-	s := newStreamer(e, r, h.DataOffset, chunkSize(o.ChunkSize, need, 8))
-	// The values of 8-byte dtypes may not convert: check them all first.
-	for _, l := range slices.Concat(p.state, p.params) {
-		if l.info.DType.Size() == 8 {
-			if err := s.stream(ctx, l, false); err != nil {
-				return p.report, err
-			}
-		}
+	s, err := checkedStreamer(ctx, e, r, h.DataOffset, o.ChunkSize, slices.Concat(p.state, p.params))
+	if err != nil {
+		return p.report, err
 	}
 	var done progress
 	for _, l := range p.state {
@@ -434,10 +425,25 @@ func tensorDType(f safetensors.DType) tensor.DType {
 	return tensor.Float32
 }
 
-// chunkNeed is the chunk that holds all of the file's tensor info at
-// once: its elements at 4 bytes, or at 8 for an 8-byte dtype.
-func chunkNeed(info safetensors.TensorInfo) int64 {
-	return info.Elements() * int64(max(4, info.DType.Size()))
+// checkedStreamer returns a streamer over the file's data (at data in r)
+// whose chunk is the option chunk's (checkChunk's) but no larger than the
+// largest of loads needs, its elements at 4 bytes, or 8 for an 8-byte
+// dtype; it first reads every load of an 8-byte dtype, writing nothing,
+// to check that its values convert exactly.
+func checkedStreamer(ctx context.Context, e *tensor.Engine, r io.ReaderAt, data int64, chunk int, loads []load) (*streamer, error) {
+	var need int64
+	for _, l := range loads {
+		need = max(need, l.info.Elements()*int64(max(4, l.info.DType.Size())))
+	}
+	s := newStreamer(e, r, data, chunkSize(chunk, need, 8))
+	for _, l := range loads {
+		if l.info.DType.Size() == 8 {
+			if err := s.stream(ctx, l, false); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return s, nil
 }
 
 // LoadTensors reads every tensor of the safetensors file of size bytes
@@ -454,25 +460,19 @@ func LoadTensors(ctx context.Context, e *tensor.Engine, r io.ReaderAt, size int6
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: load: %w", err)
 	}
-	var need int64
+	var loads []load
 	for _, info := range h.Tensors {
 		if !strings.HasPrefix(info.Name, OptimizerPrefix) {
-			need = max(need, chunkNeed(info))
+			loads = append(loads, load{info: info})
 		}
 	}
-	s := newStreamer(e, r, h.DataOffset, chunkSize(0, need, 8))
-	for _, info := range h.Tensors { // before any tensor is made
-		if info.DType.Size() == 8 && !strings.HasPrefix(info.Name, OptimizerPrefix) {
-			if err := s.stream(ctx, load{info: info}, false); err != nil {
-				return nil, err
-			}
-		}
+	s, err := checkedStreamer(ctx, e, r, h.DataOffset, 0, loads) // before any tensor is made
+	if err != nil {
+		return nil, err
 	}
 	var out []optim.Param
-	for _, info := range h.Tensors {
-		if strings.HasPrefix(info.Name, OptimizerPrefix) {
-			continue
-		}
+	for _, l := range loads {
+		info := l.info
 		t, err := s.newTensor(ctx, info)
 		if err != nil {
 			disposeAll(out)
