@@ -297,10 +297,15 @@ func takesState(opt optim.Optimizer, name string) (bool, error) {
 // "running_var" under the same prefix.
 func batchesTracked(name string, byName map[string]*tensor.Tensor) bool {
 	prefix, ok := strings.CutSuffix(name, numBatchesTracked)
-	if !ok || (prefix != "" && !strings.HasSuffix(prefix, ".")) {
-		return false
-	}
-	return byName[prefix+"running_mean"] != nil && byName[prefix+"running_var"] != nil
+	return ok && batchNorm(prefix, func(n string) bool { return byName[n] != nil })
+}
+
+// batchNorm reports whether prefix ("" or ending in a dot) names a
+// BatchNorm-like layer: has says there are "<prefix>running_mean" and
+// "<prefix>running_var". Save and Load tell num_batches_tracked's layers
+// by it.
+func batchNorm(prefix string, has func(name string) bool) bool {
+	return (prefix == "" || strings.HasSuffix(prefix, ".")) && has(prefix+"running_mean") && has(prefix+"running_var")
 }
 
 // stateOwner returns the tensor of the optimizer's parameter that the

@@ -183,7 +183,7 @@ func saveEntries(params []optim.Param, o SaveOptions) ([]optim.Param, map[string
 	for _, p := range params {
 		entries = append(entries, p)
 		prefix, ok := strings.CutSuffix(p.Name, "running_var")
-		if ok && (prefix == "" || strings.HasSuffix(prefix, ".")) && names[prefix+"running_mean"] && !names[prefix+numBatchesTracked] {
+		if ok && batchNorm(prefix, func(n string) bool { return names[n] }) && !names[prefix+numBatchesTracked] {
 			entries = append(entries, optim.Param{Name: prefix + numBatchesTracked})
 		}
 	}
