@@ -341,7 +341,7 @@ var callsNumerics = regexp.MustCompile(`\b\w+_\(`)
 // device (see numericsFor), or none.
 func (e *Engine) helpersFor(expr string) string {
 	if callsNumerics.MatchString(expr) {
-		return numericsFor(e.f32)
+		return e.numerics
 	}
 	return ""
 }

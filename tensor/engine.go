@@ -31,9 +31,11 @@ import (
 // nil device compute nothing: their ops return tensors carrying
 // ErrArgument, and their reporting methods report nothing.
 type Engine struct {
-	dev  *wgpu.Device
-	f32  wgpu.Float32Behavior // dev's, as the elementwise kernels adapt to it (numerics.go)
-	busy atomic.Int32         // 1 while an op runs or PushTracker sets the owner
+	dev *wgpu.Device
+	f32 wgpu.Float32Behavior // dev's, as the elementwise kernels adapt to it (numerics.go)
+	// numerics is the numerics library for f32 (numericsFor), made once.
+	numerics string
+	busy     atomic.Int32 // 1 while an op runs or PushTracker sets the owner
 	// owner is the goroutine (goroutine.Current) whose trackers are pushed,
 	// 0 when there are none. It changes under mu, with trackers; ops read it
 	// without the lock.
@@ -74,7 +76,8 @@ var nextID atomic.Uint64
 // New returns an Engine computing on d. Elementwise ops are fused unless
 // WGT_FUSE=0 (see SetFusion).
 func New(d *wgpu.Device) *Engine {
-	return &Engine{dev: d, f32: d.Float32(), live: make(map[*Tensor]struct{}), fuse: os.Getenv("WGT_FUSE") != "0"}
+	f32 := d.Float32()
+	return &Engine{dev: d, f32: f32, numerics: numericsFor(f32), live: make(map[*Tensor]struct{}), fuse: os.Getenv("WGT_FUSE") != "0"}
 }
 
 // Device returns the device e computes on (nil for a nil or zero Engine).

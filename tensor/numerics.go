@@ -1,10 +1,6 @@
 package tensor
 
-import (
-	"sync"
-
-	"github.com/wgtensor/wgtensor/wgpu"
-)
+import "github.com/wgtensor/wgtensor/wgpu"
 
 // numerics is the WGSL library behind the elementwise ops whose results
 // must not depend on the driver at the edges: NaN, infinities, signed
@@ -40,46 +36,27 @@ import (
 // hardware's arithmetic sees, and every result is the IEEE result of the
 // flushed operands, flushed.
 func numericsFor(f wgpu.Float32Behavior) string {
-	k := f.FlushesSubnormals
-	i := 0
-	if k {
-		i = 1
+	lib := numerics
+	if f.FlushesSubnormals {
+		lib += flushSubnormals
+	} else {
+		lib += keepSubnormals
 	}
 	if f.InexactDivision {
-		i += 2
+		lib += correctedDivision
+	} else {
+		lib += exactDivision
 	}
 	if f.InexactSqrt {
-		i += 4
+		lib += correctedSqrt
+	} else {
+		lib += exactSqrt
 	}
-	numericsOnce[i].Do(func() {
-		lib := numerics
-		if f.FlushesSubnormals {
-			lib += flushSubnormals
-		} else {
-			lib += keepSubnormals
-		}
-		if f.InexactDivision {
-			lib += correctedDivision
-		} else {
-			lib += exactDivision
-		}
-		if f.InexactSqrt {
-			lib += correctedSqrt
-		} else {
-			lib += exactSqrt
-		}
-		if f.InexactDivision || f.InexactSqrt {
-			lib += normalize
-		}
-		numericsLibs[i] = lib
-	})
-	return numericsLibs[i]
+	if f.InexactDivision || f.InexactSqrt {
+		lib += normalize
+	}
+	return lib
 }
-
-var (
-	numericsOnce [8]sync.Once
-	numericsLibs [8]string
-)
 
 // Where the device keeps subnormals, daz_ and ftz_ are identities.
 const keepSubnormals = `
