@@ -395,7 +395,9 @@ func (o *op) alloc(shape Shape, dtype DType) (*Tensor, error) {
 	}
 	st := &storage{buf: buf}
 	st.refs.Store(1)
-	return o.register(&Tensor{shape: shape, dtype: dtype, st: st, site: o.site}), nil
+	t := &Tensor{shape: shape, dtype: dtype, st: st, site: o.site}
+	st.holders = []*Tensor{t}
+	return o.register(t), nil
 }
 
 // register gives t its id and engine and makes it live. The innermost

@@ -95,6 +95,7 @@ func (r *OpRecord) Save(t *Tensor) *Tensor {
 	}
 	t.st.retain()
 	s := &Tensor{eng: r.eng, id: nextID.Add(1), shape: t.shape.clone(), dtype: t.dtype, st: t.st, site: r.site}
+	t.st.addHolder(s)
 	r.eng.mu.Lock()
 	r.eng.live[s] = struct{}{}
 	r.eng.mu.Unlock()

@@ -13,7 +13,9 @@ func (o *op) view(x *Tensor, shape Shape) *Tensor {
 		return o.fail(ErrShape, "%v", err)
 	}
 	x.st.retain()
-	return o.register(&Tensor{shape: shape, dtype: x.dtype, st: x.st, site: o.site})
+	t := &Tensor{shape: shape, dtype: x.dtype, st: x.st, site: o.site}
+	x.st.addHolder(t)
+	return o.register(t)
 }
 
 // Reshape returns x with a new shape of the same size, sharing x's

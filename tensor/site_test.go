@@ -14,6 +14,7 @@ import (
 	"github.com/wgtensor/wgtensor/internal/testgpu"
 	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/tidy"
+	"github.com/wgtensor/wgtensor/wgpu"
 )
 
 // nextLine returns "tensor/site_test.go:N" for the line after its call,
@@ -136,4 +137,50 @@ func TestProfileRoundTrip(t *testing.T) {
 		{"float32", "[3]", 2, 24, []string{"tensor_test.leakInner", "tensor_test.leakOuter", "tensor_test.TestProfileRoundTrip"}},
 		{"int32", "[2 5]", 1, 40, []string{"tensor_test.TestProfileRoundTrip", "testing.tRunner", "runtime.goexit"}},
 	}, got)
+}
+
+// Close's leak report names what LiveTensors names: a view outliving the
+// tensor it was made from is reported at the view's line, and a disposed
+// tensor that only a queued fused op still reads is listed apart, as
+// waiting for that work.
+func TestCloseReportsLeaksAtTheLinesLiveTensorsNames(t *testing.T) {
+	d := testgpu.OpenUnchecked(t, testgpu.DefaultOptions())
+	e := tensor.New(d)
+
+	x := e.FromFloat32s([]float32{1, 2, 3, 4}, 4)
+	viewLine := nextLine()
+	v := e.Reshape(x, 2, 2)
+	x.Dispose() // v still views x's buffer
+
+	queuedLine := nextLine()
+	q := e.FromFloat32s([]float32{5, 6, 7, 8}, 4)
+	expLine := nextLine()
+	y := e.Exp(q) // fused and queued: it reads q's buffer when it runs
+	q.Dispose()
+
+	var lines []string
+	for _, info := range e.LiveTensors() {
+		lines = append(lines, info.Site.String())
+	}
+	assert.ElementsMatch(t, []string{viewLine, expLine}, lines)
+	var awaiting []string
+	for _, b := range d.LiveBuffers() {
+		if b.AwaitingWork {
+			awaiting = append(awaiting, b.Site)
+		}
+	}
+	assert.Equal(t, []string{queuedLine}, awaiting, "only q's buffer waits for queued work")
+
+	err := d.Close()
+	require.ErrorIs(t, err, wgpu.ErrLeaked)
+	msg := err.Error()
+	held, queued, ok := strings.Cut(msg, "; and ")
+	require.True(t, ok, "the report lists the buffers queued work holds apart: %s", msg)
+	assert.Contains(t, held, "live 2 buffers")
+	assert.Contains(t, held, "at "+viewLine, "the view's line, not its source's")
+	assert.Contains(t, held, "at "+expLine)
+	assert.NotContains(t, held, queuedLine)
+	assert.Contains(t, queued, "1 buffer, 256 B: 1 × 256 B at "+queuedLine)
+	assert.Contains(t, queued, "held only by queued work")
+	_, _ = v, y // leaked on purpose; Close destroyed their buffers
 }

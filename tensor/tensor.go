@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/wgtensor/wgtensor/wgpu"
@@ -72,6 +74,42 @@ type storage struct {
 	// readers are the fusion groups not yet dispatched that read buf
 	// (assign.go): an in-place write dispatches them first.
 	readers readerSet
+
+	// holders are the live tensors that view the storage, oldest first;
+	// buf's reports name the first one's site (see dropHolder). refs
+	// counts them and also the queued fused ops and reads in progress.
+	holdMu  sync.Mutex
+	holders []*Tensor
+}
+
+// addHolder records t, a new tensor viewing the storage.
+func (s *storage) addHolder(t *Tensor) {
+	s.holdMu.Lock()
+	s.holders = append(s.holders, t)
+	s.holdMu.Unlock()
+}
+
+// dropHolder forgets t, which is being disposed, and reports whether it
+// was the last tensor viewing the storage. When t was the one whose site
+// the buffer's reports name and another tensor still views it, the
+// reports name that one's site from now on: a leak report shows the line
+// that made a tensor the user can still find, as LiveTensors does.
+func (s *storage) dropHolder(t *Tensor) (last bool) {
+	s.holdMu.Lock()
+	i := slices.Index(s.holders, t)
+	if i >= 0 {
+		s.holders = slices.Delete(s.holders, i, i+1)
+	}
+	var next *Tensor
+	if i == 0 && len(s.holders) > 0 {
+		next = s.holders[0]
+	}
+	last = len(s.holders) == 0
+	s.holdMu.Unlock()
+	if next != nil && next.site != t.site {
+		s.buf.Attribute(next.site[:])
+	}
+	return last
 }
 
 // retain takes another reference; the caller must hold one already.
@@ -91,14 +129,17 @@ func (s *storage) retainIfAlive() bool {
 	}
 }
 
-func (s *storage) release() {
+// release drops a reference and reports whether it was the last, which
+// gives the buffer back.
+func (s *storage) release() bool {
 	if s.refs.Add(-1) != 0 {
-		return
+		return false
 	}
 	if n := s.pending.Load(); n != nil {
 		n.released()
 	}
 	s.buf.Release()
+	return true
 }
 
 // err is the error a dispatch that should have written s failed with.
@@ -234,7 +275,12 @@ func (t *Tensor) Dispose() {
 	t.eng.mu.Lock()
 	delete(t.eng.live, t)
 	t.eng.mu.Unlock()
-	t.st.release()
+	last := t.st.dropHolder(t)
+	if !t.st.release() && last {
+		// No tensor views the buffer, but a queued fused op or a read
+		// being recorded still holds it: say so in the device's reports.
+		t.st.buf.AwaitWork()
+	}
 }
 
 // String prints t's id, dtype and shape, or its error, without reading

@@ -75,12 +75,13 @@ type Buffer struct {
 	size     uint64 // bytes asked for
 	capacity uint64 // bytes allocated: the size class
 	usage    Usage
-	site     callsite.Stack // where it was handed out
-	internal bool           // the runtime's own (staging, parameters)
+	internal bool // the runtime's own (staging, parameters)
 
 	// Protected by d.mu.
-	live bool  // handed out and not released
-	lost error // why its contents are lost: a batch that writes it failed
+	site     callsite.Stack // where its holder was made: where it was handed out, until Attribute
+	live     bool           // handed out and not released
+	awaiting bool           // its owners let go; only work not yet recorded holds it (AwaitWork)
+	lost     error          // why its contents are lost: a batch that writes it failed
 }
 
 // allocation is one buffer created through the driver: what the pool keeps
@@ -147,6 +148,42 @@ func (b *Buffer) Release() error {
 	}
 	d.pool.put(b)
 	return nil
+}
+
+// Attribute makes the device's reports (LiveBuffers, Close's leak report,
+// poison reports) name site, a call stack as runtime.Callers returns it,
+// as the place b was made, instead of the call that asked for it. A
+// library that shares one buffer among several handles calls it when the
+// handle whose site b carried goes and another stays, so that a report
+// names a line the user can still find live. It does nothing to a
+// released buffer, and is safe for concurrent use.
+func (b *Buffer) Attribute(site []uintptr) {
+	if b == nil || b.d == nil {
+		return
+	}
+	stack := callsite.FromPCs(site)
+	b.d.mu.Lock()
+	defer b.d.mu.Unlock()
+	if b.live {
+		b.site = stack
+	}
+}
+
+// AwaitWork tells the device's reports that every owner of b has let go
+// and b stays live only until work a library has queued but not yet
+// recorded (a fused op waiting for its group's dispatch) releases it.
+// LiveBuffers reports it as AwaitingWork and Close's leak report lists it
+// apart from the buffers an owner still holds. It does nothing to a
+// released buffer, and is safe for concurrent use.
+func (b *Buffer) AwaitWork() {
+	if b == nil || b.d == nil {
+		return
+	}
+	b.d.mu.Lock()
+	defer b.d.mu.Unlock()
+	if b.live {
+		b.awaiting = true
+	}
 }
 
 // PoolStats are a device pool's figures, exact at the moment they are taken.
@@ -520,8 +557,12 @@ type BufferInfo struct {
 	Size     uint64 // bytes asked for
 	Capacity uint64 // bytes allocated
 	Usage    Usage
-	Site     string // "dir/file.go:line" of the first caller outside wgtensor that asked for it
+	Site     string // "dir/file.go:line" of the first caller outside wgtensor that asked for it (or of the holder Attribute named)
 	Internal bool   // the runtime's own: staging or parameters
+	// AwaitingWork says that every owner let go of the buffer and only
+	// work queued but not yet recorded holds it (see Buffer.AwaitWork):
+	// flushing that work frees it.
+	AwaitingWork bool
 }
 
 // LiveBuffers lists the buffers handed out and not released, by id; none
@@ -534,28 +575,52 @@ func (d *Device) LiveBuffers() []BufferInfo {
 	defer d.mu.Unlock()
 	infos := make([]BufferInfo, 0, len(d.pool.live))
 	for b := range d.pool.live {
-		infos = append(infos, BufferInfo{ID: b.id, Size: b.size, Capacity: b.capacity, Usage: b.usage, Site: b.site.String(), Internal: b.internal})
+		infos = append(infos, BufferInfo{ID: b.id, Size: b.size, Capacity: b.capacity, Usage: b.usage, Site: b.site.String(), Internal: b.internal, AwaitingWork: b.awaiting})
 	}
 	sort.Slice(infos, func(i, j int) bool { return infos[i].ID < infos[j].ID })
 	return infos
 }
 
 // liveReport summarises live buffers by creation site, largest first:
-// "live 3 buffers, 12.00 MiB: 2 × 8.00 MiB at x.go:10, ...". Internal
-// buffers are included only if withInternal; "" if there is nothing to say.
+// "live 3 buffers, 12.00 MiB: 2 × 8.00 MiB at x.go:10, ...". Buffers that
+// only wait for queued work (Buffer.AwaitWork) are summarised apart, after
+// the others. Internal buffers are included only if withInternal; "" if
+// there is nothing to say.
 func (p *poolState) liveReport(withInternal bool) string {
+	var held, awaiting []*Buffer
+	for b := range p.live {
+		switch {
+		case b.internal && !withInternal:
+		case b.awaiting:
+			awaiting = append(awaiting, b)
+		default:
+			held = append(held, b)
+		}
+	}
+	switch {
+	case len(held)+len(awaiting) == 0 && withInternal:
+		return "nothing is live"
+	case len(held)+len(awaiting) == 0:
+		return ""
+	case len(awaiting) == 0:
+		return "live " + summarise(held)
+	case len(held) == 0:
+		return "live " + summarise(awaiting) + ", every one disposed and held only by queued work (a flush or Sync frees them)"
+	}
+	return "live " + summarise(held) + "; and " + summarise(awaiting) + " disposed and held only by queued work (a flush or Sync frees them)"
+}
+
+// summarise describes buffers by site, largest first: "3 buffers,
+// 12.00 MiB: 2 × 8.00 MiB at x.go:10, ...", naming at most five sites.
+func summarise(bufs []*Buffer) string {
 	type group struct {
 		site  string
 		n     int
 		bytes uint64
 	}
 	groups := map[string]*group{}
-	var n int
 	var total uint64
-	for b := range p.live {
-		if b.internal && !withInternal {
-			continue
-		}
+	for _, b := range bufs {
 		site := b.site.String()
 		if b.internal {
 			site = "wgtensor (" + b.usage.String() + ")"
@@ -567,14 +632,7 @@ func (p *poolState) liveReport(withInternal bool) string {
 		}
 		g.n++
 		g.bytes += b.capacity
-		n++
 		total += b.capacity
-	}
-	if n == 0 {
-		if withInternal {
-			return "nothing is live"
-		}
-		return ""
 	}
 	list := make([]*group, 0, len(groups))
 	for _, g := range groups {
@@ -587,7 +645,11 @@ func (p *poolState) liveReport(withInternal bool) string {
 		return list[i].site < list[j].site
 	})
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "live %d buffers, %s:", n, bytesize.Format(total))
+	noun := "buffers"
+	if len(bufs) == 1 {
+		noun = "buffer"
+	}
+	fmt.Fprintf(&sb, "%d %s, %s:", len(bufs), noun, bytesize.Format(total))
 	for i, g := range list {
 		if i == 5 {
 			fmt.Fprintf(&sb, " and %d more sites", len(list)-i)
