@@ -16,6 +16,18 @@
 // safetensors: Python's safetensors package (and anything else that reads
 // the format) reads them unchanged.
 //
+// A model (an nn.Module) saves and loads in one call, with the step
+// counts of its Dropouts so that a resumed run draws what an uninterrupted
+// one would, and, with Layout PyTorch, in PyTorch's layout both ways:
+//
+//	err := checkpoint.SaveModelFile(ctx, "model.safetensors", model, checkpoint.SaveOptions{Optimizer: opt})
+//	rep, err := checkpoint.LoadModelFile(ctx, e, "torch.safetensors", model,
+//		checkpoint.LoadOptions{Layout: checkpoint.PyTorch, Optimizer: opt})
+//
+// On the PyTorch side, python/wgtensor_checkpoint.py (torch and the
+// standard library alone) saves a model and its optimizer in this
+// package's names and loads what SaveModel wrote, one call each way.
+//
 // This package is apart from package safetensors so that the format stays
 // free of devices and tensors: a tool that lists or checks a file, or the
 // fuzzer of its header, needs neither a GPU nor cgo.

@@ -36,6 +36,10 @@ type LoadOptions struct {
 	// tensor needs, whatever it is. Chunks under 1 MiB upload through
 	// the device's queue instead of its pooled staging buffers.
 	ChunkSize int
+	// Layout is the layout the file's tensors are in (see Layout). Only
+	// LoadModel converts; Load and LoadFile refuse any but Native with
+	// ErrArgument.
+	Layout Layout
 }
 
 // Report says what a non-strict Load skipped, by name as in the file. It
@@ -55,7 +59,13 @@ type Report struct {
 	// "<layer>.running_var" but no parameter of that name), an integer
 	// scalar that PyTorch saves and wgtensor's BatchNorm, whose momentum
 	// is always set, does not use. A strict load accepts them.
+	// LoadModel adds the metadata keys of step counts (RandomPrefix)
+	// that name no Random module of the model.
 	Ignored []string
+	// Converted lists the entries LoadModel converted from the file's
+	// layout, each with what it did: "0.weight: Conv2d weight OIHW →
+	// HWIO".
+	Converted []string
 }
 
 // load is one tensor to stream from the file into dst.
@@ -114,6 +124,9 @@ func Load(ctx context.Context, e *tensor.Engine, r io.ReaderAt, size int64, para
 		return Report{}, err
 	}
 	if err := checkChunk(o.ChunkSize); err != nil {
+		return Report{}, err
+	}
+	if err := nativeOnly("load", o.Layout); err != nil {
 		return Report{}, err
 	}
 	h, err := safetensors.ReadHeader(r, size)

@@ -75,6 +75,10 @@ type SaveOptions struct {
 	// (ErrArgument); Save allocates no more than the largest tensor
 	// needs, whatever it is.
 	ChunkSize int
+	// Layout is the layout to write tensors in (see Layout). Only
+	// SaveModel converts; Save and SaveFile, which see names and tensors
+	// but not the model, refuse any but Native with ErrArgument.
+	Layout Layout
 }
 
 // Save writes params, and o.Optimizer's state if it is set, to w as a
@@ -103,6 +107,9 @@ type SaveOptions struct {
 // o.Optimizer; it runs no op, so it needs no engine.
 func Save(ctx context.Context, w io.Writer, params []optim.Param, o SaveOptions) error {
 	if err := checkChunk(o.ChunkSize); err != nil {
+		return err
+	}
+	if err := nativeOnly("save", o.Layout); err != nil {
 		return err
 	}
 	entries, md, err := saveEntries(params, o)
@@ -253,6 +260,15 @@ func fileDType(d tensor.DType) safetensors.DType {
 		return safetensors.U32
 	}
 	return ""
+}
+
+// nativeOnly returns the error of a Layout option other than Native for
+// Save or Load, which cannot convert.
+func nativeOnly(op string, l Layout) error {
+	if l != Native {
+		return fmt.Errorf("%w: %s cannot convert to or from the %v layout without the model: use %sModel", ErrArgument, op, l, strings.ToUpper(op[:1])+op[1:])
+	}
+	return nil
 }
 
 // checkChunk returns the error of n as a ChunkSize option.

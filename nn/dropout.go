@@ -17,7 +17,8 @@ import (
 // (from the Builder) and k alone, a fresh one each step, the same on every
 // device and every run. It owns no tensor.
 //
-// A Dropout follows Module's concurrency contract: in training mode Forward
+// A Dropout is Random: checkpoint.SaveModel saves its step count and
+// LoadModel restores it. It follows Module's concurrency contract: in training mode Forward
 // counts its steps and belongs to one goroutine.
 type Dropout struct {
 	layer
@@ -46,6 +47,11 @@ func (b *Builder) Dropout(p float32) *Dropout {
 // Steps returns how many training-mode Forwards with p > 0 ran so far:
 // the step the next mask is drawn for.
 func (l *Dropout) Steps() uint64 { return l.steps.Load() }
+
+// SetSteps sets the step the next mask is drawn for, as a checkpoint's
+// load does so that a resumed run drops what an uninterrupted one would.
+// It must not race with a training-mode Forward.
+func (l *Dropout) SetSteps(n uint64) { l.steps.Store(n) }
 
 // Forward drops elements of x in training mode and returns x's values
 // unchanged (a view sharing its storage: no copy, no kernel) in inference

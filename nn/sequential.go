@@ -66,24 +66,24 @@ func (s *Sequential) Forward(x *tensor.Tensor) *tensor.Tensor {
 	return h
 }
 
-// Params lists the modules' parameters, named "<index>.<name>". See Module.
+// Params lists the modules' parameters, named "<index>.<name>", each
+// tensor once. See Module.
 func (s *Sequential) Params() []optim.Param {
-	return s.collect(Module.Params)
+	return collectChildren(s.Children(), Module.Params)
 }
 
 // Buffers lists the modules' buffers, named "<index>.<name>". See Module.
 func (s *Sequential) Buffers() []optim.Param {
-	return s.collect(Module.Buffers)
+	return collectChildren(s.Children(), Module.Buffers)
 }
 
-// collect lists what list gives for each module, prefixed by its index.
-func (s *Sequential) collect(list func(Module) []optim.Param) []optim.Param {
-	var out []optim.Param
+// Children lists the modules, named by index.
+func (s *Sequential) Children() []Child {
+	out := make([]Child, 0, len(s.layers))
 	for i, l := range s.layers {
-		if l == nil {
-			continue
+		if l != nil {
+			out = append(out, Child{Name: strconv.Itoa(i), Module: l})
 		}
-		out = append(out, Prefixed(strconv.Itoa(i), list(l))...)
 	}
 	return out
 }
@@ -102,11 +102,5 @@ func (s *Sequential) SetTraining(on bool) {
 // Sequential).
 func (s *Sequential) Training() bool { return s.training.Load() }
 
-// Dispose disposes every module. See Module.
-func (s *Sequential) Dispose() {
-	for _, l := range s.layers {
-		if l != nil {
-			l.Dispose()
-		}
-	}
-}
+// Dispose disposes every module, each once. See Module.
+func (s *Sequential) Dispose() { disposeChildren(s.Children()) }

@@ -61,6 +61,31 @@ func Tool(t testing.TB, name string) string {
 	return ""
 }
 
+// Torch returns the path of a Python interpreter that imports torch:
+// python3 on PATH, or Debian's /usr/bin/python3 (where python3-torch
+// installs it) when PATH's lacks it. Where neither does the test is
+// skipped, or fails when WGT_REQUIRE_TORCH=1, as in CI, whose scripts
+// install python3-torch.
+func Torch(t testing.TB) string {
+	t.Helper()
+	var tried []string
+	for _, py := range []string{"python3", "/usr/bin/python3"} {
+		path, err := exec.LookPath(py)
+		if err != nil {
+			continue
+		}
+		tried = append(tried, path)
+		if exec.Command(path, "-c", "import torch").Run() == nil {
+			return path
+		}
+	}
+	if os.Getenv("WGT_REQUIRE_TORCH") == "1" {
+		t.Fatalf("WGT_REQUIRE_TORCH=1 and no Python imports torch (tried %v): apt-get install python3-torch", tried)
+	}
+	t.Skipf("no Python imports torch (tried %v): apt-get install python3-torch to run this test", tried)
+	return ""
+}
+
 // Open opens the test device with DefaultOptions and registers its leak
 // check and Close with t.Cleanup.
 func Open(t testing.TB) *wgpu.Device {
