@@ -1,6 +1,7 @@
 package optim
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/wgtensor/wgtensor/tensor"
@@ -48,66 +49,131 @@ func AdamWDefaults() AdamConfig {
 // steps freely; no kernel is compiled again (turning AMSGrad on compiles
 // its kernel once).
 //
+// With parameter groups (NewAdamGroups, NewAdamWGroups) each group is
+// updated with its own config: the embedded AdamConfig is group 0's,
+// Config and SetConfig read and write any group's, GroupLR and SetLR its
+// learning rate.
+//
 // An Adam belongs to the goroutine that uses its engine, like the
 // engine's ops.
 type Adam struct {
 	AdamConfig
 	base
 	decoupled bool
+	rest      []AdamConfig // groups 1 and on
 }
 
 // NewAdam returns an Adam optimizer updating params on e, which must be
 // as NewSGD's are: named uniquely, live float32 tensors of e's device, no
-// two sharing their storage.
+// two sharing their storage. A bad config (see Step) is refused too.
 func NewAdam(e *tensor.Engine, params []Param, c AdamConfig) (*Adam, error) {
-	return newAdam(e, "adam", params, c, false)
+	return newAdam(e, "adam", []AdamGroup{{Params: params, Config: c}}, false)
 }
 
 // NewAdamW returns an AdamW optimizer (Adam with decoupled weight decay)
 // updating params on e, which must be as NewSGD's are.
 func NewAdamW(e *tensor.Engine, params []Param, c AdamConfig) (*Adam, error) {
-	return newAdam(e, "adamw", params, c, true)
+	return newAdam(e, "adamw", []AdamGroup{{Params: params, Config: c}}, true)
 }
 
-func newAdam(e *tensor.Engine, kind string, params []Param, c AdamConfig, decoupled bool) (*Adam, error) {
-	b, err := newBase(e, kind, params)
+// NewAdamGroups returns an Adam optimizer over parameter groups, each
+// updated with its own config, as NewSGDGroups does for SGD: one
+// optimizer, whose Params, State, SetState, Steps and SetSteps cover
+// every group (one checkpoint holds it).
+func NewAdamGroups(e *tensor.Engine, groups []AdamGroup) (*Adam, error) {
+	return newAdam(e, "adam", groups, false)
+}
+
+// NewAdamWGroups returns an AdamW optimizer over parameter groups, as
+// NewAdamGroups does: the usual "no weight decay for biases and norms" is
+// a second group whose WeightDecay is 0.
+func NewAdamWGroups(e *tensor.Engine, groups []AdamGroup) (*Adam, error) {
+	return newAdam(e, "adamw", groups, true)
+}
+
+func newAdam(e *tensor.Engine, kind string, groups []AdamGroup, decoupled bool) (*Adam, error) {
+	ps, cs := splitGroups(groups)
+	b, err := newGroups(e, kind, ps)
 	if err != nil {
 		return nil, err
 	}
-	return &Adam{AdamConfig: c, base: b, decoupled: decoupled}, nil
+	a := &Adam{base: b, decoupled: decoupled}
+	if len(cs) > 0 {
+		a.AdamConfig, a.rest = cs[0], cs[1:]
+	}
+	if err := checkConfigs(&a.base, a.config, badAdam); err != nil {
+		return nil, err
+	}
+	return a, nil
 }
+
+func (a *Adam) config(g int) *AdamConfig { return at(&a.AdamConfig, a.rest, g) }
+
+// Config returns the hyperparameters of group g, or an error if there is
+// no group g.
+func (a *Adam) Config(g int) (AdamConfig, error) { return getConfig(&a.base, a.config, g) }
+
+// SetConfig sets the hyperparameters of group g, or returns an error
+// (naming the group) and changes nothing if there is no group g or c is
+// bad. Changing them compiles nothing, but AMSGrad compiles its kernel
+// once.
+func (a *Adam) SetConfig(g int, c AdamConfig) error {
+	return setConfig(&a.base, a.config, g, c, badAdam)
+}
+
+// GroupLR returns the learning rate of group g, or NaN if there is no
+// group g.
+func (a *Adam) GroupLR(g int) float64 { return groupLR(&a.base, a.config, g, adamLR) }
+
+// SetLR sets the learning rate of group g (finite, ≥ 0), as a schedule
+// does: it compiles nothing.
+func (a *Adam) SetLR(g int, lr float64) error { return setLR(&a.base, a.config, g, lr, adamLR) }
+
+func adamLR(c *AdamConfig) *float64 { return &c.LR }
 
 // adamSlots is every state slot Adam knows.
 var adamSlots = []string{"exp_avg", "exp_avg_sq", "max_exp_avg_sq"}
 
-// Step updates each parameter with its gradient, as SGD.Step does: one
-// kernel per parameter, nil gradients skipped, everything checked before
-// anything is updated.
-func (a *Adam) Step(grads []*tensor.Tensor) error {
-	c := a.AdamConfig
+// badAdam describes what is wrong with c, or is empty.
+func badAdam(c AdamConfig) string {
 	switch {
-	case !(c.LR >= 0) || math.IsInf(c.LR, 0):
-		return a.errorf(ErrArgument, "learning rate %v", c.LR)
+	case badLR(c.LR) != "":
+		return badLR(c.LR)
 	case !(c.Beta1 >= 0 && c.Beta1 < 1) || !(c.Beta2 >= 0 && c.Beta2 < 1):
-		return a.errorf(ErrArgument, "betas (%v, %v); each must be in [0, 1)", c.Beta1, c.Beta2)
+		return fmt.Sprintf("betas (%v, %v); each must be in [0, 1)", c.Beta1, c.Beta2)
 	case !(c.Eps >= 0):
-		return a.errorf(ErrArgument, "eps %v", c.Eps)
+		return fmt.Sprintf("eps %v", c.Eps)
 	case !(c.WeightDecay >= 0):
-		return a.errorf(ErrArgument, "weight decay %v", c.WeightDecay)
+		return fmt.Sprintf("weight decay %v", c.WeightDecay)
 	}
-	slots := adamSlots[:2]
-	if c.AMSGrad {
-		slots = adamSlots
+	return ""
+}
+
+// Step updates each parameter with its gradient, with its group's
+// hyperparameters, as SGD.Step does: one kernel per parameter, nil
+// gradients skipped, everything checked before anything is updated.
+func (a *Adam) Step(grads []*tensor.Tensor) error {
+	if err := checkConfigs(&a.base, a.config, badAdam); err != nil {
+		return err
 	}
-	return a.step(grads, update{slots: slots, kernel: func(w int) tensor.Kernel { return adamKernel(slots, w) }, params: func(t int, _ bool) []any {
-		decay, l2 := 1.0, c.WeightDecay
-		if a.decoupled {
-			decay, l2 = 1-c.LR*c.WeightDecay, 0
+	us := make([]update, a.NumGroups())
+	for g := range us {
+		c := *a.config(g)
+		slots := adamSlots[:2]
+		if c.AMSGrad {
+			slots = adamSlots
 		}
-		bc1 := 1 - math.Pow(c.Beta1, float64(t))
-		bc2 := 1 - math.Pow(c.Beta2, float64(t))
-		return f32s(decay, l2, c.Beta1, c.Beta2, c.Eps, c.LR/bc1, math.Sqrt(bc2))
-	}})
+		us[g] = update{slots: slots, kernel: func(w int) tensor.Kernel { return adamKernel(slots, w) }, params: func(t int, _ bool) []any {
+			decay, l2 := 1.0, c.WeightDecay
+			if a.decoupled {
+				decay, l2 = 1-c.LR*c.WeightDecay, 0
+			}
+			bc1 := 1 - math.Pow(c.Beta1, float64(t))
+			bc2 := 1 - math.Pow(c.Beta2, float64(t))
+			return f32s(decay, l2, c.Beta1, c.Beta2, c.Eps, c.LR/bc1, math.Sqrt(bc2))
+		}}
+	}
+	return a.step(grads, us)
 }
 
 // adamKernel is Adam's update with the given state slots: the moments,

@@ -1,7 +1,9 @@
 // Package optim updates a model's parameters from their gradients: SGD
 // (momentum, dampening, Nesterov, weight decay), Adam (AMSGrad optional),
 // AdamW (decoupled weight decay) and RMSProp (momentum, centered), each
-// computing what the torch.optim class of the same name computes.
+// computing what the torch.optim class of the same name computes, over
+// one or several parameter groups; with learning-rate schedules, gradient
+// clipping and gradient accumulation.
 //
 // # Overview
 //
@@ -14,6 +16,25 @@
 //	err = opt.Step(grads) // grads[i] is the gradient of params[i]
 //	...
 //	opt.Dispose()
+//
+// # As PyTorch users train
+//
+//   - Parameter groups (NewSGDGroups, NewAdamGroups, NewAdamWGroups,
+//     NewRMSPropGroups): one optimizer over groups of parameters, each
+//     with its own config (learning rate, weight decay, betas...), as
+//     torch.optim's param_groups. It is one Optimizer: Params, State,
+//     SetState, Steps and SetSteps cover every group, so one checkpoint
+//     (package checkpoint's SaveOptions.Optimizer) holds it.
+//   - Learning-rate schedules (StepLR, MultiStepLR, ExponentialLR,
+//     LinearLR, CosineLR with warm-up, OneCycleLR; ReduceLROnPlateau),
+//     closed forms in float64 that match torch.optim.lr_scheduler's
+//     numbers, applied by a Scheduler through SetLR to some or all groups:
+//     a new rate is a uniform value and compiles nothing. Their state
+//     (MarshalText) goes into a checkpoint's metadata.
+//   - ClipGradNorm: torch.nn.utils.clip_grad_norm_ in one reduction pass
+//     over all the gradients, in place, returning the norm on the device.
+//   - Accumulator: gradients summed over micro-batches into persistent
+//     buffers, with Zero for zero_grad, without nested scopes.
 //
 // # Invariants
 //
@@ -40,11 +61,15 @@
 //
 // # Errors
 //
-// The constructors (NewSGD, NewAdam, NewAdamW, NewRMSProp) refuse a nil
-// or zero engine and any bad parameter, naming it: one without a name or
-// with another's name, a nil, disposed or non-float32 tensor, a tensor of
-// another device than the engine's, and two parameters that are the same
-// tensor or share their storage (a view of another).
+// The constructors (NewSGD, NewAdam, NewAdamW, NewRMSProp and their
+// Groups forms) refuse a nil or zero engine, a bad config (a negative or
+// infinite learning rate, betas outside [0, 1), ...) and any bad
+// parameter, naming it: one without a name or with another's name, a nil,
+// disposed or non-float32 tensor, a tensor of another device than the
+// engine's, and two parameters that are the same tensor or share their
+// storage (a view of another). With groups they also refuse no group, an
+// empty group, a name twice in a group and a parameter (by name or by
+// tensor) in two groups, naming the group and the parameter.
 //
 // Step checks every parameter and gradient before it updates any: a
 // gradient of another shape or dtype, of another device, disposed or
@@ -65,9 +90,11 @@
 // # Concurrency
 //
 // An optimizer belongs to the goroutine that uses its engine, like the
-// engine's ops: Step, SetState, SetSteps and Dispose must not run
-// concurrently with each other or with ops on that engine from another
-// goroutine.
+// engine's ops: Step, SetState, SetSteps, SetLR, SetConfig and Dispose
+// must not run concurrently with each other or with ops on that engine
+// from another goroutine. So do a Scheduler, a ReduceLROnPlateau and an
+// Accumulator, and ClipGradNorm; the schedules themselves (StepLR, ...)
+// are plain values, safe for concurrent use.
 package optim
 
 var (

@@ -58,45 +58,77 @@ type slotState struct {
 }
 
 // base holds what every optimizer keeps: the engine, the parameters and
-// their state, and the kernels compiled for the configurations seen.
+// their state, the parameter groups (as index ranges of params), and the
+// kernels compiled for the configurations seen.
 type base struct {
 	e        *tensor.Engine
 	kind     string
 	params   []Param
 	state    []slotState
+	starts   []int // starts[g] is the index in params of group g's first parameter
 	kernels  map[string]tensor.Kernel
 	disposed bool
 }
 
-// newBase checks params: each named, names unique, each a live float32
-// tensor of e's device, no two the same tensor or sharing their storage
-// (a view of another: both would be updated, the second over the first).
+// newBase checks params as one group (see newGroups).
 func newBase(e *tensor.Engine, kind string, params []Param) (base, error) {
-	b := base{e: e, kind: kind, params: slices.Clone(params), state: make([]slotState, len(params)), kernels: map[string]tensor.Kernel{}}
+	return newGroups(e, kind, [][]Param{params})
+}
+
+// newGroups checks groups: at least one, none empty unless it is the only
+// one (a single group of no parameters is an optimizer that does
+// nothing, as before groups), each parameter named, names unique within
+// and across groups, each a live float32 tensor of e's device, no two the
+// same tensor or sharing their storage (a view of another: both would be
+// updated, the second over the first). With several groups, errors name
+// the group.
+func newGroups(e *tensor.Engine, kind string, groups [][]Param) (base, error) {
+	b := base{e: e, kind: kind, kernels: map[string]tensor.Kernel{}}
+	for _, g := range groups {
+		b.starts = append(b.starts, len(b.params))
+		b.params = append(b.params, g...)
+	}
+	b.state = make([]slotState, len(b.params))
 	if e.Device() == nil {
 		return b, b.errorf(ErrArgument, "nil or zero engine")
 	}
-	seen := map[string]bool{}
-	tensors := map[*tensor.Tensor]string{}
-	for i, p := range params {
-		switch {
-		case p.Name == "":
-			return b, b.errorf(ErrArgument, "parameter %d has no name", i)
-		case seen[p.Name]:
-			return b, b.errorf(ErrArgument, "two parameters are named %q", p.Name)
-		}
-		seen[p.Name] = true
-		if err := b.checkParam(p); err != nil {
-			return b, err
-		}
-		if other, ok := tensors[p.T]; ok {
-			return b, b.errorf(ErrArgument, "parameters %q and %q are the same tensor", other, p.Name)
-		}
-		tensors[p.T] = p.Name
+	if len(groups) == 0 {
+		return b, b.errorf(ErrArgument, "no parameter groups")
 	}
-	writes := make([]use, len(params))
-	for i, p := range params {
-		writes[i] = use{t: p.T, what: fmt.Sprintf("parameter %q", p.Name)}
+	seen := map[string]int{}
+	tensors := map[*tensor.Tensor]string{}
+	for g, ps := range groups {
+		where := b.where(g)
+		if len(ps) == 0 && len(groups) > 1 {
+			return b, b.errorf(ErrArgument, "group %d has no parameters", g)
+		}
+		for i, p := range ps {
+			if p.Name == "" {
+				return b, b.errorf(ErrArgument, "%sparameter %d has no name", where, i)
+			}
+			if other, ok := seen[p.Name]; ok {
+				switch {
+				case len(groups) == 1:
+					return b, b.errorf(ErrArgument, "two parameters are named %q", p.Name)
+				case other == g:
+					return b, b.errorf(ErrArgument, "group %d names parameter %q twice", g, p.Name)
+				default:
+					return b, b.errorf(ErrArgument, "group %d: parameter %q is in group %d too; a parameter belongs to one group", g, p.Name, other)
+				}
+			}
+			seen[p.Name] = g
+			if err := b.checkParam(p, where); err != nil {
+				return b, err
+			}
+			if other, ok := tensors[p.T]; ok {
+				return b, b.errorf(ErrArgument, "%sparameters %s and %q are the same tensor", where, other, p.Name)
+			}
+			tensors[p.T] = b.paramName(b.index(p.Name))
+		}
+	}
+	writes := make([]use, len(b.params))
+	for i, p := range b.params {
+		writes[i] = use{t: p.T, what: "parameter " + b.paramName(i)}
 	}
 	if err := b.checkAliasing(nil, writes); err != nil {
 		return b, err
@@ -104,24 +136,85 @@ func newBase(e *tensor.Engine, kind string, params []Param) (base, error) {
 	return b, nil
 }
 
+// where is the prefix of an error about group g: "group 1: " with
+// several groups, empty with one.
+func (b *base) where(g int) string {
+	if len(b.starts) < 2 {
+		return ""
+	}
+	return fmt.Sprintf("group %d: ", g)
+}
+
+// paramName quotes the name of parameter i, followed by its group's
+// number where there are several groups: `"0.bias" (group 1)`.
+func (b *base) paramName(i int) string {
+	if len(b.starts) < 2 {
+		return fmt.Sprintf("%q", b.params[i].Name)
+	}
+	return fmt.Sprintf("%q (group %d)", b.params[i].Name, b.groupOf(i))
+}
+
+// groupOf is the group of parameter i.
+func (b *base) groupOf(i int) int {
+	g, found := slices.BinarySearch(b.starts, i) // several groups: none empty, starts increase
+	if !found {
+		g--
+	}
+	return g
+}
+
+// groupRange is the range of params that group g holds.
+func (b *base) groupRange(g int) (from, to int) {
+	from, to = b.starts[g], len(b.params)
+	if g+1 < len(b.starts) {
+		to = b.starts[g+1]
+	}
+	return from, to
+}
+
+// checkGroup returns the error of naming group g, for op (what the caller
+// was doing: "set lr").
+func (b *base) checkGroup(op string, g int) error {
+	if g < 0 || g >= len(b.starts) {
+		return b.errorf(ErrArgument, "%s: group %d of %d", op, g, len(b.starts))
+	}
+	return nil
+}
+
+// NumGroups returns the number of parameter groups: 1 for an optimizer
+// made without groups.
+func (b *base) NumGroups() int { return len(b.starts) }
+
+// GroupParams returns the parameters of group g, in the order Step takes
+// their gradients (Params lists every group's, group after group), or
+// nil if there is no group g.
+func (b *base) GroupParams(g int) []Param {
+	if g < 0 || g >= len(b.starts) {
+		return nil
+	}
+	from, to := b.groupRange(g)
+	return slices.Clone(b.params[from:to])
+}
+
 func (b *base) errorf(kind error, format string, args ...any) error {
 	return fmt.Errorf("optim: %s: %s: %w", b.kind, fmt.Sprintf(format, args...), kind)
 }
 
-// checkParam returns the error updating p would fail with now.
-func (b *base) checkParam(p Param) error {
+// checkParam returns the error updating p would fail with now; where
+// (see base.where) names its group in the constructor's errors.
+func (b *base) checkParam(p Param, where string) error {
 	t := p.T
 	switch {
 	case t == nil:
-		return b.errorf(ErrArgument, "parameter %q is nil", p.Name)
+		return b.errorf(ErrArgument, "%sparameter %q is nil", where, p.Name)
 	case t.Err() != nil:
-		return fmt.Errorf("optim: %s: parameter %q: %w", b.kind, p.Name, t.Err())
+		return fmt.Errorf("optim: %s: %sparameter %q: %w", b.kind, where, p.Name, t.Err())
 	case t.IsDisposed():
-		return fmt.Errorf("optim: %s: parameter %q: %w", b.kind, p.Name, tensor.ErrDisposed)
+		return fmt.Errorf("optim: %s: %sparameter %q: %w", b.kind, where, p.Name, tensor.ErrDisposed)
 	case t.DType() != tensor.Float32:
-		return fmt.Errorf("optim: %s: parameter %q is %s; optimizers update float32: %w", b.kind, p.Name, t.DType(), tensor.ErrDType)
+		return fmt.Errorf("optim: %s: %sparameter %q is %s %v; optimizers update float32: %w", b.kind, where, p.Name, t.DType(), t.Shape(), tensor.ErrDType)
 	case t.Engine().Device() != b.e.Device():
-		return b.errorf(ErrArgument, "parameter %q lives on another device than the optimizer's engine", p.Name)
+		return b.errorf(ErrArgument, "%sparameter %q lives on another device than the optimizer's engine", where, p.Name)
 	}
 	return nil
 }
@@ -158,9 +251,10 @@ type update struct {
 }
 
 // step checks every parameter and gradient first, so that a bad one
-// updates nothing, then runs u's kernel once per parameter whose
-// gradient is not nil (as PyTorch skips a parameter whose grad is None).
-func (b *base) step(grads []*tensor.Tensor, u update) error {
+// updates nothing, then runs the kernel of its group's update (us[g] for
+// group g) once per parameter whose gradient is not nil (as PyTorch skips
+// a parameter whose grad is None).
+func (b *base) step(grads []*tensor.Tensor, us []update) error {
 	if b.disposed {
 		return b.errorf(ErrDisposed, "step")
 	}
@@ -173,7 +267,7 @@ func (b *base) step(grads []*tensor.Tensor, u update) error {
 			continue
 		}
 		p := b.params[i]
-		if err := b.checkParam(p); err != nil {
+		if err := b.checkParam(p, ""); err != nil {
 			return err
 		}
 		what := fmt.Sprintf("gradient of %q", p.Name)
@@ -182,7 +276,7 @@ func (b *base) step(grads []*tensor.Tensor, u update) error {
 		}
 		reads = append(reads, use{t: g, what: what})
 		writes = append(writes, use{t: p.T, what: fmt.Sprintf("parameter %q", p.Name)})
-		for _, s := range u.slots {
+		for _, s := range us[b.groupOf(i)].slots {
 			if st := b.state[i].slots[s]; st != nil {
 				writes = append(writes, use{t: st, what: fmt.Sprintf("state %q", p.Name+"."+s)})
 			}
@@ -198,6 +292,7 @@ func (b *base) step(grads []*tensor.Tensor, u update) error {
 		if g == nil {
 			continue
 		}
+		u := us[b.groupOf(i)]
 		if err := b.update(i, g, b.kernel(u, widthFor(g.Size())), u); err != nil {
 			return err
 		}

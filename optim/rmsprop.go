@@ -1,7 +1,7 @@
 package optim
 
 import (
-	"math"
+	"fmt"
 	"slices"
 
 	"github.com/wgtensor/wgtensor/tensor"
@@ -39,54 +39,115 @@ func RMSPropDefaults() RMSPropConfig {
 // change them between steps freely; no kernel is compiled again (turning
 // Centered or Momentum on compiles that kernel once).
 //
+// With parameter groups (NewRMSPropGroups) each group is updated with its
+// own config: the embedded RMSPropConfig is group 0's, Config and
+// SetConfig read and write any group's, GroupLR and SetLR its learning
+// rate.
+//
 // An RMSProp belongs to the goroutine that uses its engine, like the
 // engine's ops.
 type RMSProp struct {
 	RMSPropConfig
 	base
+	rest []RMSPropConfig // groups 1 and on
 }
 
 // NewRMSProp returns an RMSProp optimizer updating params on e, which
 // must be as NewSGD's are: named uniquely, live float32 tensors of e's
-// device, no two sharing their storage.
+// device, no two sharing their storage. A bad config (see Step) is
+// refused too.
 func NewRMSProp(e *tensor.Engine, params []Param, c RMSPropConfig) (*RMSProp, error) {
-	b, err := newBase(e, "rmsprop", params)
+	return NewRMSPropGroups(e, []RMSPropGroup{{Params: params, Config: c}})
+}
+
+// NewRMSPropGroups returns an RMSProp optimizer over parameter groups,
+// each updated with its own config, as NewSGDGroups does for SGD: one
+// optimizer, whose Params, State, SetState, Steps and SetSteps cover
+// every group (one checkpoint holds it).
+func NewRMSPropGroups(e *tensor.Engine, groups []RMSPropGroup) (*RMSProp, error) {
+	ps, cs := splitGroups(groups)
+	b, err := newGroups(e, "rmsprop", ps)
 	if err != nil {
 		return nil, err
 	}
-	return &RMSProp{RMSPropConfig: c, base: b}, nil
+	r := &RMSProp{base: b}
+	if len(cs) > 0 {
+		r.RMSPropConfig, r.rest = cs[0], cs[1:]
+	}
+	if err := checkConfigs(&r.base, r.config, badRMSProp); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
+
+func (r *RMSProp) config(g int) *RMSPropConfig { return at(&r.RMSPropConfig, r.rest, g) }
+
+// Config returns the hyperparameters of group g, or an error if there is
+// no group g.
+func (r *RMSProp) Config(g int) (RMSPropConfig, error) { return getConfig(&r.base, r.config, g) }
+
+// SetConfig sets the hyperparameters of group g, or returns an error
+// (naming the group) and changes nothing if there is no group g or c is
+// bad. Changing them compiles nothing, but Centered or Momentum from 0
+// compiles its kernel once.
+func (r *RMSProp) SetConfig(g int, c RMSPropConfig) error {
+	return setConfig(&r.base, r.config, g, c, badRMSProp)
+}
+
+// GroupLR returns the learning rate of group g, or NaN if there is no
+// group g.
+func (r *RMSProp) GroupLR(g int) float64 { return groupLR(&r.base, r.config, g, rmspropLR) }
+
+// SetLR sets the learning rate of group g (finite, ≥ 0), as a schedule
+// does: it compiles nothing.
+func (r *RMSProp) SetLR(g int, lr float64) error {
+	return setLR(&r.base, r.config, g, lr, rmspropLR)
+}
+
+func rmspropLR(c *RMSPropConfig) *float64 { return &c.LR }
 
 // rmspropSlots is every state slot RMSProp knows.
 var rmspropSlots = []string{"square_avg", "grad_avg", "momentum_buffer"}
 
-// Step updates each parameter with its gradient, as SGD.Step does: one
-// kernel per parameter, nil gradients skipped, everything checked before
-// anything is updated.
-func (r *RMSProp) Step(grads []*tensor.Tensor) error {
-	c := r.RMSPropConfig
+// badRMSProp describes what is wrong with c, or is empty.
+func badRMSProp(c RMSPropConfig) string {
 	switch {
-	case !(c.LR >= 0) || math.IsInf(c.LR, 0):
-		return r.errorf(ErrArgument, "learning rate %v", c.LR)
+	case badLR(c.LR) != "":
+		return badLR(c.LR)
 	case !(c.Alpha >= 0 && c.Alpha <= 1):
-		return r.errorf(ErrArgument, "alpha %v", c.Alpha)
+		return fmt.Sprintf("alpha %v", c.Alpha)
 	case !(c.Eps >= 0):
-		return r.errorf(ErrArgument, "eps %v", c.Eps)
+		return fmt.Sprintf("eps %v", c.Eps)
 	case !(c.WeightDecay >= 0):
-		return r.errorf(ErrArgument, "weight decay %v", c.WeightDecay)
+		return fmt.Sprintf("weight decay %v", c.WeightDecay)
 	case !(c.Momentum >= 0):
-		return r.errorf(ErrArgument, "momentum %v", c.Momentum)
+		return fmt.Sprintf("momentum %v", c.Momentum)
 	}
-	slots := []string{"square_avg"}
-	if c.Centered {
-		slots = append(slots, "grad_avg")
+	return ""
+}
+
+// Step updates each parameter with its gradient, with its group's
+// hyperparameters, as SGD.Step does: one kernel per parameter, nil
+// gradients skipped, everything checked before anything is updated.
+func (r *RMSProp) Step(grads []*tensor.Tensor) error {
+	if err := checkConfigs(&r.base, r.config, badRMSProp); err != nil {
+		return err
 	}
-	if c.Momentum > 0 {
-		slots = append(slots, "momentum_buffer")
+	us := make([]update, r.NumGroups())
+	for g := range us {
+		c := *r.config(g)
+		slots := []string{"square_avg"}
+		if c.Centered {
+			slots = append(slots, "grad_avg")
+		}
+		if c.Momentum > 0 {
+			slots = append(slots, "momentum_buffer")
+		}
+		us[g] = update{slots: slots, kernel: func(w int) tensor.Kernel { return rmspropKernel(slots, w) }, params: func(int, bool) []any {
+			return f32s(c.LR, c.Alpha, c.Eps, c.WeightDecay, c.Momentum)
+		}}
 	}
-	return r.step(grads, update{slots: slots, kernel: func(w int) tensor.Kernel { return rmspropKernel(slots, w) }, params: func(int, bool) []any {
-		return f32s(c.LR, c.Alpha, c.Eps, c.WeightDecay, c.Momentum)
-	}})
+	return r.step(grads, us)
 }
 
 // rmspropKernel is RMSProp's update with the given state slots: the

@@ -1,6 +1,7 @@
 package optim
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/wgtensor/wgtensor/tensor"
@@ -28,56 +29,120 @@ type SGDConfig struct {
 // Momentum ≠ 0. The hyperparameters are fields (SGDConfig): change them
 // between steps freely; no kernel is compiled again.
 //
+// With parameter groups (NewSGDGroups) each group is updated with its own
+// config: the embedded SGDConfig is group 0's, Config and SetConfig read
+// and write any group's, GroupLR and SetLR its learning rate.
+//
 // An SGD belongs to the goroutine that uses its engine, like the engine's
 // ops.
 type SGD struct {
 	SGDConfig
 	base
+	rest []SGDConfig // groups 1 and on
 }
 
 // NewSGD returns an SGD optimizer updating params on e. Each parameter
 // must be named, under a name no other has, and be a live float32 tensor
 // of e's device sharing its storage with no other parameter; else NewSGD
-// returns an error naming it.
+// returns an error naming it. A bad config (see Step) is refused too.
 func NewSGD(e *tensor.Engine, params []Param, c SGDConfig) (*SGD, error) {
-	b, err := newBase(e, "sgd", params)
+	return NewSGDGroups(e, []SGDGroup{{Params: params, Config: c}})
+}
+
+// NewSGDGroups returns an SGD optimizer over parameter groups, each
+// updated with its own config, as torch.optim.SGD over param_groups. It
+// is one optimizer: Params lists every group's parameters, group after
+// group, in the order Step takes their gradients, and State, SetState,
+// Steps and SetSteps cover them all, so one checkpoint holds it. Every
+// parameter must be as NewSGD's are, and also: no group empty, no name
+// twice in a group or in two groups, no bad config (a negative rate...);
+// the error names the group and the parameter.
+func NewSGDGroups(e *tensor.Engine, groups []SGDGroup) (*SGD, error) {
+	ps, cs := splitGroups(groups)
+	b, err := newGroups(e, "sgd", ps)
 	if err != nil {
 		return nil, err
 	}
-	return &SGD{SGDConfig: c, base: b}, nil
+	s := &SGD{base: b}
+	if len(cs) > 0 {
+		s.SGDConfig, s.rest = cs[0], cs[1:]
+	}
+	if err := checkConfigs(&s.base, s.config, badSGD); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
+
+func (s *SGD) config(g int) *SGDConfig { return at(&s.SGDConfig, s.rest, g) }
+
+// Config returns the hyperparameters of group g, or an error if there is
+// no group g.
+func (s *SGD) Config(g int) (SGDConfig, error) { return getConfig(&s.base, s.config, g) }
+
+// SetConfig sets the hyperparameters of group g, or returns an error
+// (naming the group) and changes nothing if there is no group g or c is
+// bad. Changing them compiles nothing, but Momentum from 0 compiles its
+// kernel once.
+func (s *SGD) SetConfig(g int, c SGDConfig) error {
+	return setConfig(&s.base, s.config, g, c, badSGD)
+}
+
+// GroupLR returns the learning rate of group g, or NaN if there is no
+// group g.
+func (s *SGD) GroupLR(g int) float64 { return groupLR(&s.base, s.config, g, sgdLR) }
+
+// SetLR sets the learning rate of group g (finite, ≥ 0), as a schedule
+// does: it compiles nothing.
+func (s *SGD) SetLR(g int, lr float64) error { return setLR(&s.base, s.config, g, lr, sgdLR) }
+
+func sgdLR(c *SGDConfig) *float64 { return &c.LR }
 
 // sgdSlots is every state slot SGD knows.
 var sgdSlots = []string{"momentum_buffer"}
 
-// Step updates each parameter with its gradient (grads[i] for the i-th
-// parameter; a nil gradient skips the parameter, as PyTorch skips a None
-// grad), in place, with one kernel per parameter. It checks everything
-// before it updates anything: a gradient of another shape, dtype or
-// device, a disposed parameter or gradient, a gradient sharing its storage
-// with a tensor the step writes (its parameter, a view of it, its state,
-// another parameter being updated), a bad hyperparameter or a disposed
-// optimizer updates nothing and returns an error naming the parameter
-// (see the package's Errors).
-func (s *SGD) Step(grads []*tensor.Tensor) error {
-	c := s.SGDConfig
+// badSGD describes what is wrong with c, or is empty.
+func badSGD(c SGDConfig) string {
 	switch {
-	case !(c.LR >= 0) || math.IsInf(c.LR, 0):
-		return s.errorf(ErrArgument, "learning rate %v", c.LR)
+	case badLR(c.LR) != "":
+		return badLR(c.LR)
 	case !(c.Momentum >= 0):
-		return s.errorf(ErrArgument, "momentum %v", c.Momentum)
+		return fmt.Sprintf("momentum %v", c.Momentum)
+	case math.IsNaN(c.Dampening):
+		return fmt.Sprintf("dampening %v", c.Dampening)
 	case !(c.WeightDecay >= 0):
-		return s.errorf(ErrArgument, "weight decay %v", c.WeightDecay)
+		return fmt.Sprintf("weight decay %v", c.WeightDecay)
 	case c.Nesterov && (c.Momentum <= 0 || c.Dampening != 0):
-		return s.errorf(ErrArgument, "Nesterov momentum needs a momentum and zero dampening")
+		return "Nesterov momentum needs a momentum and zero dampening"
 	}
-	var slots []string
-	if c.Momentum != 0 {
-		slots = sgdSlots
+	return ""
+}
+
+// Step updates each parameter with its gradient (grads[i] for the i-th
+// parameter of Params; a nil gradient skips the parameter, as PyTorch
+// skips a None grad), in place, with one kernel per parameter, each with
+// its group's hyperparameters. It checks everything before it updates
+// anything: a gradient of another shape, dtype or device, a disposed
+// parameter or gradient, a gradient sharing its storage with a tensor the
+// step writes (its parameter, a view of it, its state, another parameter
+// being updated), a bad hyperparameter of any group or a disposed
+// optimizer updates nothing and returns an error naming the parameter or
+// the group (see the package's Errors).
+func (s *SGD) Step(grads []*tensor.Tensor) error {
+	if err := checkConfigs(&s.base, s.config, badSGD); err != nil {
+		return err
 	}
-	return s.step(grads, update{slots: slots, kernel: func(w int) tensor.Kernel { return sgdKernel(slots, w) }, params: func(_ int, fresh bool) []any {
-		return f32s(c.LR, c.Momentum, c.Dampening, c.WeightDecay, flag(c.Nesterov), flag(fresh))
-	}})
+	us := make([]update, s.NumGroups())
+	for g := range us {
+		c := *s.config(g)
+		var slots []string
+		if c.Momentum != 0 {
+			slots = sgdSlots
+		}
+		us[g] = update{slots: slots, kernel: func(w int) tensor.Kernel { return sgdKernel(slots, w) }, params: func(_ int, fresh bool) []any {
+			return f32s(c.LR, c.Momentum, c.Dampening, c.WeightDecay, flag(c.Nesterov), flag(fresh))
+		}}
+	}
+	return s.step(grads, us)
 }
 
 // sgdKernel is SGD's update with the given state slots: none, or the
