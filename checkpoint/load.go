@@ -62,6 +62,11 @@ type Report struct {
 	// LoadModel adds the metadata keys of step counts (RandomPrefix)
 	// that name no Random module of the model.
 	Ignored []string
+	// Metadata is the file's metadata but for this package's own keys
+	// (step counts under OptimizerPrefix and RandomPrefix): what
+	// SaveOptions.Metadata wrote, such as a learning-rate schedule's
+	// state (optim.Scheduler's MarshalText). nil when there is none.
+	Metadata map[string]string
 	// Converted lists the entries LoadModel converted from the file's
 	// layout, each with what it did: "0.weight: Conv2d weight OIHW →
 	// HWIO".
@@ -136,6 +141,14 @@ func Load(ctx context.Context, e *tensor.Engine, r io.ReaderAt, size int64, para
 	p, err := planLoad(h, params, o)
 	if err != nil {
 		return Report{}, err
+	}
+	for k, v := range h.Metadata {
+		if !strings.HasPrefix(k, OptimizerPrefix) && !strings.HasPrefix(k, RandomPrefix) {
+			if p.report.Metadata == nil {
+				p.report.Metadata = map[string]string{}
+			}
+			p.report.Metadata[k] = v
+		}
 	}
 	s, err := checkedStreamer(ctx, e, r, h.DataOffset, o.ChunkSize, slices.Concat(p.state, p.params))
 	if err != nil {

@@ -64,7 +64,8 @@ func TestResumeWithDropoutIsExact(t *testing.T) {
 	first, fOpt := dropoutNet(t, e)
 	trainSteps(t, e, first, fOpt, 3)
 	var file bytes.Buffer
-	require.NoError(t, checkpoint.SaveModel(ctx, &file, first, checkpoint.SaveOptions{Optimizer: fOpt}))
+	require.NoError(t, checkpoint.SaveModel(ctx, &file, first, checkpoint.SaveOptions{Optimizer: fOpt,
+		Metadata: map[string]string{"schedule": `{"step":3}`}}))
 	fOpt.Dispose()
 	first.Dispose()
 
@@ -75,6 +76,7 @@ func TestResumeWithDropoutIsExact(t *testing.T) {
 			rep, err := checkpoint.LoadModel(ctx, e, r, r.Size(), resumed, checkpoint.LoadOptions{Optimizer: rOpt})
 			require.NoError(t, err)
 			assert.Empty(t, rep.Ignored)
+			assert.Equal(t, map[string]string{"schedule": `{"step":3}`}, rep.Metadata, "the caller's metadata, without the step counts")
 			assert.Equal(t, uint64(3), resumed.Layer(2).(*nn.Dropout).Steps())
 		} else {
 			_, err := checkpoint.Load(ctx, e, r, r.Size(), nn.StateDict(resumed), checkpoint.LoadOptions{Optimizer: rOpt})
