@@ -1,0 +1,309 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/wgtensor/wgtensor/grad"
+	"github.com/wgtensor/wgtensor/internal/cputime"
+	"github.com/wgtensor/wgtensor/loss"
+	"github.com/wgtensor/wgtensor/optim"
+	"github.com/wgtensor/wgtensor/tensor"
+	"github.com/wgtensor/wgtensor/tidy"
+)
+
+// transformer_train_step: a GPT-style decoder trained by AdamW on one
+// fixed batch of random tokens, defined precisely enough that a peer
+// implements the same workload (bench/transformer_train_step.md): the data and initial values come from
+// xorshift32 streams, and the loss of step 1 is checked against the
+// definition's float64 value.
+const (
+	gptVocab, gptContext, gptBatch = 64, 64, 16
+	gptN                           = gptBatch * gptContext // positions in the batch
+	gptD, gptHeads, gptBlocks      = 128, 4, 2
+	gptHeadDim                     = gptD / gptHeads
+	gptMLP                         = 4 * gptD
+	gptInitScale                   = 0.034641016151377546 // 0.02·√3: uniform with standard deviation 0.02
+	gptLR, gptWeightDecay          = 3e-4, 0.01
+	gptWarmup, gptSamples, gptEach = 10, 5, 4 // warm-up steps; timed samples of gptEach steps
+	gptStep1Loss                   = 4.170652 // the definition's float64 loss of the initial parameters
+	gptMaskValue                   = -1e9     // added above the diagonal: weight exactly 0 in float32
+)
+
+// xorshift32 is the definition's random stream.
+type xorshift32 uint32
+
+func newXorshift32(seed uint32) *xorshift32 {
+	s := xorshift32(seed * 2654435761)
+	if s == 0 {
+		s = 1
+	}
+	return &s
+}
+
+func (s *xorshift32) next() uint32 {
+	x := uint32(*s)
+	x ^= x << 13
+	x ^= x >> 17
+	x ^= x << 5
+	*s = xorshift32(x)
+	return x
+}
+
+// uniform returns the stream's next value in [-1, 1), as float32.
+func (s *xorshift32) uniform() float32 { return float32(float64(s.next())/(1<<31) - 1) }
+
+// gptUniform returns n values of U(seed): the stream's uniforms scaled by
+// gptInitScale in float64 and rounded to float32.
+func gptUniform(seed uint32, n int) []float32 {
+	s := newXorshift32(seed)
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = float32(float64(s.uniform()) * gptInitScale)
+	}
+	return v
+}
+
+// gptHost is the workload's data on the host: inputs and targets, [N].
+type gptHost struct {
+	inputs, targets []int32
+}
+
+// gptData draws the batch: B·(T+1) ids from the stream of seed 301;
+// sequence b is ids[65b .. 65b+64].
+var gptData = sync.OnceValue(func() gptHost {
+	s := newXorshift32(301)
+	ids := make([]int32, gptBatch*(gptContext+1))
+	for i := range ids {
+		ids[i] = int32(s.next() >> 26)
+	}
+	h := gptHost{inputs: make([]int32, gptN), targets: make([]int32, gptN)}
+	for b := range gptBatch {
+		for t := range gptContext {
+			h.inputs[b*gptContext+t] = ids[b*(gptContext+1)+t]
+			h.targets[b*gptContext+t] = ids[b*(gptContext+1)+t+1]
+		}
+	}
+	return h
+})
+
+// gptBlockParams are one block's parameters.
+type gptBlockParams struct {
+	ln1g, ln1b, wqkv, bqkv, wo, bo, ln2g, ln2b, w1, b1, w2, b2 *tensor.Tensor
+}
+
+// gptModel is the decoder on an engine: its batch, causal mask and
+// parameters.
+type gptModel struct {
+	inputs, targets, mask *tensor.Tensor
+	tokEmb, posEmb        *tensor.Tensor
+	blocks                []gptBlockParams
+	lnfg, lnfb, wout      *tensor.Tensor
+}
+
+func newGPTModel(e *tensor.Engine) *gptModel {
+	h := gptData()
+	m := &gptModel{
+		inputs:  e.FromInt32s(h.inputs, gptN),
+		targets: e.FromInt32s(h.targets, gptN),
+		tokEmb:  e.FromFloat32s(gptUniform(311, gptVocab*gptD), gptVocab, gptD),
+		posEmb:  e.FromFloat32s(gptUniform(312, gptContext*gptD), gptContext, gptD),
+		lnfg:    e.Ones(tensor.Float32, gptD),
+		lnfb:    e.Zeros(tensor.Float32, gptD),
+		wout:    e.FromFloat32s(gptUniform(341, gptD*gptVocab), gptD, gptVocab),
+	}
+	mask := make([]float32, gptContext*gptContext)
+	for i := range gptContext {
+		for j := i + 1; j < gptContext; j++ {
+			mask[i*gptContext+j] = gptMaskValue
+		}
+	}
+	m.mask = e.FromFloat32s(mask, gptContext, gptContext)
+	for l := range gptBlocks {
+		seed := uint32(320 + 10*l)
+		m.blocks = append(m.blocks, gptBlockParams{
+			ln1g: e.Ones(tensor.Float32, gptD), ln1b: e.Zeros(tensor.Float32, gptD),
+			wqkv: e.FromFloat32s(gptUniform(seed, gptD*3*gptD), gptD, 3*gptD), bqkv: e.Zeros(tensor.Float32, 3*gptD),
+			wo: e.FromFloat32s(gptUniform(seed+1, gptD*gptD), gptD, gptD), bo: e.Zeros(tensor.Float32, gptD),
+			ln2g: e.Ones(tensor.Float32, gptD), ln2b: e.Zeros(tensor.Float32, gptD),
+			w1: e.FromFloat32s(gptUniform(seed+2, gptD*gptMLP), gptD, gptMLP), b1: e.Zeros(tensor.Float32, gptMLP),
+			w2: e.FromFloat32s(gptUniform(seed+3, gptMLP*gptD), gptMLP, gptD), b2: e.Zeros(tensor.Float32, gptD),
+		})
+	}
+	return m
+}
+
+// params lists the 29 parameters, named, in the definition's order.
+func (m *gptModel) params() []optim.Param {
+	ps := []optim.Param{{Name: "tok_emb", T: m.tokEmb}, {Name: "pos_emb", T: m.posEmb}}
+	for l, b := range m.blocks {
+		p := fmt.Sprintf("blocks.%d.", l)
+		ps = append(ps,
+			optim.Param{Name: p + "ln1.gamma", T: b.ln1g}, optim.Param{Name: p + "ln1.beta", T: b.ln1b},
+			optim.Param{Name: p + "wqkv", T: b.wqkv}, optim.Param{Name: p + "bqkv", T: b.bqkv},
+			optim.Param{Name: p + "wo", T: b.wo}, optim.Param{Name: p + "bo", T: b.bo},
+			optim.Param{Name: p + "ln2.gamma", T: b.ln2g}, optim.Param{Name: p + "ln2.beta", T: b.ln2b},
+			optim.Param{Name: p + "w1", T: b.w1}, optim.Param{Name: p + "b1", T: b.b1},
+			optim.Param{Name: p + "w2", T: b.w2}, optim.Param{Name: p + "b2", T: b.b2})
+	}
+	return append(ps, optim.Param{Name: "lnf.gamma", T: m.lnfg}, optim.Param{Name: "lnf.beta", T: m.lnfb},
+		optim.Param{Name: "wout", T: m.wout})
+}
+
+func (m *gptModel) dispose() {
+	tidy.Dispose([]*tensor.Tensor{m.inputs, m.targets, m.mask})
+	for _, p := range m.params() {
+		p.T.Dispose()
+	}
+}
+
+// loss is the forward pass to the mean next-token cross-entropy. Only the
+// loss outlives it.
+func (m *gptModel) loss(e *tensor.Engine) (*tensor.Tensor, error) {
+	return tidy.Run(e, func() (*tensor.Tensor, error) {
+		x := e.Add(e.Reshape(e.Gather(m.tokEmb, m.inputs, 0), gptBatch, gptContext, gptD), m.posEmb)
+		x = e.Reshape(x, gptN, gptD)
+		for _, b := range m.blocks {
+			h := e.LayerNorm(x, b.ln1g, b.ln1b, 1e-5)
+			qkv := e.Add(e.MatMul(h, b.wqkv), b.bqkv)
+			// [N, 3D] → [3, B, H, T, HD]: q, k and v of each head.
+			heads := e.Transpose(e.Reshape(qkv, gptBatch, gptContext, 3, gptHeads, gptHeadDim), 2, 0, 3, 1, 4)
+			qkvs := e.Split(heads, 0, 1, 1, 1)
+			q, k, v := qkvs[0], qkvs[1], qkvs[2]
+			shape := []int{gptBatch, gptHeads, gptContext, gptHeadDim}
+			q, k, v = e.Reshape(q, shape...), e.Reshape(k, shape...), e.Reshape(v, shape...)
+			s := e.Add(e.Mul(e.MatMulT(q, k, false, true), e.Scalar(float32(1/math.Sqrt(gptHeadDim)))), m.mask)
+			o := e.MatMul(e.Softmax(s, -1), v)                                       // [B, H, T, HD]
+			o = e.Reshape(e.Transpose(o, 0, 2, 1, 3), gptN, gptD)                    // heads concatenated
+			x = e.Add(x, e.Add(e.MatMul(o, b.wo), b.bo))                             // attention's residual
+			h = e.LayerNorm(x, b.ln2g, b.ln2b, 1e-5)                                 //
+			f := e.Add(e.MatMul(e.Gelu(e.Add(e.MatMul(h, b.w1), b.b1)), b.w2), b.b2) // the MLP
+			x = e.Add(x, f)
+		}
+		logits := e.MatMul(e.LayerNorm(x, m.lnfg, m.lnfb, 1e-5), m.wout)
+		l := loss.SoftmaxCrossEntropy(e, logits, m.targets, loss.Mean)
+		return l, l.Err()
+	})
+}
+
+// gptTrainer is AdamW on the decoder.
+type gptTrainer struct {
+	e      *tensor.Engine
+	m      *gptModel
+	params []*tensor.Tensor
+	opt    *optim.Adam
+}
+
+func newGPTTrainer(e *tensor.Engine) (*gptTrainer, error) {
+	m := newGPTModel(e)
+	ps := m.params()
+	c := optim.AdamWDefaults()
+	c.LR, c.WeightDecay = gptLR, gptWeightDecay
+	opt, err := optim.NewAdamW(e, ps, c)
+	if err != nil {
+		m.dispose()
+		return nil, err
+	}
+	ts := make([]*tensor.Tensor, len(ps))
+	for i, p := range ps {
+		ts[i] = p.T
+	}
+	return &gptTrainer{e: e, m: m, params: ts, opt: opt}, nil
+}
+
+func (t *gptTrainer) dispose() {
+	t.opt.Dispose()
+	t.m.dispose()
+}
+
+// steps runs n steps back to back and reads back the last one's loss.
+func (t *gptTrainer) steps(ctx context.Context, n int) (float32, error) {
+	var l *tensor.Tensor
+	defer func() { l.Dispose() }()
+	for range n {
+		l.Dispose()
+		var err error
+		l, err = tidy.Run(t.e, func() (*tensor.Tensor, error) {
+			l, gs, err := grad.ValueAndGrad(t.e, func([]*tensor.Tensor) (*tensor.Tensor, error) { return t.m.loss(t.e) }, t.params, nil)
+			if err != nil {
+				return nil, err
+			}
+			return l, t.opt.Step(gs)
+		})
+		if err != nil {
+			return 0, err
+		}
+	}
+	v, err := l.Float32s(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return v[0], nil
+}
+
+// transformerTrainStep runs the definition's protocol: from the initial
+// parameters, gptWarmup steps (the loss read after step 1 and after the
+// last), then gptSamples samples of gptEach steps, each ended by one
+// readback of the loss. ms/step is the median sample's time per step; the
+// processor time and dispatches per step are the median sample's too.
+// It passes when step 1's loss is the definition's (relative 1e-4), the
+// loss falls (step 30 < step 10 < step 1), and the live tensors and bytes
+// after the timed steps are those before.
+var transformerTrainStep = workload{name: "transformer_train_step", run: func(ctx context.Context, e *tensor.Engine) (Result, error) {
+	tr, err := newGPTTrainer(e)
+	if err != nil {
+		return Result{}, err
+	}
+	defer tr.dispose()
+	first, err := tr.steps(ctx, 1)
+	if err != nil {
+		return Result{}, err
+	}
+	warm, err := tr.steps(ctx, gptWarmup-1)
+	if err != nil {
+		return Result{}, err
+	}
+	before := e.Memory()
+	type sample struct{ ms, cpu, dispatches float64 }
+	var samples []sample
+	var last float32
+	cpuOK := true
+	for range gptSamples {
+		d0 := e.Device().Stats().Dispatches
+		cpu0, ok := cputime.Process()
+		start := time.Now()
+		if last, err = tr.steps(ctx, gptEach); err != nil {
+			return Result{}, err
+		}
+		el := time.Since(start)
+		cpu1, _ := cputime.Process()
+		cpuOK = cpuOK && ok
+		samples = append(samples, sample{
+			ms:         float64(el.Nanoseconds()) / 1e6 / gptEach,
+			cpu:        float64((cpu1 - cpu0).Nanoseconds()) / 1e6 / gptEach,
+			dispatches: float64(e.Device().Stats().Dispatches-d0) / gptEach,
+		})
+	}
+	after := e.Memory()
+	slices.SortFunc(samples, func(a, b sample) int { return cmp.Compare(a.ms, b.ms) })
+	med := samples[len(samples)/2]
+	finite := func(v float32) bool { return !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) }
+	ok := finite(first) && finite(warm) && finite(last) && last < warm && warm < first &&
+		math.Abs(float64(first)-gptStep1Loss) <= 1e-4*gptStep1Loss &&
+		before.Tensors == after.Tensors && before.Bytes == after.Bytes
+	total := gptWarmup + gptSamples*gptEach
+	extra := Metrics{{Name: "dispatches", Value: med.dispatches, Unit: "dispatches/step"},
+		countMetric("live_tensors_before", before.Tensors), countMetric("live_tensors_after", after.Tensors)}
+	if cpuOK {
+		extra = append(extra, Metric{Name: "cpu", Value: med.cpu, Unit: "ms/step"})
+	}
+	return Result{Value: med.ms, Unit: "ms/step", NsPerOp: med.ms * 1e6, Ops: gptEach, Ok: ok,
+		Check: fmt.Sprintf("loss %.6f at step 1 (definition %.6f), %.4f at %d, %.4f at %d; live tensors %d → %d, bytes %d → %d",
+			first, gptStep1Loss, warm, gptWarmup, last, total, before.Tensors, after.Tensors, before.Bytes, after.Bytes),
+		Extra: extra}, nil
+}}
