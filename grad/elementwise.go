@@ -15,6 +15,9 @@ func init() {
 	}
 	Register("where", Rule{Inputs: []int{0}, Backward: whereGrad})
 	Register("cast", Rule{Backward: castGrad})
+	// Copy passes dy through, as Clone does: its result is its input's
+	// values in storage of their own.
+	Register("copy", Rule{Backward: func(_ *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, error) { return dy, nil }})
 }
 
 // unary registers a rule for a one-input op whose gradient is dy·d(x, y),
@@ -87,6 +90,14 @@ func registerUnary() {
 		return e.Mul(y, e.Sub(e.Scalar(1), y))
 	})
 	unary("gelu", true, false, geluGrad)
+	// erf' = 2/√π·e^(−x²), erfc' = −erf'.
+	unary("erf", true, false, func(e *tensor.Engine, _ tensor.Attrs, x, _ *tensor.Tensor) *tensor.Tensor {
+		return e.Mul(e.Scalar(twoOverSqrtPi), e.Exp(e.Neg(e.Square(x))))
+	})
+	unary("erfc", true, false, func(e *tensor.Engine, _ tensor.Attrs, x, _ *tensor.Tensor) *tensor.Tensor {
+		return e.Mul(e.Scalar(-twoOverSqrtPi), e.Exp(e.Neg(e.Square(x))))
+	})
+	unary("gelu_erf", true, false, geluErfGrad)
 	// Clip passes the gradient where lo <= x <= hi, bounds included (as
 	// PyTorch's clamp), and nothing outside.
 	unary("clip", true, false, func(e *tensor.Engine, a tensor.Attrs, x, _ *tensor.Tensor) *tensor.Tensor {
@@ -106,6 +117,19 @@ func geluGrad(e *tensor.Engine, _ tensor.Attrs, x, _ *tensor.Tensor) *tensor.Ten
 	du := e.Mul(e.Scalar(c), e.Add(e.Scalar(1), e.Mul(e.Scalar(3*k), x2)))
 	right := e.Mul(e.Mul(e.Scalar(0.5), x), e.Mul(e.Sub(e.Scalar(1), e.Square(t)), du))
 	return e.Add(left, right)
+}
+
+// twoOverSqrtPi is 2/√π, erf's slope at 0.
+const twoOverSqrtPi = 1.1283791670955126
+
+// geluErfGrad is the derivative of x·Φ(x): Φ(x) + x·φ(x), with
+// Φ(x) = erfc(−x/√2)/2 (no cancellation for negative x, as GeluErf) and
+// φ(x) = e^(−x²/2)/√(2π).
+func geluErfGrad(e *tensor.Engine, _ tensor.Attrs, x, _ *tensor.Tensor) *tensor.Tensor {
+	const invSqrt2, invSqrt2Pi = 0.7071067811865476, 0.3989422804014327
+	cdf := e.Mul(e.Scalar(0.5), e.Erfc(e.Mul(e.Scalar(-invSqrt2), x)))
+	pdf := e.Mul(e.Scalar(invSqrt2Pi), e.Exp(e.Mul(e.Scalar(-0.5), e.Square(x))))
+	return e.Add(cdf, e.Mul(x, pdf))
 }
 
 // castGrad passes dy through a cast from float32 to float32; a cast from

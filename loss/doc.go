@@ -10,8 +10,18 @@
 // ops, then a reduction. So a loss works with or without a tape: outside
 // one it costs its kernels and nothing else, and inside a grad.Tape each
 // op is recorded and differentiated by its rule in package grad. The
-// package sits beside grad, above tensor, and imports only tensor: code
-// that evaluates a loss needs no tape.
+// package sits beside grad, above tensor, and imports only tensor and
+// tidy (whose scopes free a loss's intermediates): code that evaluates a
+// loss needs no tape.
+//
+// CrossEntropy and BinaryCrossEntropyWithLogits are PyTorch's
+// cross_entropy and binary_cross_entropy_with_logits with their options
+// (CrossEntropyOptions: class weights, ignore_index with PyTorch's
+// default of -100, label smoothing; BinaryCrossEntropyOptions: weight,
+// pos_weight), each an options struct whose zero value is PyTorch's
+// defaults; SoftmaxCrossEntropy and SigmoidCrossEntropy are the same
+// losses without options (SoftmaxCrossEntropy ignores no label: a label of
+// -100 is out of range and gives NaN).
 //
 // # Invariants
 //

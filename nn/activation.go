@@ -7,8 +7,8 @@ import (
 )
 
 // Activation is a function applied to x as a layer with no parameters:
-// ReLU, LeakyReLU, GELU, Tanh, Sigmoid, Softmax and LogSoftmax (PyTorch's
-// nn.ReLU and its kin). It behaves the same in both modes and follows
+// ReLU, LeakyReLU, GELU, GELUTanh, Tanh, Sigmoid, Softmax and LogSoftmax
+// (PyTorch's nn.ReLU and its kin). It behaves the same in both modes and follows
 // Module's concurrency contract.
 type Activation struct {
 	layer
@@ -33,9 +33,19 @@ func LeakyReLU(alpha float32) *Activation {
 	})
 }
 
-// GELU is x·Φ(x) in its tanh approximation (tensor.Engine.Gelu; PyTorch's
-// nn.GELU(approximate="tanh")).
-func GELU() *Activation { return activation("GELU", (*tensor.Engine).Gelu) }
+// GELU is x·Φ(x), Φ the standard normal distribution function, exactly
+// (through erf: tensor.Engine.GeluErf), as PyTorch's nn.GELU() computes it
+// by default. Before issue 20 it was the tanh approximation, which
+// GELUTanh now makes: models trained with the old GELU and compared bit
+// for bit (or loaded from PyTorch models made with approximate="tanh")
+// should use GELUTanh.
+func GELU() *Activation { return activation("GELU", (*tensor.Engine).GeluErf) }
+
+// GELUTanh is GELU in its tanh approximation,
+// 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) (tensor.Engine.Gelu;
+// PyTorch's nn.GELU(approximate="tanh"), tfjs's gelu, GPT-2's). Like
+// every Activation it follows Module's concurrency contract.
+func GELUTanh() *Activation { return activation("GELUTanh", (*tensor.Engine).Gelu) }
 
 // Tanh is the hyperbolic tangent.
 func Tanh() *Activation { return activation("Tanh", (*tensor.Engine).Tanh) }

@@ -76,9 +76,12 @@ func (l *Conv2D) Forward(x *tensor.Tensor) *tensor.Tensor {
 }
 
 // Pool2D is a 2-D max or average pooling over NHWC images, Keras's
-// MaxPooling2D and AveragePooling2D: x [N, H, W, C] gives [N, OH, OW, C]
-// (see tensor.Pool2DOptions). It has no parameters, behaves the same in
-// both modes and follows Module's concurrency contract.
+// MaxPooling2D and AveragePooling2D, PyTorch's MaxPool2d and AvgPool2d
+// with channels last: x [N, H, W, C] gives [N, OH, OW, C] (see
+// tensor.Pool2DOptions, whose Dilation, CeilMode and CountIncludePad are
+// PyTorch's dilation, ceil_mode and count_include_pad). It has no
+// parameters, behaves the same in both modes and follows Module's
+// concurrency contract.
 type Pool2D struct {
 	layer
 	max  bool
@@ -87,11 +90,16 @@ type Pool2D struct {
 }
 
 // MaxPool2D makes a max pooling layer of geometry o (a zero stride is the
-// window's, as in Keras).
+// window's, as in Keras; o.Dilation spaces the window's taps and
+// o.CeilMode rounds the output's size up, as PyTorch's MaxPool2d's
+// dilation and ceil_mode do).
 func MaxPool2D(o tensor.Pool2DOptions) *Pool2D { return newPool2D(true, o) }
 
-// AvgPool2D makes an average pooling layer of geometry o; padded
-// positions are left out of each average.
+// AvgPool2D makes an average pooling layer of geometry o. Padded
+// positions are left out of each average (Keras's rule) unless
+// o.CountIncludePad, PyTorch's count_include_pad, which PyTorch's
+// AvgPool2d sets by default: a model ported from PyTorch with padding
+// sets it. An average takes no dilation.
 func AvgPool2D(o tensor.Pool2DOptions) *Pool2D { return newPool2D(false, o) }
 
 func newPool2D(isMax bool, o tensor.Pool2DOptions) *Pool2D {

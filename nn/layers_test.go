@@ -258,7 +258,8 @@ func TestActivationsAndFlatten(t *testing.T) {
 	}{
 		{nn.ReLU(), e.Relu},
 		{nn.LeakyReLU(0.1), func(x *tensor.Tensor) *tensor.Tensor { return e.LeakyRelu(x, 0.1) }},
-		{nn.GELU(), e.Gelu},
+		{nn.GELU(), e.GeluErf}, // the exact GELU, PyTorch's default (issue 20)
+		{nn.GELUTanh(), e.Gelu},
 		{nn.Tanh(), e.Tanh},
 		{nn.Sigmoid(), e.Sigmoid},
 		{nn.Softmax(), func(x *tensor.Tensor) *tensor.Tensor { return e.Softmax(x, 1) }},

@@ -9,11 +9,19 @@ import (
 // Pool2D pools windows of an NHWC float32 tensor, one thread per output
 // element: the maximum of each window (Max), its index (Max and Arg: the
 // input position iy·inW+ix of the window's first maximum, as an i32), or
-// its average (neither). A window reads the rows [oy·StrideH − PadTop, +
-// KernelH) and columns likewise, clipped to the input: padded positions
-// are left out, so an average divides by the number of positions inside
-// the input, and the caller guarantees every window holds at least one
-// (tensor/ rejects geometries where one would not).
+// its average (neither). A window's taps are the rows
+// oy·StrideH − PadTop + ky·DilationH for ky in [0, KernelH), and columns
+// likewise, clipped to the input: padded positions are left out of the
+// maximum, and the caller guarantees every window holds at least one
+// input position (tensor/ rejects geometries where one would not). An
+// average sums the taps inside the input and divides by the count of the
+// window's positions inside [−CountTop, InH + CountBottom) ×
+// [−CountLeft, InW + CountRight): the positions inside the input with the
+// Count fields zero (TensorFlow's rule, PyTorch's
+// count_include_pad=False), the padding too with them set to the padding
+// (PyTorch's count_include_pad=True, where a window running past the
+// padding, with ceil_mode, still counts only what lies inside it). An
+// average takes no dilation (the caller keeps DilationH and DilationW 1).
 //
 // The maximum is taken in row-major window order: a NaN beats every
 // number and the first NaN every later one (so a window with a NaN pools
@@ -22,9 +30,10 @@ import (
 // window goes to exactly the element that produced its value.
 //
 // Its source is pool.wgsl; its parameters are Pool2DParams. A thread walks
-// its window as one span in row-major order, PoolUnroll positions per
-// trip (Trips: a window of MaxLoopTrips elements costs a quarter of the
-// trips gallivm allows an invocation; see LoopTrips). With Vec4 (no Arg; channels a multiple of four) a
+// its window's taps inside the input as one span in row-major order,
+// PoolUnroll positions per trip (Trips: a window of MaxLoopTrips elements
+// costs a quarter of the trips gallivm allows an invocation; see
+// LoopTrips). With Vec4 (no Arg; channels a multiple of four) a
 // thread takes four channels, read and written as vec4s and compared
 // element by element as four threads would.
 type Pool2D struct {
@@ -33,12 +42,15 @@ type Pool2D struct {
 
 // Pool2DParams is the parameter block of Pool2D and Pool2DGrad: the
 // channels, the input's and output's height and width, and the window's
-// extent, stride and leading padding.
+// extent, stride, leading padding and dilation (at least 1), and the
+// padding an average counts on each side (see Pool2D).
 type Pool2DParams struct {
 	Range
-	C, InH, InW, OutH, OutW            uint32
-	KernelH, KernelW, StrideH, StrideW uint32
-	PadTop, PadLeft                    uint32
+	C, InH, InW, OutH, OutW                      uint32
+	KernelH, KernelW, StrideH, StrideW           uint32
+	PadTop, PadLeft                              uint32
+	DilationH, DilationW                         uint32
+	CountTop, CountBottom, CountLeft, CountRight uint32
 }
 
 // Bytes encodes p.
@@ -99,29 +111,32 @@ func (Pool2D) ThreadWork(trips int) float64 { return 24 + 3*float64(trips) }
 
 // Pool2DGrad is the gradient of Pool2D, gathered: one thread per input
 // element sums, in row-major window order, the output gradients of the
-// windows that contain it, so there are no atomics and the result is the
-// same from run to run. With Max it adds a window's gradient only where
-// the window's Arg (an i32 tensor of the output's shape, from Pool2D) names
-// the element; else it adds the gradient divided by the window's count of
-// positions inside the input.
+// windows whose dilated extent covers it, so there are no atomics and the
+// result is the same from run to run. With Max it adds a window's
+// gradient only where the window's Arg (an i32 tensor of the output's
+// shape, from Pool2D) names the element; else (dilation 1) it adds the
+// gradient divided by the window's divisor (see Pool2D).
 //
 // Its source is pool_grad.wgsl; its parameters are Pool2DParams. A thread
-// walks the windows that contain its element, at most
-// ceil(KernelH/StrideH)·ceil(KernelW/StrideW), no more than a window's
-// elements, PoolUnroll per trip (see Trips).
+// walks the windows whose extent covers its element, at most
+// ceil(extH/StrideH)·ceil(extW/StrideW) for the dilated extents
+// ext = (kernel−1)·dilation + 1 (with dilation 1 no more than a window's
+// elements; the caller bounds it otherwise), PoolUnroll per trip (see
+// Trips).
 //
 // With Scatter (for windows that do not overlap: strides at least the
-// window, in both dimensions, and at least one window each way) there is
-// one thread per window instead, and no Arg: it takes the window's first
-// maximum from x itself, as Pool2D does, and writes the gradient of every
-// input element of its cell, the positions from its window's start to the
-// next window's start (the last window's to the input's end): the
-// window's gradient to its maximum (Max) or divided among its positions
-// inside the input, zero to the others. Cells tile the input, so every
-// element is written once, with no atomics and no zeroing pass. Its
-// source is pool_scatter.wgsl; its bindings x (Max only), dy, dx; a
-// thread walks its window (Max only), then its cell, PoolUnroll positions
-// per trip (see Trips; the caller keeps the sum within MaxLoopTrips). With Vec4 too (channels a multiple of four) a
+// window's dilated extent, in both dimensions, and at least one window
+// each way) there is one thread per window instead, and no Arg: it takes
+// the window's first maximum from x itself, as Pool2D does, and writes
+// the gradient of every input element of its cell, the positions from its
+// window's start to the next window's start (the last window's to the
+// input's end): the window's gradient to its maximum (Max) or divided by
+// its divisor among its positions inside the input, zero to the others.
+// Cells tile the input, so every element is written once, with no atomics
+// and no zeroing pass. Its source is pool_scatter.wgsl; its bindings x
+// (Max only), dy, dx; a thread walks its window (Max only), then its
+// cell, PoolUnroll positions per trip (see Trips; the caller keeps the
+// sum within MaxLoopTrips). With Vec4 too (channels a multiple of four) a
 // thread takes four channels of its window, read and written as vec4s,
 // compared element by element as four threads would.
 type Pool2DGrad struct {

@@ -4,7 +4,7 @@
 {{- if .Max}}
 			if (arg[o] == me) { sum += dy[o]; }
 {{- else}}
-			sum += dy[o] / f32(extent(oy * p.stride_h, p.pad_top, p.kernel_h, p.in_h) * extent(ox * p.stride_w, p.pad_left, p.kernel_w, p.in_w));
+			sum += dy[o] / f32(divisor(i32(oy * p.stride_h) - i32(p.pad_top), p.kernel_h, p.in_h, p.count_top, p.count_bottom) * divisor(i32(ox * p.stride_w) - i32(p.pad_left), p.kernel_w, p.in_w, p.count_left, p.count_right));
 {{- end}}
 			ox++;
 			let wrap = ox == oxhi;
@@ -23,20 +23,14 @@
 @group(0) @binding(1) var<storage, read_write> dx: array<f32>;
 @group(0) @binding(2) var<uniform> p: Params;
 
-// extent is the number of positions inside the input of the window that
-// starts at start (padded coordinates: start - pad is its first).
-fn extent(start: u32, pad: u32, kernel: u32, size: u32) -> u32 {
-	let lo = max(i32(start) - i32(pad), 0);
-	let hi = min(i32(start) - i32(pad) + i32(kernel), i32(size));
-	return u32(hi - lo);
-}
+{{template "pool_divisor"}}
 {{- end}}
 
 // first is the first window, of those stride apart, whose extent of
-// kernel covers the padded position at.
-fn first(at: u32, kernel: u32, stride: u32) -> u32 {
-	if (at < kernel) { return 0u; }
-	return (at - kernel + stride) / stride;
+// ext covers the padded position at.
+fn first(at: u32, ext: u32, stride: u32) -> u32 {
+	if (at < ext) { return 0u; }
+	return (at - ext + stride) / stride;
 }
 
 @compute @workgroup_size({{.WorkgroupSize}})
@@ -51,9 +45,11 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let n = t / p.in_h;
 	let py = iy + p.pad_top;
 	let px = ix + p.pad_left;
-	let oylo = first(py, p.kernel_h, p.stride_h);
+	// The windows whose dilated extent covers the element (with Max, the
+	// arg names it only where a tap of the window falls on it).
+	let oylo = first(py, (p.kernel_h - 1u) * p.dilation_h + 1u, p.stride_h);
 	let oyhi = min(py / p.stride_h + 1u, p.out_h);
-	let oxlo = first(px, p.kernel_w, p.stride_w);
+	let oxlo = first(px, (p.kernel_w - 1u) * p.dilation_w + 1u, p.stride_w);
 	let oxhi = min(px / p.stride_w + 1u, p.out_w);
 	// The windows [oylo, oyhi) × [oxlo, oxhi), walked as one span in
 	// row-major order, .Unroll a trip (see LoopTrips).

@@ -246,4 +246,22 @@
 // every finite argument (their reduction by pi/2 is exact). Sqrt is exact
 // and Rsqrt, 1/Sqrt, within 1 ulp. Gelu is the tanh approximation,
 // computed as written (so Gelu(-Inf) is NaN).
+//
+// Erf within 2 ulp, Erfc within 4, and GeluErf, the exact GELU
+// x·Φ(x) = x/2·Erfc(-x/√2), within 8 (measured: 1, 3, and 4 where the
+// result is far from the subnormals), over every binade, subnormals
+// included; GeluErf(-Inf) is its limit -0.
+//
+// Copy copies: its result has storage of its own, which later writes into
+// the original (Assign) do not reach; Clone, Reshape and the other views
+// share storage and see every write.
+//
+// Pool2DOptions takes PyTorch's pooling options besides TensorFlow's
+// padding: Dilation (max pooling), CeilMode (the output's size rounded
+// up, the last window starting inside the input or its leading padding)
+// and CountIncludePad (an average divides by the positions inside the
+// padded input). Their zero values keep the behaviour the library had
+// before: no dilation, sizes rounded down, and padding left out of an
+// average (TensorFlow's rule, where PyTorch's count_include_pad defaults
+// to true).
 package tensor

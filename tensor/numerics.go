@@ -414,6 +414,112 @@ fn gelu_(x: f32) -> f32 {
 	return opaque_(0.5 * x) * opaque_(1.0 + t);
 }
 
+// erf_ and erfc_ are fdlibm's erff and erfcf (s_erff.c, Sun
+// Microsystems 1993, freely distributable), with every quotient
+// correctly rounded (div_) and exp_ for expf: odd rational
+// approximations below 0.84375, erx + P/Q about 1 on [0.84375, 1.25),
+// and beyond erfc(a) = e^(-z²)·e^((z - a)(z + a) + R/S - 0.5625)/a on
+// [1.25, 28), z a's 12 leading bits, so that z² is exact. erf_ is within
+// 2 ulp of erf (1 measured) and erfc_ within 4 of erfc (3 measured: see
+// TestErfUlpBound), whose tail is subnormal past 9.2 and zero past 10.06.
+// erf(±Inf) = ±1, erf(±0) = ±0, erfc(-Inf) = 2, erfc(+Inf) = +0, NaN for
+// NaN.
+fn erf_(x: f32) -> f32 {
+	let ax = bitcast<u32>(x) & 0x7fffffffu;
+	if (ax > inf_bits) { return x; }
+	if (ax < 0x3f580000u) { // |x| < 0.84375
+		if (ax < 0x31800000u) { // |x| < 2^-28: x + x 2/sqrt(pi)-1, scaled by 8 below 2^-119 so that no product underflows early
+			if (ax < 0x04000000u) { return 0.125 * (8.0 * x + 1.0270333290 * x); }
+			return x + 0.12837916613 * x;
+		}
+		return x + x * erfsmall_(x * x);
+	}
+	let a = abs_(x);
+	if (ax < 0x3fa00000u) { return copysign_(0.84506291151 + erfmid_(a - 1.0), x); } // |x| < 1.25
+	if (ax >= 0x40c00000u) { return copysign_(1.0, x); }                             // |x| >= 6, Inf included
+	return copysign_(1.0 - erfctail_(a), x);
+}
+fn erfc_(x: f32) -> f32 {
+	let ux = bitcast<u32>(x);
+	let ax = ux & 0x7fffffffu;
+	let neg = signbit_(x);
+	if (ax > inf_bits) { return x; }
+	if (ax < 0x3f580000u) { // |x| < 0.84375
+		if (ax < 0x23800000u) { return 1.0 - x; } // |x| < 2^-56
+		let y = erfsmall_(x * x);
+		if (neg || ux < 0x3e800000u) { return 1.0 - (x + x * y); } // x < 1/4
+		return 0.5 - (x * y + (x - 0.5));
+	}
+	let a = abs_(x);
+	if (ax < 0x3fa00000u) { // |x| < 1.25
+		let pq = erfmid_(a - 1.0);
+		if (neg) { return 1.0 + (0.84506291151 + pq); }
+		return 0.15493708849 - pq; // 1 - erx, exact
+	}
+	if (ax < 0x41e00000u) { // |x| < 28
+		if (neg && ax >= 0x40c00000u) { return 2.0; }
+		let t = erfctail_(a);
+		return select(t, 2.0 - t, neg);
+	}
+	return select(0.0, 2.0, neg);
+}
+
+// erfsmall_ is fdlibm's R(z) on |x| < 0.84375, z = x²: erf(x) = x + x R(z).
+fn erfsmall_(z: f32) -> f32 {
+	let r = 1.2837916613e-01 + z * (-3.2504209876e-01 + z * (-2.8481749818e-02 + z * (-5.7702702470e-03 + z * -2.3763017452e-05)));
+	let s = 1.0 + z * (3.9791721106e-01 + z * (6.5022252500e-02 + z * (5.0813062117e-03 + z * (1.3249473704e-04 + z * -3.9602282413e-06))));
+	return div_(r, s);
+}
+
+// erfmid_ is fdlibm's P/Q on |x| in [0.84375, 1.25), s = |x| - 1:
+// erf(|x|) = erx + P/Q.
+fn erfmid_(s: f32) -> f32 {
+	let P = -2.3621185683e-03 + s * (4.1485610604e-01 + s * (-3.7220788002e-01 + s * (3.1834661961e-01 + s * (-1.1089469492e-01 + s * (3.5478305072e-02 + s * -2.1663755178e-03)))));
+	let Q = 1.0 + s * (1.0642088205e-01 + s * (5.4039794207e-01 + s * (7.1828655899e-02 + s * (1.2617121637e-01 + s * (1.3637083583e-02 + s * 1.1984500103e-02)))));
+	return div_(P, Q);
+}
+
+// erfctail_ is erfc(a) for a in [1.25, 28).
+fn erfctail_(a: f32) -> f32 {
+	let ia = bitcast<u32>(a);
+	let s = div_(1.0, a * a);
+	var R: f32;
+	var S: f32;
+	if (ia < 0x4036db6eu) { // a < 1/0.35
+		R = -9.8649440333e-03 + s * (-6.9385856390e-01 + s * (-1.0558626175e+01 + s * (-6.2375331879e+01 + s * (-1.6239666748e+02 + s * (-1.8460508728e+02 + s * (-8.1287437439e+01 + s * -9.8143291473e+00))))));
+		S = 1.0 + s * (1.9651271820e+01 + s * (1.3765776062e+02 + s * (4.3456588745e+02 + s * (6.4538726807e+02 + s * (4.2900814819e+02 + s * (1.0863500214e+02 + s * (6.5702495575e+00 + s * -6.0424413532e-02)))))));
+	} else {
+		R = -9.8649431020e-03 + s * (-7.9928326607e-01 + s * (-1.7757955551e+01 + s * (-1.6063638306e+02 + s * (-6.3756646729e+02 + s * (-1.0250950928e+03 + s * -4.8351919556e+02)))));
+		S = 1.0 + s * (3.0338060379e+01 + s * (3.2579251099e+02 + s * (1.5367296143e+03 + s * (3.1998581543e+03 + s * (2.5530502930e+03 + s * (4.7452853394e+02 + s * -2.2440952301e+01))))));
+	}
+	// e^(-z²) apart, its argument exact, so that only the small rest
+	// rounds (fdlibm's float version adds -0.5625 to -z² first, which
+	// costs up to 60 ulp past 5); the one rounding into the subnormals,
+	// if any, is the last product.
+	let z = bitcast<f32>(ia & 0xfffff000u);
+	return exp_(-z * z) * div_(exp_(((z - a) * (z + a) + div_(R, S)) - 0.5625), a);
+}
+
+// gelu_erf_ is x Φ(x) = x/2 erfc(a), a = -x/sqrt 2: through erfc, so
+// that negative x keep their precision where 1 + erf(x/sqrt 2) would
+// cancel. a rounds to float32; its rounding error d, found from exact
+// products of 12-bit halves (1/sqrt 2 = C1 + C2, C1 of 12 bits; xh·C1 -
+// a is exact by Sterbenz's lemma), is taken back by erfc's derivative,
+// erfc(a + d) = erfc(a) - d 2/sqrt(pi) e^(-a²): without it the far
+// negative tail, where erfc(a) falls as e^(-a²), would lose 2a² ulp.
+// GELU(-Inf) is its limit -0 (the formula's NaN is no value), GELU(+Inf)
+// is +Inf, NaN stays NaN.
+fn gelu_erf_(x: f32) -> f32 {
+	if ((bitcast<u32>(x) & 0x7fffffffu) >= inf_bits) {
+		return select(x, neg_(0.0), bitcast<u32>(x) == 0xff800000u);
+	}
+	let a = -0.70710678118 * x;
+	let xh = hi12_(x);
+	let xl = x - xh;
+	let d = ((neg_(xh * 0.70703125) - a) - xl * 0.70703125) - x * 7.5531186548e-05;
+	return 0.5 * x * (erfc_(a) - 1.1283791671 * exp_(-a * a) * d);
+}
+
 // pow_ is C's pow (C99 Annex F.9.4.4) for every special case, and within
 // 4 ulp elsewhere: y log2|x| in extra precision (log2x_ and exact
 // 12-bit partial products), its integer part n and fraction g apart, then

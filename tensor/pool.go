@@ -8,15 +8,39 @@ import (
 // Pool2DOptions is the geometry of a 2-D pooling over the height and width
 // of an NHWC tensor: the window's height and width, its stride (a zero
 // entry means the window's extent along that dimension, as in tf.layers),
-// and its padding (the zero value is valid). Padded positions are left
-// out of a window: a max ignores them and an average divides by the
+// its padding (the zero value is valid), its dilation, the rounding of
+// the output's size and what an average counts. The zero value of each
+// option keeps the behaviour the library had before it was added.
+//
+// Padded positions are left out of a maximum. An average divides by the
 // number of positions inside the input (TensorFlow's rule; PyTorch's
-// count_include_pad=False). A geometry where some window would hold no
-// input position at all, such as an explicit padding as large as the
-// window, is an error.
+// count_include_pad=False), unless CountIncludePad. A geometry where some
+// window would hold no input position at all, such as an explicit
+// padding as large as the window, is an error.
 type Pool2DOptions struct {
 	Window, Stride [2]int
 	Padding        Padding
+	// Dilation spaces a max pooling's taps (PyTorch's MaxPool2d
+	// dilation): the window reads rows y0 + ky·Dilation[0] for ky in
+	// [0, Window[0]), and columns likewise. Zero entries mean 1 (a dense
+	// window). An average takes no dilation, as PyTorch's AvgPool2d: an
+	// entry above 1 is an error of AvgPool2D.
+	Dilation [2]int
+	// CeilMode rounds the output's height and width up instead of down
+	// (PyTorch's ceil_mode): a last window that runs past the padded
+	// input is kept as long as it starts inside the input or its leading
+	// padding, PyTorch's rule; it pools the positions it holds. Default
+	// false: only windows that fit in the padded input.
+	CeilMode bool
+	// CountIncludePad makes an average divide by the count of the
+	// window's positions inside the padded input, padding included
+	// (PyTorch's count_include_pad=True, PyTorch's default; padded
+	// positions add zero to the sum; a window that runs past the
+	// trailing padding with CeilMode counts only what lies inside).
+	// Default false, unlike PyTorch: the divisor is the count of
+	// positions inside the input (TensorFlow's rule, and this library's
+	// before the option existed). Only AvgPool2D reads it.
+	CountIncludePad bool
 }
 
 // MaxPool2D returns the maximum of each window of the float32 NHWC tensor
@@ -30,15 +54,20 @@ type Pool2DOptions struct {
 // larger one is an error: reduce with Max over the axes instead); the
 // kernels take several positions per loop trip, so that every window up
 // to that size, and its gradient, stays within the loop trips lavapipe
-// and llvmpipe allow (see shaders.LoopTrips). It is safe to call as
-// any op: the engine is used by one goroutine at a time.
+// and llvmpipe allow (see shaders.LoopTrips). With a dilation the
+// gradient of an element walks every window whose dilated extent
+// (Window−1)·Dilation+1 covers it, ceil(extent/stride) each way: more
+// than 65,535 of them is an error too. It is safe to call as any op: the
+// engine is used by one goroutine at a time.
 func (e *Engine) MaxPool2D(x *Tensor, o Pool2DOptions) *Tensor {
 	return e.pool2D("max_pool2d", callerSite(), x, o, shaders.Pool2D{Max: true})
 }
 
 // AvgPool2D returns the average of each window of the float32 NHWC tensor
-// x, over the window's positions inside the input (see Pool2DOptions and
-// MaxPool2D for the shapes and limits).
+// x: the sum of its positions inside the input over their count, or with
+// o.CountIncludePad over the count of its positions inside the padded
+// input (see Pool2DOptions and MaxPool2D for the shapes and limits). A
+// dilation above 1 is an error (PyTorch's AvgPool2d has none).
 func (e *Engine) AvgPool2D(x *Tensor, o Pool2DOptions) *Tensor {
 	return e.pool2D("avg_pool2d", callerSite(), x, o, shaders.Pool2D{})
 }
@@ -84,7 +113,7 @@ func (e *Engine) MaxPool2DGrad(x, dy *Tensor, o Pool2DOptions) *Tensor {
 // AvgPool2DGrad returns the gradient of AvgPool2D(x, o) with respect to x,
 // of shape inputShape (x's), given dy, the gradient of its result: each
 // element gets the sum, over the windows that contain it, of the window's
-// gradient divided by its count of positions inside the input.
+// gradient divided by the count its average divides by (see AvgPool2D).
 func (e *Engine) AvgPool2DGrad(dy *Tensor, inputShape Shape, o Pool2DOptions) *Tensor {
 	op, bad := e.begin("avg_pool2d_grad", callerSite(), dy)
 	if bad != nil {
@@ -138,31 +167,63 @@ func (o *op) poolWindow(shape Shape, dtype DType, p Pool2DOptions) (Window2D, er
 			stride[i] = p.Window[i]
 		}
 	}
-	w, err := NewWindow2D(shape[1], shape[2], p.Window[0], p.Window[1], stride, [2]int{}, p.Padding)
+	if !o.poolIsMax() && max(p.Dilation[0], p.Dilation[1]) > 1 {
+		return Window2D{}, opErr(o.name, o.shapes(), ErrArgument, "dilation %v: an average pooling takes none (as PyTorch's AvgPool2d)", p.Dilation)
+	}
+	w, err := newWindow2D(shape[1], shape[2], p.Window[0], p.Window[1], stride, p.Dilation, p.Padding, p.CeilMode)
 	if err != nil {
-		return w, opErr(o.name, o.shapes(), ErrArgument, "window %v, stride %v, padding %v: %v", p.Window, p.Stride, p.Padding, err)
+		return w, opErr(o.name, o.shapes(), ErrArgument, "window %v, stride %v, dilation %v, padding %v, ceil mode %v: %v", p.Window, p.Stride, p.Dilation, p.Padding, p.CeilMode, err)
 	}
 	// KernelH·KernelW, without overflow; a window's thread then stays
 	// within the loop trips of an invocation (shaders.LoopTrips), and so
-	// does the gradient's thread, whose windows are no more.
+	// does the gradient's thread, whose windows are no more without
+	// dilation (with it, the windows whose dilated extent covers an
+	// element are counted apart).
 	if w.KernelH > shaders.MaxLoopTrips/w.KernelW || (shaders.Pool2D{}).Trips(w.KernelH*w.KernelW) > shaders.MaxLoopTrips {
 		return w, opErr(o.name, o.shapes(), ErrArgument, "window %v holds more than %d elements (reduce with Max or Mean over the axes instead)", p.Window, shaders.MaxLoopTrips)
 	}
+	if gh, gw := gatherWindows(w); gh > shaders.MaxLoopTrips/gw || (shaders.Pool2DGrad{}).Trips(gh*gw, 0) > shaders.MaxLoopTrips {
+		return w, opErr(o.name, o.shapes(), ErrArgument, "dilation %v over stride %v: the gradient of an element would sum %dx%d windows, more than %d", p.Dilation, p.Stride, gh, gw, shaders.MaxLoopTrips)
+	}
 	if w.OutH > 0 && w.OutW > 0 && !windowsHoldInput(w) {
-		return w, opErr(o.name, o.shapes(), ErrArgument, "padding %v leaves a window of %v with no input element", p.Padding, p.Window)
+		return w, opErr(o.name, o.shapes(), ErrArgument, "padding %v and dilation %v leave a window of %v with no input element", p.Padding, p.Dilation, p.Window)
 	}
 	return w, nil
 }
 
+// poolIsMax reports whether o is a max pooling or its gradient.
+func (o *op) poolIsMax() bool { return o.name == "max_pool2d" || o.name == "max_pool2d_grad" }
+
+// gatherWindows is how many windows, along the height and the width, a
+// thread of the gathered gradient walks: those whose dilated extent may
+// cover its element.
+func gatherWindows(w Window2D) (h, wide int) {
+	return ceilDiv(extent(w.KernelH, w.DilationH), w.StrideH), ceilDiv(extent(w.KernelW, w.DilationW), w.StrideW)
+}
+
+// extent is the span of a window of kernel taps dil apart.
+func extent(kernel, dil int) int { return (kernel-1)*dil + 1 }
+
 // windowsHoldInput reports whether every window of w holds at least one
-// position of the input. Windows start at increasing positions, so the
-// first and the last along each dimension are the ones that may lie
-// wholly in the padding.
+// position of the input. A window that starts inside the input holds its
+// first tap; those that start in the leading padding (fewer than the
+// gradient's windows per element, which poolWindow bounds) are checked
+// one by one, and so is the last, which may start past the input.
 func windowsHoldInput(w Window2D) bool {
-	holds := func(in, kernel, stride, pad, out int) bool {
-		return kernel > pad && (out-1)*stride-pad < in
+	holds := func(in, kernel, dil, stride, pad, out int) bool {
+		for o := 0; o < out; o++ {
+			start := o*stride - pad
+			if start >= 0 {
+				break
+			}
+			lo := ceilDiv(-start, dil) // the first tap at 0 or after
+			if lo >= kernel || start+lo*dil >= in {
+				return false
+			}
+		}
+		return (out-1)*stride-pad < in
 	}
-	return holds(w.InH, w.KernelH, w.StrideH, w.PadTop, w.OutH) && holds(w.InW, w.KernelW, w.StrideW, w.PadLeft, w.OutW)
+	return holds(w.InH, w.KernelH, w.DilationH, w.StrideH, w.PadTop, w.OutH) && holds(w.InW, w.KernelW, w.DilationW, w.StrideW, w.PadLeft, w.OutW)
 }
 
 // checkPoolGrad checks that dy is the gradient of a pooling of an input of
@@ -177,11 +238,16 @@ func (o *op) checkPoolGrad(dy *Tensor, in Shape, w Window2D) error {
 	return nil
 }
 
-// poolParams is the kernels' parameter block for w over c channels.
-func poolParams(w Window2D, c int) *shaders.Pool2DParams {
-	return &shaders.Pool2DParams{C: uint32(c), InH: uint32(w.InH), InW: uint32(w.InW), OutH: uint32(w.OutH), OutW: uint32(w.OutW),
+// poolParams is the kernels' parameter block for w over c channels; with
+// countPad an average counts the padding (Pool2DOptions.CountIncludePad).
+func poolParams(w Window2D, c int, countPad bool) *shaders.Pool2DParams {
+	p := &shaders.Pool2DParams{C: uint32(c), InH: uint32(w.InH), InW: uint32(w.InW), OutH: uint32(w.OutH), OutW: uint32(w.OutW),
 		KernelH: uint32(w.KernelH), KernelW: uint32(w.KernelW), StrideH: uint32(w.StrideH), StrideW: uint32(w.StrideW),
-		PadTop: uint32(w.PadTop), PadLeft: uint32(w.PadLeft)}
+		PadTop: uint32(w.PadTop), PadLeft: uint32(w.PadLeft), DilationH: uint32(w.DilationH), DilationW: uint32(w.DilationW)}
+	if countPad {
+		p.CountTop, p.CountBottom, p.CountLeft, p.CountRight = uint32(w.PadTop), uint32(w.PadBottom), uint32(w.PadLeft), uint32(w.PadRight)
+	}
+	return p
 }
 
 // pool runs the forward kernel k over x through w into a new tensor.
@@ -195,7 +261,7 @@ func (o *op) pool(x *Tensor, w Window2D, k shaders.Pool2D) (*Tensor, error) {
 		if k.Vec4 { // a thread per four channels
 			n /= 4
 		}
-		err = o.run(k.Key(), k.Spec, n, k.ThreadWork(w.KernelH*w.KernelW), poolParams(w, x.shape[3]), x.buf(), out.buf())
+		err = o.run(k.Key(), k.Spec, n, k.ThreadWork(w.KernelH*w.KernelW), poolParams(w, x.shape[3], o.attrs.Pool.CountIncludePad), x.buf(), out.buf())
 	}
 	if err != nil {
 		out.Dispose()
@@ -205,13 +271,13 @@ func (o *op) pool(x *Tensor, w Window2D, k shaders.Pool2D) (*Tensor, error) {
 }
 
 // scatters reports whether a pooling gradient through w takes the Scatter
-// kernel: its windows do not overlap, there is at least one each way (so
-// their cells tile the input), and a thread's window and cell together
-// stay within shaders.MaxLoopTrips trips. One thread per window then
+// kernel: its windows (their dilated extents) do not overlap, there is at
+// least one each way (so their cells tile the input), and a thread's
+// window and cell together stay within shaders.MaxLoopTrips trips. One thread per window then
 // writes its cell, instead of an argmax pass and a thread per input
 // element.
 func scatters(w Window2D) bool {
-	if w.StrideH < w.KernelH || w.StrideW < w.KernelW || w.OutH == 0 || w.OutW == 0 {
+	if w.StrideH < extent(w.KernelH, w.DilationH) || w.StrideW < extent(w.KernelW, w.DilationW) || w.OutH == 0 || w.OutW == 0 {
 		return false
 	}
 	// The tallest cell is a middle one (the stride) or the last (to the
@@ -236,7 +302,8 @@ func (o *op) poolGrad(in Shape, w Window2D, k shaders.Pool2DGrad, from ...*Tenso
 	if n == 0 { // then dy is empty too: an input of height, width, batch or channels 0
 		return out
 	}
-	trips := ceilDiv(w.KernelH, w.StrideH) * ceilDiv(w.KernelW, w.StrideW)
+	gh, gw := gatherWindows(w)
+	trips := gh * gw
 	if k.Scatter { // a thread per window (and four channels with Vec4), over its window and its cell
 		n = from[len(from)-1].Size()
 		if k.Vec4 {
@@ -251,7 +318,7 @@ func (o *op) poolGrad(in Shape, w Window2D, k shaders.Pool2DGrad, from ...*Tenso
 	for _, t := range from {
 		bufs = append(bufs, t.buf())
 	}
-	if err := o.run(k.Key(), k.Spec, n, k.ThreadWork(trips), poolParams(w, in[3]), append(bufs, out.buf())...); err != nil {
+	if err := o.run(k.Key(), k.Spec, n, k.ThreadWork(trips), poolParams(w, in[3], o.attrs.Pool.CountIncludePad), append(bufs, out.buf())...); err != nil {
 		out.Dispose()
 		return o.e.errTensor(err)
 	}

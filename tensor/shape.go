@@ -60,8 +60,11 @@ func inferShape(s Shape, size int) (Shape, error) {
 	return s, nil
 }
 
-// Clone returns a new tensor sharing x's storage: disposing either leaves
-// the other intact.
+// Clone returns a view sharing x's storage; Copy makes an independent copy.
+// Disposing either of x and its Clone leaves the other intact, but a
+// write into the storage (Assign, a kernel's Launch.InOut, WriteBytes)
+// shows through both, as through every view: to keep values that will be
+// overwritten (the best weights so far, say), Copy them.
 func (e *Engine) Clone(x *Tensor) *Tensor {
 	o, bad := e.beginLazy("clone", callerSite(), x)
 	if bad != nil {
@@ -69,6 +72,32 @@ func (e *Engine) Clone(x *Tensor) *Tensor {
 	}
 	defer o.end()
 	return o.view(x, x.shape.clone())
+}
+
+// Copy returns a new tensor of x's shape and dtype holding x's values in
+// storage of its own (PyTorch's clone()): a later write into x's storage
+// (Assign, Launch.InOut, WriteBytes) does not change the copy, nor a
+// write into the copy x. The values are copied bit for bit (NaN payloads
+// and subnormals included, on every device) by one copy kernel, recorded
+// in order with every other op, so the copy holds the values x holds at
+// the call. Its gradient passes through unchanged (package grad). Like
+// every op, Copy belongs to the Engine's goroutine.
+func (e *Engine) Copy(x *Tensor) *Tensor {
+	o, bad := e.begin("copy", callerSite(), x)
+	if bad != nil {
+		return bad
+	}
+	defer o.end()
+	out, err := o.alloc(x.shape.clone(), x.dtype)
+	if err != nil {
+		return o.e.errTensor(err)
+	}
+	n := x.Size()
+	if err := o.copyRegion(x, out, []int{n}, 0, []int{1}, 0, []int{1}); err != nil {
+		out.Dispose()
+		return o.e.errTensor(err)
+	}
+	return out
 }
 
 // ExpandDims inserts a dimension of size 1 at axis (which may be negative,

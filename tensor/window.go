@@ -75,6 +75,16 @@ type Window2D struct {
 // be, when an explicit padding is negative, or when no window fits. An
 // input of height or width 0 gives an output of height and width 0.
 func NewWindow2D(inH, inW, kh, kw int, stride, dilation [2]int, pad Padding) (Window2D, error) {
+	return newWindow2D(inH, inW, kh, kw, stride, dilation, pad, false)
+}
+
+// newWindow2D is NewWindow2D, with the output's size rounded up instead of
+// down when ceil is set (PyTorch's ceil_mode, for pooling): the last
+// window may then run past the padded input, but it starts inside the
+// input or its leading padding (a window that would start in the
+// trailing padding is dropped, as PyTorch drops it), and a window larger
+// than the padded input still gives one output position.
+func newWindow2D(inH, inW, kh, kw int, stride, dilation [2]int, pad Padding, ceil bool) (Window2D, error) {
 	w := Window2D{InH: inH, InW: inW, KernelH: kh, KernelW: kw}
 	w.StrideH, w.StrideW = orOne(stride[0]), orOne(stride[1])
 	w.DilationH, w.DilationW = orOne(dilation[0]), orOne(dilation[1])
@@ -116,12 +126,37 @@ func NewWindow2D(inH, inW, kh, kw int, stride, dilation [2]int, pad Padding) (Wi
 	if max(extH, extW, spanH, spanW) > maxWindowWord {
 		return w, fmt.Errorf("window extent %dx%d over a padded input %dx%d: %w", extH, extW, spanH, spanW, errPastWord)
 	}
-	if spanH < extH || spanW < extW {
+	var okH, okW bool
+	w.OutH, okH = outSize(inH, spanH, extH, w.StrideH, w.PadTop, ceil)
+	w.OutW, okW = outSize(inW, spanW, extW, w.StrideW, w.PadLeft, ceil)
+	if !okH || !okW {
 		return w, fmt.Errorf("window extent %dx%d is larger than the padded input %dx%d", extH, extW, spanH, spanW)
 	}
-	w.OutH = (spanH-extH)/w.StrideH + 1
-	w.OutW = (spanW-extW)/w.StrideW + 1
+	// With ceil, the last window may end past the span: its positions
+	// must still fit the kernels' word.
+	if endH, endW := (w.OutH-1)*w.StrideH+extH, (w.OutW-1)*w.StrideW+extW; max(endH, endW) > maxWindowWord {
+		return w, fmt.Errorf("the last window ends at %dx%d: %w", endH, endW, errPastWord)
+	}
 	return w, nil
+}
+
+// outSize is the count of windows of extent ext, stride apart, over an
+// input of size in padded to span (before of it leading): those that fit
+// in the span, or with ceil also a last one that starts inside it and
+// before the trailing padding. ok is false when there is none.
+func outSize(in, span, ext, stride, before int, ceil bool) (n int, ok bool) {
+	room := span - ext
+	if ceil {
+		room += stride - 1
+	}
+	if room < 0 {
+		return 0, false
+	}
+	n = room/stride + 1
+	if ceil && (n-1)*stride >= in+before {
+		n--
+	}
+	return n, n > 0
 }
 
 // samePads splits TensorFlow's "same" padding of an input of size in for a

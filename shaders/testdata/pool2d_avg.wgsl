@@ -13,10 +13,37 @@ struct Params {
 	stride_w: u32,
 	pad_top: u32,
 	pad_left: u32,
+	dilation_h: u32,
+	dilation_w: u32,
+	count_top: u32,
+	count_bottom: u32,
+	count_left: u32,
+	count_right: u32,
 }
 @group(0) @binding(0) var<storage, read> x: array<f32>;
 @group(0) @binding(1) var<storage, read_write> y: array<f32>;
 @group(0) @binding(2) var<uniform> p: Params;
+
+// taps is the first position inside [0, size) of the taps start + k·dil,
+// k in [0, kernel), and how many lie inside: the taps before 0 are the
+// first lo, those from size on the last ones. The first is computed in
+// u32, where start (negative in the padding) wraps and lo·dil brings it
+// back to its place.
+fn taps(start: i32, kernel: u32, dil: u32, size: u32) -> vec2<u32> {
+	let lo = select(0u, (u32(-start) + dil - 1u) / dil, start < 0);
+	let hi = select(0u, min(kernel, (u32(i32(size) - start) + dil - 1u) / dil), start < i32(size));
+	return vec2<u32>(bitcast<u32>(start) + lo * dil, select(0u, hi - lo, hi > lo));
+}
+
+// divisor is the count of the positions of the window of kernel from
+// start that lie inside [-before, size + after): the input and the padding
+// an average counts (Pool2DParams' Count fields).
+fn divisor(start: i32, kernel: u32, size: u32, before: u32, after: u32) -> u32 {
+	let lo = max(start, -i32(before));
+	let hi = min(start + i32(kernel), i32(size + after));
+	return u32(hi - lo);
+}
+
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let i = g.x + g.y * p.row + p.first;
@@ -30,16 +57,15 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let n = t / p.out_h;
 	let y0 = i32(oy * p.stride_h) - i32(p.pad_top);
 	let x0 = i32(ox * p.stride_w) - i32(p.pad_left);
-	let ylo = u32(max(y0, 0));
-	let yhi = u32(min(y0 + i32(p.kernel_h), i32(p.in_h)));
-	let xlo = u32(max(x0, 0));
-	let xhi = u32(min(x0 + i32(p.kernel_w), i32(p.in_w)));
+	let ty = taps(y0, p.kernel_h, p.dilation_h, p.in_h);
+	let tx = taps(x0, p.kernel_w, p.dilation_w, p.in_w);
 	let base = n * p.in_h;
 	let img = base * p.in_w;
-	let ww = xhi - xlo;
-	let count = (yhi - ylo) * ww;
-	let skip = p.in_w - ww + 1u;
-	var pos = ylo * p.in_w + xlo;
+	let ww = tx.y;
+	let count = ty.y * ww;
+	let step = p.dilation_w;
+	let skip = p.dilation_h * p.in_w - (ww - 1u) * p.dilation_w;
+	var pos = ty.x * p.in_w + tx.x;
 	var col = 0u;
 	var k = 0u;
 	var sum = f32(0.0);
@@ -50,7 +76,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 			col++;
 			let wrap = col == ww;
 			col = select(col, 0u, wrap);
-			pos += select(1u, skip, wrap);
+			pos += select(step, skip, wrap);
 		}
 		{
 			let v = x[(img + pos) * C + c];
@@ -58,7 +84,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 			col++;
 			let wrap = col == ww;
 			col = select(col, 0u, wrap);
-			pos += select(1u, skip, wrap);
+			pos += select(step, skip, wrap);
 		}
 		{
 			let v = x[(img + pos) * C + c];
@@ -66,7 +92,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 			col++;
 			let wrap = col == ww;
 			col = select(col, 0u, wrap);
-			pos += select(1u, skip, wrap);
+			pos += select(step, skip, wrap);
 		}
 		{
 			let v = x[(img + pos) * C + c];
@@ -74,7 +100,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 			col++;
 			let wrap = col == ww;
 			col = select(col, 0u, wrap);
-			pos += select(1u, skip, wrap);
+			pos += select(step, skip, wrap);
 		}
 	}
 	for (; k < count; k++)
@@ -84,7 +110,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 			col++;
 			let wrap = col == ww;
 			col = select(col, 0u, wrap);
-			pos += select(1u, skip, wrap);
+			pos += select(step, skip, wrap);
 		}
-	y[i] = sum / f32(count);
+	y[i] = sum / f32(divisor(y0, p.kernel_h, p.in_h, p.count_top, p.count_bottom) * divisor(x0, p.kernel_w, p.in_w, p.count_left, p.count_right));
 }

@@ -13,25 +13,32 @@ struct Params {
 	stride_w: u32,
 	pad_top: u32,
 	pad_left: u32,
+	dilation_h: u32,
+	dilation_w: u32,
+	count_top: u32,
+	count_bottom: u32,
+	count_left: u32,
+	count_right: u32,
 }
 
 @group(0) @binding(0) var<storage, read> dy: array<f32>;
 @group(0) @binding(1) var<storage, read_write> dx: array<f32>;
 @group(0) @binding(2) var<uniform> p: Params;
 
-// extent is the number of positions inside the input of the window that
-// starts at start (padded coordinates: start - pad is its first).
-fn extent(start: u32, pad: u32, kernel: u32, size: u32) -> u32 {
-	let lo = max(i32(start) - i32(pad), 0);
-	let hi = min(i32(start) - i32(pad) + i32(kernel), i32(size));
+// divisor is the count of the positions of the window of kernel from
+// start that lie inside [-before, size + after): the input and the padding
+// an average counts (Pool2DParams' Count fields).
+fn divisor(start: i32, kernel: u32, size: u32, before: u32, after: u32) -> u32 {
+	let lo = max(start, -i32(before));
+	let hi = min(start + i32(kernel), i32(size + after));
 	return u32(hi - lo);
 }
 
 // first is the first window, of those stride apart, whose extent of
-// kernel covers the padded position at.
-fn first(at: u32, kernel: u32, stride: u32) -> u32 {
-	if (at < kernel) { return 0u; }
-	return (at - kernel + stride) / stride;
+// ext covers the padded position at.
+fn first(at: u32, ext: u32, stride: u32) -> u32 {
+	if (at < ext) { return 0u; }
+	return (at - ext + stride) / stride;
 }
 
 @compute @workgroup_size(256)
@@ -46,9 +53,11 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let n = t / p.in_h;
 	let py = iy + p.pad_top;
 	let px = ix + p.pad_left;
-	let oylo = first(py, p.kernel_h, p.stride_h);
+	// The windows whose dilated extent covers the element (with Max, the
+	// arg names it only where a tap of the window falls on it).
+	let oylo = first(py, (p.kernel_h - 1u) * p.dilation_h + 1u, p.stride_h);
 	let oyhi = min(py / p.stride_h + 1u, p.out_h);
-	let oxlo = first(px, p.kernel_w, p.stride_w);
+	let oxlo = first(px, (p.kernel_w - 1u) * p.dilation_w + 1u, p.stride_w);
 	let oxhi = min(px / p.stride_w + 1u, p.out_w);
 	// The windows [oylo, oyhi) × [oxlo, oxhi), walked as one span in
 	// row-major order, .Unroll a trip (see LoopTrips).
@@ -62,7 +71,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	var k = 0u;
 	for (; k + 4u <= count; k += 4u) {
 		{
-			sum += dy[o] / f32(extent(oy * p.stride_h, p.pad_top, p.kernel_h, p.in_h) * extent(ox * p.stride_w, p.pad_left, p.kernel_w, p.in_w));
+			sum += dy[o] / f32(divisor(i32(oy * p.stride_h) - i32(p.pad_top), p.kernel_h, p.in_h, p.count_top, p.count_bottom) * divisor(i32(ox * p.stride_w) - i32(p.pad_left), p.kernel_w, p.in_w, p.count_left, p.count_right));
 			ox++;
 			let wrap = ox == oxhi;
 			ox = select(ox, oxlo, wrap);
@@ -70,7 +79,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 			o += select(p.c, skip, wrap);
 		}
 		{
-			sum += dy[o] / f32(extent(oy * p.stride_h, p.pad_top, p.kernel_h, p.in_h) * extent(ox * p.stride_w, p.pad_left, p.kernel_w, p.in_w));
+			sum += dy[o] / f32(divisor(i32(oy * p.stride_h) - i32(p.pad_top), p.kernel_h, p.in_h, p.count_top, p.count_bottom) * divisor(i32(ox * p.stride_w) - i32(p.pad_left), p.kernel_w, p.in_w, p.count_left, p.count_right));
 			ox++;
 			let wrap = ox == oxhi;
 			ox = select(ox, oxlo, wrap);
@@ -78,7 +87,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 			o += select(p.c, skip, wrap);
 		}
 		{
-			sum += dy[o] / f32(extent(oy * p.stride_h, p.pad_top, p.kernel_h, p.in_h) * extent(ox * p.stride_w, p.pad_left, p.kernel_w, p.in_w));
+			sum += dy[o] / f32(divisor(i32(oy * p.stride_h) - i32(p.pad_top), p.kernel_h, p.in_h, p.count_top, p.count_bottom) * divisor(i32(ox * p.stride_w) - i32(p.pad_left), p.kernel_w, p.in_w, p.count_left, p.count_right));
 			ox++;
 			let wrap = ox == oxhi;
 			ox = select(ox, oxlo, wrap);
@@ -86,7 +95,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 			o += select(p.c, skip, wrap);
 		}
 		{
-			sum += dy[o] / f32(extent(oy * p.stride_h, p.pad_top, p.kernel_h, p.in_h) * extent(ox * p.stride_w, p.pad_left, p.kernel_w, p.in_w));
+			sum += dy[o] / f32(divisor(i32(oy * p.stride_h) - i32(p.pad_top), p.kernel_h, p.in_h, p.count_top, p.count_bottom) * divisor(i32(ox * p.stride_w) - i32(p.pad_left), p.kernel_w, p.in_w, p.count_left, p.count_right));
 			ox++;
 			let wrap = ox == oxhi;
 			ox = select(ox, oxlo, wrap);
@@ -96,7 +105,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	}
 	for (; k < count; k++)
 		{
-			sum += dy[o] / f32(extent(oy * p.stride_h, p.pad_top, p.kernel_h, p.in_h) * extent(ox * p.stride_w, p.pad_left, p.kernel_w, p.in_w));
+			sum += dy[o] / f32(divisor(i32(oy * p.stride_h) - i32(p.pad_top), p.kernel_h, p.in_h, p.count_top, p.count_bottom) * divisor(i32(ox * p.stride_w) - i32(p.pad_left), p.kernel_w, p.in_w, p.count_left, p.count_right));
 			ox++;
 			let wrap = ox == oxhi;
 			ox = select(ox, oxlo, wrap);

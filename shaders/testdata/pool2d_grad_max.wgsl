@@ -13,6 +13,12 @@ struct Params {
 	stride_w: u32,
 	pad_top: u32,
 	pad_left: u32,
+	dilation_h: u32,
+	dilation_w: u32,
+	count_top: u32,
+	count_bottom: u32,
+	count_left: u32,
+	count_right: u32,
 }
 
 @group(0) @binding(0) var<storage, read> arg: array<i32>;
@@ -21,10 +27,10 @@ struct Params {
 @group(0) @binding(3) var<uniform> p: Params;
 
 // first is the first window, of those stride apart, whose extent of
-// kernel covers the padded position at.
-fn first(at: u32, kernel: u32, stride: u32) -> u32 {
-	if (at < kernel) { return 0u; }
-	return (at - kernel + stride) / stride;
+// ext covers the padded position at.
+fn first(at: u32, ext: u32, stride: u32) -> u32 {
+	if (at < ext) { return 0u; }
+	return (at - ext + stride) / stride;
 }
 
 @compute @workgroup_size(256)
@@ -39,9 +45,11 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let n = t / p.in_h;
 	let py = iy + p.pad_top;
 	let px = ix + p.pad_left;
-	let oylo = first(py, p.kernel_h, p.stride_h);
+	// The windows whose dilated extent covers the element (with Max, the
+	// arg names it only where a tap of the window falls on it).
+	let oylo = first(py, (p.kernel_h - 1u) * p.dilation_h + 1u, p.stride_h);
 	let oyhi = min(py / p.stride_h + 1u, p.out_h);
-	let oxlo = first(px, p.kernel_w, p.stride_w);
+	let oxlo = first(px, (p.kernel_w - 1u) * p.dilation_w + 1u, p.stride_w);
 	let oxhi = min(px / p.stride_w + 1u, p.out_w);
 	// The windows [oylo, oyhi) × [oxlo, oxhi), walked as one span in
 	// row-major order, .Unroll a trip (see LoopTrips).

@@ -13,6 +13,12 @@ struct Params {
 	stride_w: u32,
 	pad_top: u32,
 	pad_left: u32,
+	dilation_h: u32,
+	dilation_w: u32,
+	count_top: u32,
+	count_bottom: u32,
+	count_left: u32,
+	count_right: u32,
 }
 
 @group(0) @binding(0) var<storage, read> x: array<vec4<f32>>;
@@ -24,6 +30,17 @@ fn is_nan(v: vec4<f32>) -> vec4<bool> { return (bitcast<vec4<u32>>(v) & vec4<u32
 fn ord(v: vec4<f32>) -> vec4<i32> {
 	let b = bitcast<vec4<i32>>(v);
 	return select(select(b, b ^ vec4<i32>(0x7fffffff), b < vec4<i32>(0)), vec4<i32>(0), (bitcast<vec4<u32>>(v) & vec4<u32>(0x7fffffffu)) == vec4<u32>(0u));
+}
+
+// taps is the first position inside [0, size) of the taps start + k·dil,
+// k in [0, kernel), and how many lie inside: the taps before 0 are the
+// first lo, those from size on the last ones. The first is computed in
+// u32, where start (negative in the padding) wraps and lo·dil brings it
+// back to its place.
+fn taps(start: i32, kernel: u32, dil: u32, size: u32) -> vec2<u32> {
+	let lo = select(0u, (u32(-start) + dil - 1u) / dil, start < 0);
+	let hi = select(0u, min(kernel, (u32(i32(size) - start) + dil - 1u) / dil), start < i32(size));
+	return vec2<u32>(bitcast<u32>(start) + lo * dil, select(0u, hi - lo, hi > lo));
 }
 
 // cell is the span [lo, hi) of input positions whose gradient window o
@@ -48,17 +65,16 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let n = t / p.out_h;
 	let y0 = i32(oy * p.stride_h) - i32(p.pad_top);
 	let x0 = i32(ox * p.stride_w) - i32(p.pad_left);
-	let ylo = u32(max(y0, 0));
-	let yhi = u32(min(y0 + i32(p.kernel_h), i32(p.in_h)));
-	let xlo = u32(max(x0, 0));
-	let xhi = u32(min(x0 + i32(p.kernel_w), i32(p.in_w)));
+	let ty = taps(y0, p.kernel_h, p.dilation_h, p.in_h);
+	let tx = taps(x0, p.kernel_w, p.dilation_w, p.in_w);
 	let base = n * p.in_h;
 	let img = base * p.in_w;
 	var k = 0u;
-	var ww = xhi - xlo;
-	var count = (yhi - ylo) * ww;
-	var skip = p.in_w - ww + 1u;
-	var pos = ylo * p.in_w + xlo;
+	var ww = tx.y;
+	var count = ty.y * ww;
+	var step = p.dilation_w;
+	var skip = p.dilation_h * p.in_w - (ww - 1u) * p.dilation_w;
+	var pos = ty.x * p.in_w + tx.x;
 	var col = 0u;
 	var best = x[(img + pos) * C + c];
 	var at = vec4<u32>(pos);
@@ -71,7 +87,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 			col++;
 			let wrap = col == ww;
 			col = select(col, 0u, wrap);
-			pos += select(1u, skip, wrap);
+			pos += select(step, skip, wrap);
 		}
 		{
 			let v = x[(img + pos) * C + c];
@@ -81,7 +97,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 			col++;
 			let wrap = col == ww;
 			col = select(col, 0u, wrap);
-			pos += select(1u, skip, wrap);
+			pos += select(step, skip, wrap);
 		}
 		{
 			let v = x[(img + pos) * C + c];
@@ -91,7 +107,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 			col++;
 			let wrap = col == ww;
 			col = select(col, 0u, wrap);
-			pos += select(1u, skip, wrap);
+			pos += select(step, skip, wrap);
 		}
 		{
 			let v = x[(img + pos) * C + c];
@@ -101,7 +117,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 			col++;
 			let wrap = col == ww;
 			col = select(col, 0u, wrap);
-			pos += select(1u, skip, wrap);
+			pos += select(step, skip, wrap);
 		}
 	}
 	for (; k < count; k++)
@@ -113,13 +129,14 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 			col++;
 			let wrap = col == ww;
 			col = select(col, 0u, wrap);
-			pos += select(1u, skip, wrap);
+			pos += select(step, skip, wrap);
 		}
 	let grad = dy[i];
 	let cy = cell(oy, p.stride_h, p.pad_top, p.out_h, p.in_h);
 	let cx = cell(ox, p.stride_w, p.pad_left, p.out_w, p.in_w);
 	ww = cx.y - cx.x;
 	count = (cy.y - cy.x) * ww;
+	step = 1u;
 	skip = p.in_w - ww + 1u;
 	pos = cy.x * p.in_w + cx.x;
 	col = 0u;
@@ -131,7 +148,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 			col++;
 			let wrap = col == ww;
 			col = select(col, 0u, wrap);
-			pos += select(1u, skip, wrap);
+			pos += select(step, skip, wrap);
 		}
 		{
 			let hit = vec4<u32>(pos) == at;
@@ -139,7 +156,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 			col++;
 			let wrap = col == ww;
 			col = select(col, 0u, wrap);
-			pos += select(1u, skip, wrap);
+			pos += select(step, skip, wrap);
 		}
 		{
 			let hit = vec4<u32>(pos) == at;
@@ -147,7 +164,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 			col++;
 			let wrap = col == ww;
 			col = select(col, 0u, wrap);
-			pos += select(1u, skip, wrap);
+			pos += select(step, skip, wrap);
 		}
 		{
 			let hit = vec4<u32>(pos) == at;
@@ -155,7 +172,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 			col++;
 			let wrap = col == ww;
 			col = select(col, 0u, wrap);
-			pos += select(1u, skip, wrap);
+			pos += select(step, skip, wrap);
 		}
 	}
 	for (; k < count; k++)
@@ -165,6 +182,6 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 			col++;
 			let wrap = col == ww;
 			col = select(col, 0u, wrap);
-			pos += select(1u, skip, wrap);
+			pos += select(step, skip, wrap);
 		}
 }

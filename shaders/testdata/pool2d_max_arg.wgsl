@@ -13,6 +13,12 @@ struct Params {
 	stride_w: u32,
 	pad_top: u32,
 	pad_left: u32,
+	dilation_h: u32,
+	dilation_w: u32,
+	count_top: u32,
+	count_bottom: u32,
+	count_left: u32,
+	count_right: u32,
 }
 @group(0) @binding(0) var<storage, read> x: array<f32>;
 @group(0) @binding(1) var<storage, read_write> y: array<i32>;
@@ -22,6 +28,18 @@ fn ord(v: f32) -> i32 {
 	let b = bitcast<i32>(v);
 	return select(select(b, b ^ 0x7fffffff, b < 0), 0, (bitcast<u32>(v) & 0x7fffffffu) == 0u);
 }
+
+// taps is the first position inside [0, size) of the taps start + k·dil,
+// k in [0, kernel), and how many lie inside: the taps before 0 are the
+// first lo, those from size on the last ones. The first is computed in
+// u32, where start (negative in the padding) wraps and lo·dil brings it
+// back to its place.
+fn taps(start: i32, kernel: u32, dil: u32, size: u32) -> vec2<u32> {
+	let lo = select(0u, (u32(-start) + dil - 1u) / dil, start < 0);
+	let hi = select(0u, min(kernel, (u32(i32(size) - start) + dil - 1u) / dil), start < i32(size));
+	return vec2<u32>(bitcast<u32>(start) + lo * dil, select(0u, hi - lo, hi > lo));
+}
+
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let i = g.x + g.y * p.row + p.first;
@@ -35,16 +53,15 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let n = t / p.out_h;
 	let y0 = i32(oy * p.stride_h) - i32(p.pad_top);
 	let x0 = i32(ox * p.stride_w) - i32(p.pad_left);
-	let ylo = u32(max(y0, 0));
-	let yhi = u32(min(y0 + i32(p.kernel_h), i32(p.in_h)));
-	let xlo = u32(max(x0, 0));
-	let xhi = u32(min(x0 + i32(p.kernel_w), i32(p.in_w)));
+	let ty = taps(y0, p.kernel_h, p.dilation_h, p.in_h);
+	let tx = taps(x0, p.kernel_w, p.dilation_w, p.in_w);
 	let base = n * p.in_h;
 	let img = base * p.in_w;
-	let ww = xhi - xlo;
-	let count = (yhi - ylo) * ww;
-	let skip = p.in_w - ww + 1u;
-	var pos = ylo * p.in_w + xlo;
+	let ww = tx.y;
+	let count = ty.y * ww;
+	let step = p.dilation_w;
+	let skip = p.dilation_h * p.in_w - (ww - 1u) * p.dilation_w;
+	var pos = ty.x * p.in_w + tx.x;
 	var col = 0u;
 	var k = 0u;
 	var best = x[(img + pos) * C + c];
@@ -58,7 +75,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 			col++;
 			let wrap = col == ww;
 			col = select(col, 0u, wrap);
-			pos += select(1u, skip, wrap);
+			pos += select(step, skip, wrap);
 		}
 		{
 			let v = x[(img + pos) * C + c];
@@ -68,7 +85,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 			col++;
 			let wrap = col == ww;
 			col = select(col, 0u, wrap);
-			pos += select(1u, skip, wrap);
+			pos += select(step, skip, wrap);
 		}
 		{
 			let v = x[(img + pos) * C + c];
@@ -78,7 +95,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 			col++;
 			let wrap = col == ww;
 			col = select(col, 0u, wrap);
-			pos += select(1u, skip, wrap);
+			pos += select(step, skip, wrap);
 		}
 		{
 			let v = x[(img + pos) * C + c];
@@ -88,7 +105,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 			col++;
 			let wrap = col == ww;
 			col = select(col, 0u, wrap);
-			pos += select(1u, skip, wrap);
+			pos += select(step, skip, wrap);
 		}
 	}
 	for (; k < count; k++)
@@ -100,7 +117,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 			col++;
 			let wrap = col == ww;
 			col = select(col, 0u, wrap);
-			pos += select(1u, skip, wrap);
+			pos += select(step, skip, wrap);
 		}
 	y[i] = i32(at);
 }
