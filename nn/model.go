@@ -407,3 +407,21 @@ func snakeCase(s string) string {
 
 // errNoForward is ModuleList's and ModuleDict's Forward error.
 var errNoForward = errors.New("has no Forward: call its modules")
+
+// Parameter makes a tensor of shape initialised by init, for a custom
+// model's own parameter (PyTorch's nn.Parameter): a learned position
+// embedding, a scale. It is kept (tidy scopes leave it alone) and the
+// caller owns it: a Model field holding it lists and disposes it. On
+// failure, or after an earlier failure of b, it returns a tensor carrying
+// the error, which b.Err also reports.
+func (b *Builder) Parameter(name string, shape []int, init Init) *tensor.Tensor {
+	fan := 1
+	if len(shape) > 0 {
+		fan = shape[len(shape)-1]
+	}
+	params, _, err := b.make("nn: Parameter "+name, []paramSpec{{name: name, shape: shape, init: init, fanIn: fan, fanOut: fan}})
+	if err != nil {
+		return b.e.Failed(err)
+	}
+	return params[0].T
+}
