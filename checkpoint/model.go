@@ -477,8 +477,8 @@ func flattenedColumns(name string, c int) conversion {
 			return nil
 		},
 		fileShape: slices.Clone[[]int],
-		toModel: func(e *tensor.Engine, t *tensor.Tensor) *tensor.Tensor { return swapColumns(e, t, c, t.Shape()[1]/c) },
-		toFile:  func(e *tensor.Engine, t *tensor.Tensor) *tensor.Tensor { return swapColumns(e, t, t.Shape()[1]/c, c) },
+		toModel:   func(e *tensor.Engine, t *tensor.Tensor) *tensor.Tensor { return swapColumns(e, t, c, t.Shape()[1]/c) },
+		toFile:    func(e *tensor.Engine, t *tensor.Tensor) *tensor.Tensor { return swapColumns(e, t, t.Shape()[1]/c, c) },
 	}
 }
 

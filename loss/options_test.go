@@ -389,7 +389,6 @@ func TestTorchLossReferenceIsCurrent(t *testing.T) {
 	assert.Equal(t, readTorchCases(t, raw), readTorchCases(t, out), "regenerate testdata/torch_loss.json with torch_loss.py")
 }
 
-
 // bceRef is binary_cross_entropy_with_logits per element in float64, with
 // pos weight p and weight w.
 func bceRef(x, z, p, w float64) float64 {

@@ -308,7 +308,6 @@ func TestPool2DOptionsMatchPyTorch(t *testing.T) {
 	}
 }
 
-
 // testdata/torch_pool.json is what torch_pool.py writes: the reference
 // values are PyTorch's, not edited by hand.
 func TestTorchPoolReferenceIsCurrent(t *testing.T) {
