@@ -23,6 +23,8 @@
 //     layernorm.wgsl: OneHot, Scan, TopK and LayerNorm.
 //   - conv.wgsl: Conv2D, a convolution and its two gradients as implicit
 //     matrix products, scalar and Vec4.
+//   - attention.wgsl: Attention, fused scaled-dot-product attention (an
+//     online softmax over the keys) and the two kernels of its gradient.
 //
 // Code that is really generated stays in Go: elementwise programs
 // (elementwise.go) and MatMul's unrolled Vec4 kernel (matmul.go).

@@ -107,6 +107,7 @@ func variants() []variant {
 		add("softmax_xent_grad"+flag(dense, "_dense"), SoftmaxXent{Dense: dense, Grad: true}, &RowParams{})
 	}
 	vs = append(vs, poolVariants()...)
+	vs = append(vs, attentionVariants()...)
 	for _, p := range elementwisePrograms() {
 		vs = append(vs, variant{Name: p.name, Kernel: p.k, Spec: p.k.Spec(),
 			ParamsLen: len(p.k.Params(0, 0, 0, make([]NodeParams, len(p.k.Nodes)), make([]uint32, p.k.MetaWords())))})
@@ -200,6 +201,9 @@ func TestVariantsCoverEveryFlag(t *testing.T) {
 	if !slices.Equal(consts["Type"], names(types)) {
 		t.Errorf("the package declares the types %v; variants makes %v", consts["Type"], names(types))
 	}
+	if !slices.Equal(consts["AttentionPass"], names(attentionPasses)) {
+		t.Errorf("the package declares the attention passes %v; variants makes %v", consts["AttentionPass"], names(attentionPasses))
+	}
 	seen := map[reflect.Type]map[string]map[string]bool{} // family, field, values
 	for _, v := range variants() {
 		rv := reflect.ValueOf(v.Kernel)
@@ -215,7 +219,7 @@ func TestVariantsCoverEveryFlag(t *testing.T) {
 		}
 	}
 	for _, family := range []any{MatMul{}, Reduce{}, Softmax{}, Copy{}, Gather{}, Conv2D{}, Elementwise{},
-		Pool2D{}, Pool2DGrad{}, OneHot{}, Scan{}, TopK{}, LayerNorm{}} {
+		Pool2D{}, Pool2DGrad{}, OneHot{}, Scan{}, TopK{}, LayerNorm{}, Attention{}} {
 		ft := reflect.TypeOf(family)
 		if seen[ft] == nil {
 			t.Errorf("no variant of %s", ft.Name())
@@ -236,6 +240,10 @@ func TestVariantsCoverEveryFlag(t *testing.T) {
 				want = names(types)
 			case f.Type == reflect.TypeFor[ConvOp]():
 				want = names(convOps)
+			case f.Type == reflect.TypeFor[AttentionPass]():
+				want = names(attentionPasses)
+			case ft == reflect.TypeFor[Attention]() && f.Type.Kind() == reflect.Int: // sizes, not ranks
+				want = attentionSizes[f.Name]
 			case f.Type.Kind() == reflect.Int: // a rank: none, one vec4 of metadata, two
 				want = []string{"0", "1", "5"}
 			default:

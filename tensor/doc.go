@@ -105,6 +105,20 @@
 // TensorFlow. LayerNorm normalises over the last axis in one kernel.
 // Package grad differentiates all but OneHot.
 //
+// # Attention and masks
+//
+// ScaledDotProductAttention is PyTorch's scaled_dot_product_attention:
+// softmax(q·kᵀ·scale + mask)·v per head, with a causal flag, an additive
+// or boolean mask, key padding and dropout on the weights
+// (AttentionOptions). Heads up to shaders.AttentionFits take one fused
+// kernel (FlashAttention's online softmax, no [Tq, Tk] matrix) and two
+// for the gradient (ScaledDotProductAttentionGrad), sequences of any
+// length in as many dispatches as the loop and work budgets ask; wider
+// heads are composed of MatMulT, Softmax and MatMul. A query row with
+// every key masked gives 0 and zero gradients. Tril, Triu and MaskedFill
+// are elementwise ops that fuse with their neighbours. Package grad
+// differentiates all four.
+//
 // # Profiling
 //
 // Engine.Profile runs a function and reports each kernel it dispatched

@@ -44,7 +44,7 @@ type Attrs struct {
 	Begin, Size    []int    // Slice (as given)
 	Sizes          []int    // Split (as given)
 	Pads           [][2]int // Pad
-	Value          float64  // Pad, Fill
+	Value          float64  // Pad, Fill, MaskedFill
 	Shape          Shape    // Reshape (inferred), BroadcastTo
 	DType          DType    // Cast
 	Lo, Hi         float32  // Clip
@@ -58,6 +58,14 @@ type Attrs struct {
 	// Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter: the options
 	// (the last two set Shape to the input's or the filter's shape).
 	Conv Conv2DOptions
+
+	// ScaledDotProductAttention and its gradient: the options, with Mask
+	// and KeyPadding nil; those are inputs, after q, k and v (and, for
+	// the gradient, out, lse and dout), Mask first, present where
+	// AttentionMask and AttentionKeyPadding say.
+	Attention                          AttentionOptions
+	AttentionMask, AttentionKeyPadding bool
+	Diagonal                           int // Tril, Triu
 }
 
 // clone copies a's slices, so that a recorder may keep them.

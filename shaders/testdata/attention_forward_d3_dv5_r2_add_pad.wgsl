@@ -1,0 +1,187 @@
+struct Params {
+	first: u32,
+	end: u32,
+	row: u32,
+	heads: u32,
+	tq: u32,
+	tk: u32,
+	inner_first: u32,
+	inner_end: u32,
+	causal: u32,
+	scale: f32,
+	dropout: f32,
+	drop_scale: f32,
+	seed_lo: u32,
+	seed_hi: u32,
+	mask_strides: array<vec4<u32>, 1>,
+}
+
+@group(0) @binding(0) var<storage, read> q: array<f32>;
+@group(0) @binding(1) var<storage, read> k: array<f32>;
+@group(0) @binding(2) var<storage, read> v: array<f32>;
+@group(0) @binding(3) var<storage, read> mask: array<f32>;
+@group(0) @binding(4) var<storage, read> kpad: array<u32>;
+@group(0) @binding(5) var<storage, read_write> out: array<f32>;
+@group(0) @binding(6) var<storage, read_write> lse: array<f32>;
+@group(0) @binding(7) var<uniform> p: Params;
+
+const neg_max = -3.4028234e38;
+const inf_bits = 0x7f800000u;
+fn ld_q(row: u32, c: u32) -> vec4<f32> {
+	let o = row * 3u + 4u * c;
+	let n = 3u - 4u * c;
+	if (n >= 4u) { return vec4<f32>(q[o], q[o + 1u], q[o + 2u], q[o + 3u]); }
+	if (n == 3u) { return vec4<f32>(q[o], q[o + 1u], q[o + 2u], 0.0); }
+	if (n == 2u) { return vec4<f32>(q[o], q[o + 1u], 0.0, 0.0); }
+	return vec4<f32>(q[o], 0.0, 0.0, 0.0);
+}
+fn ld_k(row: u32, c: u32) -> vec4<f32> {
+	let o = row * 3u + 4u * c;
+	let n = 3u - 4u * c;
+	if (n >= 4u) { return vec4<f32>(k[o], k[o + 1u], k[o + 2u], k[o + 3u]); }
+	if (n == 3u) { return vec4<f32>(k[o], k[o + 1u], k[o + 2u], 0.0); }
+	if (n == 2u) { return vec4<f32>(k[o], k[o + 1u], 0.0, 0.0); }
+	return vec4<f32>(k[o], 0.0, 0.0, 0.0);
+}
+fn ld_v(row: u32, c: u32) -> vec4<f32> {
+	let o = row * 5u + 4u * c;
+	let n = 5u - 4u * c;
+	if (n >= 4u) { return vec4<f32>(v[o], v[o + 1u], v[o + 2u], v[o + 3u]); }
+	if (n == 3u) { return vec4<f32>(v[o], v[o + 1u], v[o + 2u], 0.0); }
+	if (n == 2u) { return vec4<f32>(v[o], v[o + 1u], 0.0, 0.0); }
+	return vec4<f32>(v[o], 0.0, 0.0, 0.0);
+}
+fn ld_out(row: u32, c: u32) -> vec4<f32> {
+	let o = row * 5u + 4u * c;
+	let n = 5u - 4u * c;
+	if (n >= 4u) { return vec4<f32>(out[o], out[o + 1u], out[o + 2u], out[o + 3u]); }
+	if (n == 3u) { return vec4<f32>(out[o], out[o + 1u], out[o + 2u], 0.0); }
+	if (n == 2u) { return vec4<f32>(out[o], out[o + 1u], 0.0, 0.0); }
+	return vec4<f32>(out[o], 0.0, 0.0, 0.0);
+}
+fn st_out(row: u32, c: u32, x: vec4<f32>) {
+	let o = row * 5u + 4u * c;
+	out[o] = x.x;
+	if (4u * c + 1u < 5u) { out[o + 1u] = x.y; }
+	if (4u * c + 2u < 5u) { out[o + 2u] = x.z; }
+	if (4u * c + 3u < 5u) { out[o + 3u] = x.w; }
+}
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+	let t = g.x + g.y * p.row + p.first;
+	if (t >= p.end) { return; }
+	let ms = p.mask_strides[0];
+	let groups = (p.tq + 2u - 1u) / 2u;
+	let bh = t / groups;
+	let ib = (t % groups) * 2u;
+	let b = bh / p.heads;
+	let h = bh % p.heads;
+	let qrow = bh * p.tq;
+	let krow = bh * p.tk;
+	var kend = p.inner_end;
+	if (p.causal != 0u) { kend = min(kend, ib + 2u); }
+	if (p.inner_first > 0u && p.inner_first >= kend) { return; }
+	let i0 = min(ib + 0u, p.tq - 1u);
+	let mo0 = b * ms.x + h * ms.y + i0 * ms.z;
+	let i1 = min(ib + 1u, p.tq - 1u);
+	let mo1 = b * ms.x + h * ms.y + i1 * ms.z;
+	var q0: vec4<f32>;
+	var q1: vec4<f32>;
+	q0 = ld_q(qrow + i0, 0u);
+	q1 = ld_q(qrow + i1, 0u);
+	var acc0: vec4<f32>;
+	var acc1: vec4<f32>;
+	var acc2: vec4<f32>;
+	var acc3: vec4<f32>;
+	var m0: f32;
+	var m1: f32;
+	var l0: f32;
+	var l1: f32;
+	m0 = neg_max;
+	m1 = neg_max;
+	if (p.inner_first > 0u) {
+		// Resume from the keys before: O and L are the state m = L, l = 1,
+		// acc = O, or no key yet where L is +Inf.
+		{
+			let lr = lse[qrow + i0];
+			if (!(lr > 3.4028234e38)) {
+				m0 = lr;
+				l0 = 1.0;
+				acc0 = ld_out(qrow + i0, 0u);
+				acc1 = ld_out(qrow + i0, 1u);
+			}
+		}
+		{
+			let lr = lse[qrow + i1];
+			if (!(lr > 3.4028234e38)) {
+				m1 = lr;
+				l1 = 1.0;
+				acc2 = ld_out(qrow + i1, 0u);
+				acc3 = ld_out(qrow + i1, 1u);
+			}
+		}
+	}
+	for (var j = p.inner_first; j < kend; j++) {
+		var kc0: vec4<f32>;
+		var vc0: vec4<f32>;
+		var vc1: vec4<f32>;
+		kc0 = ld_k(krow + j, 0u);
+		vc0 = ld_v(krow + j, 0u);
+		vc1 = ld_v(krow + j, 1u);
+		let padded = kpad[b * p.tk + j] != 0u;
+		{
+			let s = (dot(q0, kc0)) * p.scale + mask[mo0 + j * ms.w];
+			var keep = !(s < neg_max) && !padded;
+			if (p.causal != 0u && j > ib + 0u) { keep = false; }
+			if (keep) {
+				let mn = max(m0, s);
+				let corr = exp(m0 - mn);
+				let pr = exp(s - mn);
+				l0 = l0 * corr + pr;
+				let w = pr;
+				acc0 = acc0 * corr + w * vc0;
+				acc1 = acc1 * corr + w * vc1;
+				m0 = mn;
+			}
+		}
+		{
+			let s = (dot(q1, kc0)) * p.scale + mask[mo1 + j * ms.w];
+			var keep = !(s < neg_max) && !padded;
+			if (p.causal != 0u && j > ib + 1u) { keep = false; }
+			if (keep) {
+				let mn = max(m1, s);
+				let corr = exp(m1 - mn);
+				let pr = exp(s - mn);
+				l1 = l1 * corr + pr;
+				let w = pr;
+				acc2 = acc2 * corr + w * vc0;
+				acc3 = acc3 * corr + w * vc1;
+				m1 = mn;
+			}
+		}
+	}
+	if (ib + 0u < p.tq) {
+		let row = qrow + ib + 0u;
+		if (l0 == 0.0) {
+			lse[row] = bitcast<f32>(inf_bits);
+			st_out(row, 0u, vec4<f32>(0.0));
+			st_out(row, 1u, vec4<f32>(0.0));
+		} else {
+			st_out(row, 0u, acc0 / l0);
+			st_out(row, 1u, acc1 / l0);
+			lse[row] = m0 + log(l0);
+		}
+	}
+	if (ib + 1u < p.tq) {
+		let row = qrow + ib + 1u;
+		if (l1 == 0.0) {
+			lse[row] = bitcast<f32>(inf_bits);
+			st_out(row, 0u, vec4<f32>(0.0));
+			st_out(row, 1u, vec4<f32>(0.0));
+		} else {
+			st_out(row, 0u, acc2 / l1);
+			st_out(row, 1u, acc3 / l1);
+			lse[row] = m1 + log(l1);
+		}
+	}
+}

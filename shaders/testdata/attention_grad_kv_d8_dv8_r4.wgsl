@@ -1,0 +1,286 @@
+struct Params {
+	first: u32,
+	end: u32,
+	row: u32,
+	heads: u32,
+	tq: u32,
+	tk: u32,
+	inner_first: u32,
+	inner_end: u32,
+	causal: u32,
+	scale: f32,
+	dropout: f32,
+	drop_scale: f32,
+	seed_lo: u32,
+	seed_hi: u32,
+	mask_strides: array<vec4<u32>, 1>,
+}
+
+@group(0) @binding(0) var<storage, read> q: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read> k: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> v: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> dout: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read> lse: array<f32>;
+@group(0) @binding(5) var<storage, read> delta: array<f32>;
+@group(0) @binding(6) var<storage, read_write> dk: array<vec4<f32>>;
+@group(0) @binding(7) var<storage, read_write> dv: array<vec4<f32>>;
+@group(0) @binding(8) var<uniform> p: Params;
+
+const neg_max = -3.4028234e38;
+const inf_bits = 0x7f800000u;
+fn ld_q(row: u32, c: u32) -> vec4<f32> {
+	return q[row * 2u + c];
+}
+fn ld_k(row: u32, c: u32) -> vec4<f32> {
+	return k[row * 2u + c];
+}
+fn ld_v(row: u32, c: u32) -> vec4<f32> {
+	return v[row * 2u + c];
+}
+fn ld_dout(row: u32, c: u32) -> vec4<f32> {
+	return dout[row * 2u + c];
+}
+fn ld_dk(row: u32, c: u32) -> vec4<f32> {
+	return dk[row * 2u + c];
+}
+fn st_dk(row: u32, c: u32, x: vec4<f32>) {
+	dk[row * 2u + c] = x;
+}
+fn ld_dv(row: u32, c: u32) -> vec4<f32> {
+	return dv[row * 2u + c];
+}
+fn st_dv(row: u32, c: u32, x: vec4<f32>) {
+	dv[row * 2u + c] = x;
+}
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+	let t = g.x + g.y * p.row + p.first;
+	if (t >= p.end) { return; }
+	let ms = p.mask_strides[0];
+	let groups = (p.tk + 4u - 1u) / 4u;
+	let bh = t / groups;
+	let jb = (t % groups) * 4u;
+	let b = bh / p.heads;
+	let h = bh % p.heads;
+	let qrow = bh * p.tq;
+	let krow = bh * p.tk;
+	var ibeg = p.inner_first;
+	if (p.causal != 0u) { ibeg = max(ibeg, jb); }
+	if (p.inner_first > 0u && ibeg >= p.inner_end) { return; }
+	let j0 = min(jb + 0u, p.tk - 1u);
+	let j1 = min(jb + 1u, p.tk - 1u);
+	let j2 = min(jb + 2u, p.tk - 1u);
+	let j3 = min(jb + 3u, p.tk - 1u);
+	var kr0: vec4<f32>;
+	var kr1: vec4<f32>;
+	var kr2: vec4<f32>;
+	var kr3: vec4<f32>;
+	var kr4: vec4<f32>;
+	var kr5: vec4<f32>;
+	var kr6: vec4<f32>;
+	var kr7: vec4<f32>;
+	var vr0: vec4<f32>;
+	var vr1: vec4<f32>;
+	var vr2: vec4<f32>;
+	var vr3: vec4<f32>;
+	var vr4: vec4<f32>;
+	var vr5: vec4<f32>;
+	var vr6: vec4<f32>;
+	var vr7: vec4<f32>;
+	var dka0: vec4<f32>;
+	var dka1: vec4<f32>;
+	var dka2: vec4<f32>;
+	var dka3: vec4<f32>;
+	var dka4: vec4<f32>;
+	var dka5: vec4<f32>;
+	var dka6: vec4<f32>;
+	var dka7: vec4<f32>;
+	var dva0: vec4<f32>;
+	var dva1: vec4<f32>;
+	var dva2: vec4<f32>;
+	var dva3: vec4<f32>;
+	var dva4: vec4<f32>;
+	var dva5: vec4<f32>;
+	var dva6: vec4<f32>;
+	var dva7: vec4<f32>;
+	kr0 = ld_k(krow + j0, 0u);
+	kr1 = ld_k(krow + j0, 1u);
+	vr0 = ld_v(krow + j0, 0u);
+	vr1 = ld_v(krow + j0, 1u);
+	kr2 = ld_k(krow + j1, 0u);
+	kr3 = ld_k(krow + j1, 1u);
+	vr2 = ld_v(krow + j1, 0u);
+	vr3 = ld_v(krow + j1, 1u);
+	kr4 = ld_k(krow + j2, 0u);
+	kr5 = ld_k(krow + j2, 1u);
+	vr4 = ld_v(krow + j2, 0u);
+	vr5 = ld_v(krow + j2, 1u);
+	kr6 = ld_k(krow + j3, 0u);
+	kr7 = ld_k(krow + j3, 1u);
+	vr6 = ld_v(krow + j3, 0u);
+	vr7 = ld_v(krow + j3, 1u);
+	for (var i = ibeg; i < p.inner_end; i++) {
+		var qc0: vec4<f32>;
+		var qc1: vec4<f32>;
+		var doc0: vec4<f32>;
+		var doc1: vec4<f32>;
+		qc0 = ld_q(qrow + i, 0u);
+		qc1 = ld_q(qrow + i, 1u);
+		doc0 = ld_dout(qrow + i, 0u);
+		doc1 = ld_dout(qrow + i, 1u);
+		let li = lse[qrow + i];
+		let di = delta[qrow + i];
+		{
+			let s = (dot(kr0, qc0) + dot(kr1, qc1)) * p.scale;
+			var keep = !(s < neg_max);
+			if (p.causal != 0u && jb + 0u > i) { keep = false; }
+			if (keep) {
+				let pr = exp(s - li);
+				var dp = dot(vr0, doc0) + dot(vr1, doc1);
+				var w = pr;
+				let ds = pr * (dp - di);
+				dva0 += w * doc0;
+				dva1 += w * doc1;
+				dka0 += ds * qc0;
+				dka1 += ds * qc1;
+			}
+		}
+		{
+			let s = (dot(kr2, qc0) + dot(kr3, qc1)) * p.scale;
+			var keep = !(s < neg_max);
+			if (p.causal != 0u && jb + 1u > i) { keep = false; }
+			if (keep) {
+				let pr = exp(s - li);
+				var dp = dot(vr2, doc0) + dot(vr3, doc1);
+				var w = pr;
+				let ds = pr * (dp - di);
+				dva2 += w * doc0;
+				dva3 += w * doc1;
+				dka2 += ds * qc0;
+				dka3 += ds * qc1;
+			}
+		}
+		{
+			let s = (dot(kr4, qc0) + dot(kr5, qc1)) * p.scale;
+			var keep = !(s < neg_max);
+			if (p.causal != 0u && jb + 2u > i) { keep = false; }
+			if (keep) {
+				let pr = exp(s - li);
+				var dp = dot(vr4, doc0) + dot(vr5, doc1);
+				var w = pr;
+				let ds = pr * (dp - di);
+				dva4 += w * doc0;
+				dva5 += w * doc1;
+				dka4 += ds * qc0;
+				dka5 += ds * qc1;
+			}
+		}
+		{
+			let s = (dot(kr6, qc0) + dot(kr7, qc1)) * p.scale;
+			var keep = !(s < neg_max);
+			if (p.causal != 0u && jb + 3u > i) { keep = false; }
+			if (keep) {
+				let pr = exp(s - li);
+				var dp = dot(vr6, doc0) + dot(vr7, doc1);
+				var w = pr;
+				let ds = pr * (dp - di);
+				dva6 += w * doc0;
+				dva7 += w * doc1;
+				dka6 += ds * qc0;
+				dka7 += ds * qc1;
+			}
+		}
+	}
+	if (jb + 0u < p.tk) {
+		let row = krow + jb + 0u;
+		{
+			var x = dka0 * p.scale;
+			if (p.inner_first > 0u) { x += ld_dk(row, 0u); }
+			st_dk(row, 0u, x);
+		}
+		{
+			var x = dka1 * p.scale;
+			if (p.inner_first > 0u) { x += ld_dk(row, 1u); }
+			st_dk(row, 1u, x);
+		}
+		{
+			var x = dva0;
+			if (p.inner_first > 0u) { x += ld_dv(row, 0u); }
+			st_dv(row, 0u, x);
+		}
+		{
+			var x = dva1;
+			if (p.inner_first > 0u) { x += ld_dv(row, 1u); }
+			st_dv(row, 1u, x);
+		}
+	}
+	if (jb + 1u < p.tk) {
+		let row = krow + jb + 1u;
+		{
+			var x = dka2 * p.scale;
+			if (p.inner_first > 0u) { x += ld_dk(row, 0u); }
+			st_dk(row, 0u, x);
+		}
+		{
+			var x = dka3 * p.scale;
+			if (p.inner_first > 0u) { x += ld_dk(row, 1u); }
+			st_dk(row, 1u, x);
+		}
+		{
+			var x = dva2;
+			if (p.inner_first > 0u) { x += ld_dv(row, 0u); }
+			st_dv(row, 0u, x);
+		}
+		{
+			var x = dva3;
+			if (p.inner_first > 0u) { x += ld_dv(row, 1u); }
+			st_dv(row, 1u, x);
+		}
+	}
+	if (jb + 2u < p.tk) {
+		let row = krow + jb + 2u;
+		{
+			var x = dka4 * p.scale;
+			if (p.inner_first > 0u) { x += ld_dk(row, 0u); }
+			st_dk(row, 0u, x);
+		}
+		{
+			var x = dka5 * p.scale;
+			if (p.inner_first > 0u) { x += ld_dk(row, 1u); }
+			st_dk(row, 1u, x);
+		}
+		{
+			var x = dva4;
+			if (p.inner_first > 0u) { x += ld_dv(row, 0u); }
+			st_dv(row, 0u, x);
+		}
+		{
+			var x = dva5;
+			if (p.inner_first > 0u) { x += ld_dv(row, 1u); }
+			st_dv(row, 1u, x);
+		}
+	}
+	if (jb + 3u < p.tk) {
+		let row = krow + jb + 3u;
+		{
+			var x = dka6 * p.scale;
+			if (p.inner_first > 0u) { x += ld_dk(row, 0u); }
+			st_dk(row, 0u, x);
+		}
+		{
+			var x = dka7 * p.scale;
+			if (p.inner_first > 0u) { x += ld_dk(row, 1u); }
+			st_dk(row, 1u, x);
+		}
+		{
+			var x = dva6;
+			if (p.inner_first > 0u) { x += ld_dv(row, 0u); }
+			st_dv(row, 0u, x);
+		}
+		{
+			var x = dva7;
+			if (p.inner_first > 0u) { x += ld_dv(row, 1u); }
+			st_dv(row, 1u, x);
+		}
+	}
+}

@@ -1,0 +1,199 @@
+struct Params {
+	first: u32,
+	end: u32,
+	row: u32,
+	heads: u32,
+	tq: u32,
+	tk: u32,
+	inner_first: u32,
+	inner_end: u32,
+	causal: u32,
+	scale: f32,
+	dropout: f32,
+	drop_scale: f32,
+	seed_lo: u32,
+	seed_hi: u32,
+	mask_strides: array<vec4<u32>, 1>,
+}
+
+@group(0) @binding(0) var<storage, read> q: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read> k: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> v: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> out: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read> dout: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read> lse: array<f32>;
+@group(0) @binding(6) var<storage, read> mask: array<f32>;
+@group(0) @binding(7) var<storage, read_write> dq: array<vec4<f32>>;
+@group(0) @binding(8) var<storage, read_write> delta: array<f32>;
+@group(0) @binding(9) var<uniform> p: Params;
+
+const neg_max = -3.4028234e38;
+const inf_bits = 0x7f800000u;
+fn ld_q(row: u32, c: u32) -> vec4<f32> {
+	return q[row * 2u + c];
+}
+fn ld_k(row: u32, c: u32) -> vec4<f32> {
+	return k[row * 2u + c];
+}
+fn ld_v(row: u32, c: u32) -> vec4<f32> {
+	return v[row * 0u + c];
+}
+fn ld_out(row: u32, c: u32) -> vec4<f32> {
+	return out[row * 0u + c];
+}
+fn ld_dout(row: u32, c: u32) -> vec4<f32> {
+	return dout[row * 0u + c];
+}
+fn ld_dq(row: u32, c: u32) -> vec4<f32> {
+	return dq[row * 2u + c];
+}
+fn st_dq(row: u32, c: u32, x: vec4<f32>) {
+	dq[row * 2u + c] = x;
+}
+
+fn mulhilo(a: u32, b: u32) -> vec2<u32> {
+	let al = a & 0xffffu; let ah = a >> 16u;
+	let bl = b & 0xffffu; let bh = b >> 16u;
+	let ll = al * bl; let lh = al * bh; let hl = ah * bl; let hh = ah * bh;
+	let mid = (ll >> 16u) + (lh & 0xffffu) + (hl & 0xffffu);
+	return vec2<u32>(hh + (lh >> 16u) + (hl >> 16u) + (mid >> 16u), (mid << 16u) | (ll & 0xffffu));
+}
+fn philox(counter: vec4<u32>, key: vec2<u32>) -> vec4<u32> {
+	var c = counter;
+	var k = key;
+	for (var r = 0u; r < 10u; r++) {
+		let p0 = mulhilo(0xD2511F53u, c.x);
+		let p1 = mulhilo(0xCD9E8D57u, c.z);
+		c = vec4<u32>(p1.x ^ c.y ^ k.x, p1.y, p0.x ^ c.w ^ k.y, p0.y);
+		k = k + vec2<u32>(0x9E3779B9u, 0xBB67AE85u);
+	}
+	return c;
+}
+fn unit(x: u32) -> f32 { return f32(x >> 8u) * (1.0 / 16777216.0); }
+
+// philox10 is philox, its ten rounds unrolled: a loop would spend the
+// invocation's loop trips (see LoopTrips).
+fn philox10(counter: vec4<u32>, key: vec2<u32>) -> vec4<u32> {
+	var c = counter;
+	var k = key;
+	{ let p0 = mulhilo(0xD2511F53u, c.x); let p1 = mulhilo(0xCD9E8D57u, c.z); c = vec4<u32>(p1.x ^ c.y ^ k.x, p1.y, p0.x ^ c.w ^ k.y, p0.y); k = k + vec2<u32>(0x9E3779B9u, 0xBB67AE85u); }
+	{ let p0 = mulhilo(0xD2511F53u, c.x); let p1 = mulhilo(0xCD9E8D57u, c.z); c = vec4<u32>(p1.x ^ c.y ^ k.x, p1.y, p0.x ^ c.w ^ k.y, p0.y); k = k + vec2<u32>(0x9E3779B9u, 0xBB67AE85u); }
+	{ let p0 = mulhilo(0xD2511F53u, c.x); let p1 = mulhilo(0xCD9E8D57u, c.z); c = vec4<u32>(p1.x ^ c.y ^ k.x, p1.y, p0.x ^ c.w ^ k.y, p0.y); k = k + vec2<u32>(0x9E3779B9u, 0xBB67AE85u); }
+	{ let p0 = mulhilo(0xD2511F53u, c.x); let p1 = mulhilo(0xCD9E8D57u, c.z); c = vec4<u32>(p1.x ^ c.y ^ k.x, p1.y, p0.x ^ c.w ^ k.y, p0.y); k = k + vec2<u32>(0x9E3779B9u, 0xBB67AE85u); }
+	{ let p0 = mulhilo(0xD2511F53u, c.x); let p1 = mulhilo(0xCD9E8D57u, c.z); c = vec4<u32>(p1.x ^ c.y ^ k.x, p1.y, p0.x ^ c.w ^ k.y, p0.y); k = k + vec2<u32>(0x9E3779B9u, 0xBB67AE85u); }
+	{ let p0 = mulhilo(0xD2511F53u, c.x); let p1 = mulhilo(0xCD9E8D57u, c.z); c = vec4<u32>(p1.x ^ c.y ^ k.x, p1.y, p0.x ^ c.w ^ k.y, p0.y); k = k + vec2<u32>(0x9E3779B9u, 0xBB67AE85u); }
+	{ let p0 = mulhilo(0xD2511F53u, c.x); let p1 = mulhilo(0xCD9E8D57u, c.z); c = vec4<u32>(p1.x ^ c.y ^ k.x, p1.y, p0.x ^ c.w ^ k.y, p0.y); k = k + vec2<u32>(0x9E3779B9u, 0xBB67AE85u); }
+	{ let p0 = mulhilo(0xD2511F53u, c.x); let p1 = mulhilo(0xCD9E8D57u, c.z); c = vec4<u32>(p1.x ^ c.y ^ k.x, p1.y, p0.x ^ c.w ^ k.y, p0.y); k = k + vec2<u32>(0x9E3779B9u, 0xBB67AE85u); }
+	{ let p0 = mulhilo(0xD2511F53u, c.x); let p1 = mulhilo(0xCD9E8D57u, c.z); c = vec4<u32>(p1.x ^ c.y ^ k.x, p1.y, p0.x ^ c.w ^ k.y, p0.y); k = k + vec2<u32>(0x9E3779B9u, 0xBB67AE85u); }
+	{ let p0 = mulhilo(0xD2511F53u, c.x); let p1 = mulhilo(0xCD9E8D57u, c.z); c = vec4<u32>(p1.x ^ c.y ^ k.x, p1.y, p0.x ^ c.w ^ k.y, p0.y); k = k + vec2<u32>(0x9E3779B9u, 0xBB67AE85u); }
+	return c;
+}
+// kept reports whether dropout keeps the weight of query row qrow (bh·tq + i)
+// for key j: whether element qrow·tk + j of RandUniform(seed, 0, 1) is at
+// least p.dropout.
+fn kept(qrow: u32, j: u32) -> bool {
+	let hl = mulhilo(qrow, p.tk);
+	let lo = hl.y + j;
+	let hi = hl.x + select(0u, 1u, lo < j);
+	return unit(philox10(vec4<u32>(lo, hi, 0u, 0u), vec2<u32>(p.seed_lo, p.seed_hi)).x) >= p.dropout;
+}
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+	let t = g.x + g.y * p.row + p.first;
+	if (t >= p.end) { return; }
+	let ms = p.mask_strides[0];
+	let groups = (p.tq + 2u - 1u) / 2u;
+	let bh = t / groups;
+	let ib = (t % groups) * 2u;
+	let b = bh / p.heads;
+	let h = bh % p.heads;
+	let qrow = bh * p.tq;
+	let krow = bh * p.tk;
+	var kend = p.inner_end;
+	if (p.causal != 0u) { kend = min(kend, ib + 2u); }
+	if (p.inner_first > 0u && p.inner_first >= kend) { return; }
+	let i0 = min(ib + 0u, p.tq - 1u);
+	let mo0 = b * ms.x + h * ms.y + i0 * ms.z;
+	let i1 = min(ib + 1u, p.tq - 1u);
+	let mo1 = b * ms.x + h * ms.y + i1 * ms.z;
+	var q0: vec4<f32>;
+	var q1: vec4<f32>;
+	var q2: vec4<f32>;
+	var q3: vec4<f32>;
+	q0 = ld_q(qrow + i0, 0u);
+	q1 = ld_q(qrow + i0, 1u);
+	q2 = ld_q(qrow + i1, 0u);
+	q3 = ld_q(qrow + i1, 1u);
+	
+	var dqa0: vec4<f32>;
+	var dqa1: vec4<f32>;
+	var dqa2: vec4<f32>;
+	var dqa3: vec4<f32>;
+	var lr0: f32;
+	var lr1: f32;
+	var dl0: f32;
+	var dl1: f32;
+	lr0 = lse[qrow + i0];
+	lr1 = lse[qrow + i1];
+	for (var j = p.inner_first; j < kend; j++) {
+		var kc0: vec4<f32>;
+		var kc1: vec4<f32>;
+		
+		kc0 = ld_k(krow + j, 0u);
+		kc1 = ld_k(krow + j, 1u);
+		{
+			let s = (dot(q0, kc0) + dot(q1, kc1)) * p.scale + mask[mo0 + j * ms.w];
+			var keep = !(s < neg_max);
+			if (p.causal != 0u && j > ib + 0u) { keep = false; }
+			if (keep) {
+				let pr = exp(s - lr0);
+				var dp = 0.0;
+				dp = select(0.0, dp * p.drop_scale, kept(qrow + i0, j));
+				let ds = pr * (dp - dl0);
+				dqa0 += ds * kc0;
+				dqa1 += ds * kc1;
+			}
+		}
+		{
+			let s = (dot(q2, kc0) + dot(q3, kc1)) * p.scale + mask[mo1 + j * ms.w];
+			var keep = !(s < neg_max);
+			if (p.causal != 0u && j > ib + 1u) { keep = false; }
+			if (keep) {
+				let pr = exp(s - lr1);
+				var dp = 0.0;
+				dp = select(0.0, dp * p.drop_scale, kept(qrow + i1, j));
+				let ds = pr * (dp - dl1);
+				dqa2 += ds * kc0;
+				dqa3 += ds * kc1;
+			}
+		}
+	}
+	if (ib + 0u < p.tq) {
+		let row = qrow + ib + 0u;
+		{
+			var x = dqa0 * p.scale;
+			if (p.inner_first > 0u) { x += ld_dq(row, 0u); }
+			st_dq(row, 0u, x);
+		}
+		{
+			var x = dqa1 * p.scale;
+			if (p.inner_first > 0u) { x += ld_dq(row, 1u); }
+			st_dq(row, 1u, x);
+		}
+		delta[row] = dl0;
+	}
+	if (ib + 1u < p.tq) {
+		let row = qrow + ib + 1u;
+		{
+			var x = dqa2 * p.scale;
+			if (p.inner_first > 0u) { x += ld_dq(row, 0u); }
+			st_dq(row, 0u, x);
+		}
+		{
+			var x = dqa3 * p.scale;
+			if (p.inner_first > 0u) { x += ld_dq(row, 1u); }
+			st_dq(row, 1u, x);
+		}
+		delta[row] = dl1;
+	}
+}
