@@ -42,7 +42,9 @@ type AttendOptions struct {
 // MultiheadAttention is PyTorch's nn.MultiheadAttention with
 // batch_first=True: queries [batch, Tq, d], keys and values [batch, Tk, d]
 // are projected, split into heads of d/heads, attended to with
-// softmax(q·kᵀ/√(d/heads) + mask)·v per head, merged and projected again.
+// softmax(q·kᵀ/√(d/heads) + mask)·v per head (the fused kernels of
+// tensor.Engine.ScaledDotProductAttention), merged and projected again.
+// A query whose keys are all masked gets 0, where PyTorch gives NaN.
 //
 // Parameters, PyTorch's names and layouts: "in_proj_weight" [3d, d] (q, k
 // and v's projections stacked, GlorotUniform as PyTorch's xavier_uniform_),
@@ -160,10 +162,8 @@ func (l *MultiheadAttention) Attend(query, key, value *tensor.Tensor, o AttendOp
 		} else {
 			q, k, v = heads(l.project(e, query, 0, 1), tq), heads(l.project(e, key, 1, 1), tk), heads(l.project(e, value, 2, 1), tk)
 		}
-		a := attend(e, q, k, v, attention{
-			causal: l.c.Causal || o.Causal, mask: additiveMask(e, o, batch, tk),
-			dropout: dropout, seed: seed, what: l.what,
-		})
+		mask, padding := attentionMasks(e, o)
+		a := attend(e, q, k, v, attention{causal: l.c.Causal || o.Causal, mask: mask, padding: padding, dropout: dropout, seed: seed})
 		merged := e.Reshape(e.Transpose(a, 0, 2, 1, 3), batch, tq, l.d)
 		y := e.MatMulT(merged, l.outW, false, true)
 		if l.outB != nil {
@@ -220,66 +220,38 @@ func (l *MultiheadAttention) checkMasks(query *tensor.Tensor, o AttendOptions, b
 	return nil
 }
 
-// additiveMask returns o's masks as one additive mask broadcastable to the
-// scores [batch, heads, Tq, tk]: -Inf where a key is kept out; nil if o
-// has none.
-func additiveMask(e *tensor.Engine, o AttendOptions, batch, tk int) *tensor.Tensor {
-	out := func(cond *tensor.Tensor) *tensor.Tensor { // -Inf where cond is nonzero
-		return e.Where(e.NotEqual(e.Cast(cond, tensor.Float32), e.Scalar(0)), e.Scalar(float32(math.Inf(-1))), e.Scalar(0))
-	}
-	mask := o.Mask
+// attentionMasks returns o's masks as ScaledDotProductAttention takes
+// them: the mask additive (a uint32 one, which keeps keys out where
+// nonzero as PyTorch's MultiheadAttention reads a bool mask, becomes -Inf
+// there), the key padding int32 or uint32 (a float32 one, nonzero where
+// padded, becomes uint32).
+func attentionMasks(e *tensor.Engine, o AttendOptions) (mask, padding *tensor.Tensor) {
+	mask, padding = o.Mask, o.KeyPadding
 	if mask != nil && mask.DType() == tensor.Uint32 {
-		mask = out(mask)
+		mask = e.Where(mask, e.Scalar(float32(math.Inf(-1))), e.Scalar(0))
 	}
-	if o.KeyPadding == nil {
-		return mask
+	if padding != nil && padding.DType() == tensor.Float32 {
+		padding = e.NotEqual(padding, e.Scalar(0))
 	}
-	pad := e.Reshape(out(o.KeyPadding), batch, 1, 1, tk)
-	if mask == nil {
-		return pad
-	}
-	return e.Add(mask, pad)
+	return mask, padding
 }
 
 // attention is what attend computes besides its operands.
 type attention struct {
-	causal  bool
-	mask    *tensor.Tensor // additive, broadcastable to the scores; nil for none
-	dropout float32
-	seed    uint64
-	what    string
+	causal        bool
+	mask, padding *tensor.Tensor // as ScaledDotProductAttention takes them; nil for none
+	dropout       float32
+	seed          uint64
 }
 
-// attend returns softmax(q·kᵀ/√hd + mask)·v for q [batch, heads, Tq, hd]
-// and k, v [batch, heads, Tk, hd].
+// attend returns softmax(q·kᵀ/√hd + masks)·v for q [batch, heads, Tq, hd]
+// and k, v [batch, heads, Tk, hd]: the fused kernels of
+// tensor.Engine.ScaledDotProductAttention, which never form the weights
+// for heads up to 64 wide.
 func attend(e *tensor.Engine, q, k, v *tensor.Tensor, a attention) *tensor.Tensor {
-	hd := q.Shape()[3]
-	s := e.Mul(e.MatMulT(q, k, false, true), e.Scalar(float32(1/math.Sqrt(float64(hd)))))
-	if a.causal {
-		tq, tk := q.Shape()[2], k.Shape()[2]
-		s = e.Add(s, causalMask(e, tq, tk))
-	}
-	if a.mask != nil {
-		s = e.Add(s, a.mask)
-	}
-	p := e.Softmax(s, -1)
-	if a.dropout > 0 {
-		keep := e.GreaterEqual(e.RandUniform(a.seed, 0, 1, p.Shape()...), e.Scalar(a.dropout))
-		p = e.Where(keep, e.Mul(p, e.Scalar(1/(1-a.dropout))), e.Scalar(0))
-	}
-	return e.MatMul(p, v)
-}
-
-// causalMask returns the [tq, tk] additive mask that keeps query i from
-// keys j > i.
-func causalMask(e *tensor.Engine, tq, tk int) *tensor.Tensor {
-	m := make([]float32, tq*tk)
-	for i := range tq {
-		for j := i + 1; j < tk; j++ {
-			m[i*tk+j] = float32(math.Inf(-1))
-		}
-	}
-	return e.FromFloat32s(m, tq, tk)
+	return e.ScaledDotProductAttention(q, k, v, tensor.AttentionOptions{
+		Causal: a.causal, Mask: a.mask, KeyPadding: a.padding, Dropout: a.dropout, Seed: a.seed,
+	})
 }
 
 var _ Random = (*MultiheadAttention)(nil)
