@@ -23,6 +23,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -67,7 +68,14 @@ var defaults = config{
 func main() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if err := run(ctx, defaults, os.Stdout); err != nil {
+	d, err := wgpu.Open(ctx, wgpu.Options{})
+	if err == nil {
+		err = run(ctx, d, defaults, os.Stdout)
+		if cerr := d.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "gpt:", err)
 		os.Exit(1)
 	}
@@ -366,12 +374,9 @@ func sample(r *rand.Rand, logits []float32, temperature float64) int32 {
 	return int32(len(p) - 1)
 }
 
-func run(ctx context.Context, c config, out *os.File) error {
-	d, err := wgpu.Open(ctx, wgpu.Options{})
-	if err != nil {
-		return err
-	}
-	defer d.Close()
+// run trains, resumes and samples on d, printing to out, and returns what
+// went wrong: an error, or a check that failed.
+func run(ctx context.Context, d *wgpu.Device, c config, out io.Writer) error {
 	e := tensor.New(d)
 	text := corpus(20000)
 	dir, err := os.MkdirTemp("", "gpt-")
