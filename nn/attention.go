@@ -42,9 +42,13 @@ type AttendOptions struct {
 // MultiheadAttention is PyTorch's nn.MultiheadAttention with
 // batch_first=True: queries [batch, Tq, d], keys and values [batch, Tk, d]
 // are projected, split into heads of d/heads, attended to with
-// softmax(q·kᵀ/√(d/heads) + mask)·v per head (the fused kernels of
-// tensor.Engine.ScaledDotProductAttention), merged and projected again.
-// A query whose keys are all masked gets 0, where PyTorch gives NaN.
+// softmax(q·kᵀ/√(d/heads) + mask)·v per head, merged and projected
+// again. The attention kernels (tensor.Engine.ScaledDotProductAttention
+// with AttentionOptions.Heads, ScaledDotProductAttentionPacked for
+// self-attention's one projection [batch, T, 3d]) read the heads where
+// the projections put them and write them merged, so that no transpose
+// runs before or after them, forward or backward. A query whose keys are
+// all masked gets 0, where PyTorch gives NaN.
 //
 // Parameters, PyTorch's names and layouts: "in_proj_weight" [3d, d] (q, k
 // and v's projections stacked, GlorotUniform as PyTorch's xavier_uniform_),
@@ -135,7 +139,7 @@ func (l *MultiheadAttention) Attend(query, key, value *tensor.Tensor, o AttendOp
 	if ks[0] != qs[0] || vs[0] != qs[0] || ks[1] != vs[1] {
 		return refuse(query, l.what, tensor.ErrShape, "key %v and value %v do not fit the query (batch %d, and Tk the same)", ks, vs, qs[0])
 	}
-	batch, tq, tk, hd := qs[0], qs[1], ks[1], l.d/l.heads
+	batch, tq, tk := qs[0], qs[1], ks[1]
 	if bad := l.checkMasks(query, o, batch, tq, tk); bad != nil {
 		return bad
 	}
@@ -148,23 +152,26 @@ func (l *MultiheadAttention) Attend(query, key, value *tensor.Tensor, o AttendOp
 		dropout = 0
 	}
 	return scoped(e, func() *tensor.Tensor {
-		// heads turns a projection [batch, T, d] into [batch, heads, T, hd].
-		heads := func(x *tensor.Tensor, t int) *tensor.Tensor {
-			return e.Transpose(e.Reshape(x, batch, t, l.heads, hd), 0, 2, 1, 3)
-		}
-		var q, k, v *tensor.Tensor
-		if query == key && key == value {
-			qkv := l.project(e, query, 0, 3) // [batch, T, 3d]
-			parts := e.Transpose(e.Reshape(qkv, batch, tq, 3, l.heads, hd), 2, 0, 3, 1, 4)
-			split := e.Split(parts, 0, 1, 1, 1)
-			shape := []int{batch, l.heads, tq, hd}
-			q, k, v = e.Reshape(split[0], shape...), e.Reshape(split[1], shape...), e.Reshape(split[2], shape...)
-		} else {
-			q, k, v = heads(l.project(e, query, 0, 1), tq), heads(l.project(e, key, 1, 1), tk), heads(l.project(e, value, 2, 1), tk)
-		}
 		mask, padding := attentionMasks(e, o)
-		a := attend(e, q, k, v, attention{causal: l.c.Causal || o.Causal, mask: mask, padding: padding, dropout: dropout, seed: seed})
-		merged := e.Reshape(e.Transpose(a, 0, 2, 1, 3), batch, tq, l.d)
+		opts := tensor.AttentionOptions{Heads: l.heads, Causal: l.c.Causal || o.Causal, Mask: mask, KeyPadding: padding,
+			Dropout: dropout, Seed: seed}
+		// The attention kernels read the projections' heads where they
+		// lie and write the heads merged, [batch, Tq, d]: no split,
+		// transpose or merge of their own, forward or backward.
+		var merged *tensor.Tensor
+		if query == key && key == value {
+			merged = e.ScaledDotProductAttentionPacked(project(e, query, l.inW, l.inB), opts) // from [batch, T, 3d]
+		} else {
+			// The weights of each projection, split in one op (whose
+			// gradient is one concatenation).
+			ws := e.Split(l.inW, 0, l.d, l.d, l.d)
+			bs := []*tensor.Tensor{nil, nil, nil}
+			if l.inB != nil {
+				bs = e.Split(l.inB, 0, l.d, l.d, l.d)
+			}
+			merged = e.ScaledDotProductAttention(project(e, query, ws[0], bs[0]), project(e, key, ws[1], bs[1]),
+				project(e, value, ws[2], bs[2]), opts)
+		}
 		y := e.MatMulT(merged, l.outW, false, true)
 		if l.outB != nil {
 			y = e.Add(y, l.outB)
@@ -173,17 +180,8 @@ func (l *MultiheadAttention) Attend(query, key, value *tensor.Tensor, o AttendOp
 	})
 }
 
-// project returns x·W[part·d : (part+n)·d]ᵀ (+ the bias's rows): the
-// query's (part 0), key's (1) or value's (2) projection, or n parts at
-// once.
-func (l *MultiheadAttention) project(e *tensor.Engine, x *tensor.Tensor, part, n int) *tensor.Tensor {
-	w, b := l.inW, l.inB
-	if n != 3 {
-		w = e.Slice(l.inW, []int{part * l.d, 0}, []int{n * l.d, l.d})
-		if b != nil {
-			b = e.Slice(l.inB, []int{part * l.d}, []int{n * l.d})
-		}
-	}
+// project returns x·wᵀ + b (no bias where b is nil).
+func project(e *tensor.Engine, x, w, b *tensor.Tensor) *tensor.Tensor {
 	y := e.MatMulT(x, w, false, true)
 	if b != nil {
 		y = e.Add(y, b)
@@ -234,24 +232,6 @@ func attentionMasks(e *tensor.Engine, o AttendOptions) (mask, padding *tensor.Te
 		padding = e.NotEqual(padding, e.Scalar(0))
 	}
 	return mask, padding
-}
-
-// attention is what attend computes besides its operands.
-type attention struct {
-	causal        bool
-	mask, padding *tensor.Tensor // as ScaledDotProductAttention takes them; nil for none
-	dropout       float32
-	seed          uint64
-}
-
-// attend returns softmax(q·kᵀ/√hd + masks)·v for q [batch, heads, Tq, hd]
-// and k, v [batch, heads, Tk, hd]: the fused kernels of
-// tensor.Engine.ScaledDotProductAttention, which never form the weights
-// for heads up to 64 wide.
-func attend(e *tensor.Engine, q, k, v *tensor.Tensor, a attention) *tensor.Tensor {
-	return e.ScaledDotProductAttention(q, k, v, tensor.AttentionOptions{
-		Causal: a.causal, Mask: a.mask, KeyPadding: a.padding, Dropout: a.dropout, Seed: a.seed,
-	})
 }
 
 var _ Random = (*MultiheadAttention)(nil)

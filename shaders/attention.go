@@ -21,10 +21,11 @@ const (
 // Attention is the family of fused scaled-dot-product attention kernels
 // (FlashAttention's online-softmax formulation, reshaped for CPU
 // adapters): no kernel forms the [Tq, Tk] matrix of scores or weights.
-// Tensors are viewed as rows: q and the output [BH·Tq, D] and [BH·Tq,
-// Dv], k and v [BH·Tk, D] and [BH·Tk, Dv], the per-row logsumexp L
-// [BH·Tq]. For query i and key j of head bh (b = bh / Heads, h = bh mod
-// Heads):
+// Tensors are viewed as rows: the query rows of q and of the output (and
+// of dq and dout) are D and Dv wide, the key rows of k and v (dk and dv)
+// D and Dv wide, wherever their layouts put them (see Layouts below); the
+// per-row logsumexp L and Δ are [BH·Tq], row bh·Tq + i. For query i and
+// key j of head bh (b = bh / Heads, h = bh mod Heads):
 //
 //	s_ij = Scale·(q_i·k_j) + mask[b,h,i,j]   (MaskAdd)
 //
@@ -68,12 +69,31 @@ const (
 // Tq, Tk) >= Dropout, so the gradient kernels regenerate the forward's
 // mask instead of storing it. Its ten rounds are unrolled.
 //
+// Layouts: row i of head h of batch b of q starts at element
+//
+//	off + b·batch + h·head + i·row
+//
+// of its binding (in vec4s where its rows are whole vec4s, else in
+// floats), by the words (off, batch, head, row) of AttentionParams.Layouts
+// for q, then k, v and the output: [B, H, T, D] is (0, H·T·D, T·D, D), a
+// projection [B, T, H·D] with its heads side by side (0, T·H·D, D, H·D),
+// and q, k or v packed in one [B, T, 3·H·D] (part·H·D, 3·T·H·D, D,
+// 3·H·D). dq, dk and dv are laid out as q, k and v, dout as the output; q,
+// k and v may be one buffer bound thrice (only read). The rows of a head
+// may so lie anywhere, which lets the caller skip the transposes around
+// multi-head attention.
+//
 // Bindings, in order (MaskAdd's mask is f32, MaskBool's and KeyPadding's
 // words u32; the results read_write):
 //
 //	forward: q, k, v, [mask], [key padding], out, L
 //	grad_q:  q, k, v, out, dout, L, [mask], [key padding], dq, Δ
 //	grad_kv: q, k, v, dout, L, Δ, [mask], [key padding], dk, dv
+//
+// With PackedKV (which needs D = Dv), grad_kv's dk and dv are one
+// binding, dkv, which holds both at their layouts' offsets: the gradient
+// of a packed q, k, v, one buffer that a dispatch may bind only once
+// where it writes it.
 //
 // Its source is attention.wgsl; its parameters are AttentionParams. An
 // Attention is a plain value and its methods pure: safe for concurrent
@@ -87,6 +107,9 @@ type Attention struct {
 	MaskAdd, MaskBool bool
 	KeyPadding        bool
 	Dropout           bool
+	// PackedKV (GradKV only, with D = Dv) writes dk and dv to one
+	// binding, dkv.
+	PackedKV bool
 }
 
 // attentionUnits is the size of one row of an Attention kernel over head
@@ -148,7 +171,9 @@ const AttentionWorkgroup = 64
 // numbered head by head. Scale multiplies q·k; Dropout is the drop
 // probability and DropScale what kept weights are multiplied by (1/(1 -
 // Dropout), 0 when everything is dropped); MaskStrides are the mask's
-// strides in elements along b, h, i and j (0 where it broadcasts).
+// strides in elements along b, h, i and j (0 where it broadcasts);
+// Layouts are the layouts of q, k, v and the output, four words each
+// (offset, batch, head and row strides; see Attention).
 type AttentionParams struct {
 	Range
 	Heads, Tq, Tk        uint32
@@ -158,17 +183,20 @@ type AttentionParams struct {
 	Dropout, DropScale   float32
 	SeedLo, SeedHi       uint32
 	MaskStrides          []uint32
+	Layouts              []uint32
 }
 
 // Bytes encodes p.
 func (p *AttentionParams) Bytes() []byte { return encodeParams(p) }
 
 // params is a's block with its metadata's length, for variants.
-func (a Attention) params() *AttentionParams { return &AttentionParams{MaskStrides: make([]uint32, 4)} }
+func (a Attention) params() *AttentionParams {
+	return &AttentionParams{MaskStrides: make([]uint32, 4), Layouts: make([]uint32, 16)}
+}
 
 // Key identifies a's pipeline.
 func (a Attention) Key() string {
-	return fmt.Sprintf("attention/%s/%d/%d/%d/%v/%v/%v/%v", a.Pass, a.D, a.Dv, a.Rows, a.MaskAdd, a.MaskBool, a.KeyPadding, a.Dropout)
+	return fmt.Sprintf("attention/%s/%d/%d/%d/%v/%v/%v/%v/%v", a.Pass, a.D, a.Dv, a.Rows, a.MaskAdd, a.MaskBool, a.KeyPadding, a.Dropout, a.PackedKV)
 }
 
 // Name is the kernel's name: attention_forward, attention_grad_q or
@@ -182,9 +210,10 @@ type attnBinding struct {
 }
 
 // attnIO is an array the kernel reads rows of vec4s from (ld_Name) or
-// writes them to (st_Name): rows of N floats, N4 vec4s.
+// writes them to (st_Name): rows of N floats, N4 vec4s, in the binding
+// Array (Name, or dkv for PackedKV's dk and dv).
 type attnIO struct {
-	Name        string
+	Name, Array string
 	N, N4       int
 	Vec4        bool
 	Load, Store bool
@@ -250,7 +279,11 @@ func (a Attention) bindings() []attnBinding {
 	case AttentionGradKV:
 		bs = append(bs, attnBinding{"dout", vt, false}, attnBinding{"lse", "f32", false}, attnBinding{"delta", "f32", false})
 		masks()
-		bs = append(bs, attnBinding{"dk", qk, true}, attnBinding{"dv", vt, true})
+		if a.PackedKV {
+			bs = append(bs, attnBinding{"dkv", qk, true})
+		} else {
+			bs = append(bs, attnBinding{"dk", qk, true}, attnBinding{"dv", vt, true})
+		}
 	}
 	return bs
 }
@@ -258,7 +291,11 @@ func (a Attention) bindings() []attnBinding {
 // ios lists the row arrays a's kernel loads from or stores to.
 func (a Attention) ios() []attnIO {
 	io := func(name string, n int, load, store bool) attnIO {
-		return attnIO{Name: name, N: n, N4: vec4s(n), Vec4: n%4 == 0, Load: load, Store: store}
+		x := attnIO{Name: name, Array: name, N: n, N4: vec4s(n), Vec4: n%4 == 0, Load: load, Store: store}
+		if a.Pass == AttentionGradKV && a.PackedKV && (name == "dk" || name == "dv") {
+			x.Array = "dkv"
+		}
+		return x
 	}
 	out := []attnIO{io("q", a.D, true, false), io("k", a.D, true, false), io("v", a.Dv, true, false)}
 	switch a.Pass {

@@ -1,5 +1,6 @@
 {{- /* Fused scaled-dot-product attention: the forward pass (.Pass "forward") or one half of its gradient ("grad_q", "grad_kv"); see Attention.
-Every loop over a thread's rows and over the vec4s of a head's row is unrolled here; the only loop is the one over keys (queries for grad_kv). */ -}}
+Every loop over a thread's rows and over the vec4s of a head's row is unrolled here; the only loop is the one over keys (queries for grad_kv).
+ld_X(ro, c) and st_X(ro, c, x) read and write vec4 c of the row of X that starts at ro, in the units of X's binding (p.layouts). */ -}}
 {{.Params -}}
 {{- range $i, $b := .Bindings}}
 @group(0) @binding({{$i}}) var<storage, {{if $b.Write}}read_write{{else}}read{{end}}> {{$b.Name}}: array<{{$b.Type}}>;
@@ -10,29 +11,29 @@ const neg_max = -3.4028234e38;
 const inf_bits = 0x7f800000u;
 {{- range .IOs}}
 {{- if .Load}}
-fn ld_{{.Name}}(row: u32, c: u32) -> vec4<f32> {
+fn ld_{{.Name}}(ro: u32, c: u32) -> vec4<f32> {
 {{- if .Vec4}}
-	return {{.Name}}[row * {{.N4}}u + c];
+	return {{.Array}}[ro + c];
 {{- else}}
-	let o = row * {{.N}}u + 4u * c;
+	let o = ro + 4u * c;
 	let n = {{.N}}u - 4u * c;
-	if (n >= 4u) { return vec4<f32>({{.Name}}[o], {{.Name}}[o + 1u], {{.Name}}[o + 2u], {{.Name}}[o + 3u]); }
-	if (n == 3u) { return vec4<f32>({{.Name}}[o], {{.Name}}[o + 1u], {{.Name}}[o + 2u], 0.0); }
-	if (n == 2u) { return vec4<f32>({{.Name}}[o], {{.Name}}[o + 1u], 0.0, 0.0); }
-	return vec4<f32>({{.Name}}[o], 0.0, 0.0, 0.0);
+	if (n >= 4u) { return vec4<f32>({{.Array}}[o], {{.Array}}[o + 1u], {{.Array}}[o + 2u], {{.Array}}[o + 3u]); }
+	if (n == 3u) { return vec4<f32>({{.Array}}[o], {{.Array}}[o + 1u], {{.Array}}[o + 2u], 0.0); }
+	if (n == 2u) { return vec4<f32>({{.Array}}[o], {{.Array}}[o + 1u], 0.0, 0.0); }
+	return vec4<f32>({{.Array}}[o], 0.0, 0.0, 0.0);
 {{- end}}
 }
 {{- end}}
 {{- if .Store}}
-fn st_{{.Name}}(row: u32, c: u32, x: vec4<f32>) {
+fn st_{{.Name}}(ro: u32, c: u32, x: vec4<f32>) {
 {{- if .Vec4}}
-	{{.Name}}[row * {{.N4}}u + c] = x;
+	{{.Array}}[ro + c] = x;
 {{- else}}
-	let o = row * {{.N}}u + 4u * c;
-	{{.Name}}[o] = x.x;
-	if (4u * c + 1u < {{.N}}u) { {{.Name}}[o + 1u] = x.y; }
-	if (4u * c + 2u < {{.N}}u) { {{.Name}}[o + 2u] = x.z; }
-	if (4u * c + 3u < {{.N}}u) { {{.Name}}[o + 3u] = x.w; }
+	let o = ro + 4u * c;
+	{{.Array}}[o] = x.x;
+	if (4u * c + 1u < {{.N}}u) { {{.Array}}[o + 1u] = x.y; }
+	if (4u * c + 2u < {{.N}}u) { {{.Array}}[o + 2u] = x.z; }
+	if (4u * c + 3u < {{.N}}u) { {{.Array}}[o + 3u] = x.w; }
 {{- end}}
 }
 {{- end}}
@@ -71,12 +72,21 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let b = bh / p.heads;
 	let h = bh % p.heads;
 	let qrow = bh * p.tq;
-	let krow = bh * p.tk;
+	let lq = p.layouts[0];
+	let lk = p.layouts[1];
+	let lv = p.layouts[2];
+	let lo = p.layouts[3];
+	let qb = lq.x + b * lq.y + h * lq.z;
+	let kb = lk.x + b * lk.y + h * lk.z;
+	let vb = lv.x + b * lv.y + h * lv.z;
+	let ob = lo.x + b * lo.y + h * lo.z;
 	var kend = p.inner_end;
 	if (p.causal != 0u) { kend = min(kend, ib + {{.R}}u); }
 	if (p.inner_first > 0u && p.inner_first >= kend) { return; }
 {{- range .Rows}}
 	let i{{.R}} = min(ib + {{.R}}u, p.tq - 1u);
+	let qo{{.R}} = qb + i{{.R}} * lq.w;
+	let oo{{.R}} = ob + i{{.R}} * lo.w;
 {{- if $.Mask}}
 	let mo{{.R}} = b * ms.x + h * ms.y + i{{.R}} * ms.z;
 {{- end}}
@@ -84,7 +94,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	{{index .Vars "q"}}
 {{- range $r := .Rows}}
 {{- range $c := $.QK}}
-	q{{index $r.Q $c}} = ld_q(qrow + i{{$r.R}}, {{$c}}u);
+	q{{index $r.Q $c}} = ld_q(qo{{$r.R}}, {{$c}}u);
 {{- end}}
 {{- end}}
 {{- if eq .Pass "forward"}}
@@ -104,7 +114,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 				m{{$r.R}} = lr;
 				l{{$r.R}} = 1.0;
 {{- range $c := $.VC}}
-				acc{{index $r.V $c}} = ld_out(qrow + i{{$r.R}}, {{$c}}u);
+				acc{{index $r.V $c}} = ld_out(oo{{$r.R}}, {{$c}}u);
 {{- end}}
 			}
 		}
@@ -117,20 +127,22 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	{{index .Vars "dl"}}
 {{- range $r := .Rows}}
 {{- range $c := $.VC}}
-	dov{{index $r.V $c}} = ld_dout(qrow + i{{$r.R}}, {{$c}}u);
-	dl{{$r.R}} += dot(dov{{index $r.V $c}}, ld_out(qrow + i{{$r.R}}, {{$c}}u));
+	dov{{index $r.V $c}} = ld_dout(oo{{$r.R}}, {{$c}}u);
+	dl{{$r.R}} += dot(dov{{index $r.V $c}}, ld_out(oo{{$r.R}}, {{$c}}u));
 {{- end}}
 	lr{{$r.R}} = lse[qrow + i{{$r.R}}];
 {{- end}}
 {{- end}}
 	for (var j = p.inner_first; j < kend; j++) {
+		let kj = kb + j * lk.w;
+		let vj = vb + j * lv.w;
 		{{index .Vars "kc"}}
 		{{index .Vars "vc"}}
 {{- range $c := .QK}}
-		kc{{$c}} = ld_k(krow + j, {{$c}}u);
+		kc{{$c}} = ld_k(kj, {{$c}}u);
 {{- end}}
 {{- range $c := .VC}}
-		vc{{$c}} = ld_v(krow + j, {{$c}}u);
+		vc{{$c}} = ld_v(vj, {{$c}}u);
 {{- end}}
 {{- if .A.KeyPadding}}
 		let padded = kpad[b * p.tk + j] != 0u;
@@ -173,11 +185,11 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 		if (l{{$r.R}} == 0.0) {
 			lse[row] = bitcast<f32>(inf_bits);
 {{- range $c := $.VC}}
-			st_out(row, {{$c}}u, vec4<f32>(0.0));
+			st_out(oo{{$r.R}}, {{$c}}u, vec4<f32>(0.0));
 {{- end}}
 		} else {
 {{- range $c := $.VC}}
-			st_out(row, {{$c}}u, acc{{index $r.V $c}} / l{{$r.R}});
+			st_out(oo{{$r.R}}, {{$c}}u, acc{{index $r.V $c}} / l{{$r.R}});
 {{- end}}
 			lse[row] = m{{$r.R}} + log(l{{$r.R}});
 		}
@@ -185,8 +197,8 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 {{- range $c := $.QK}}
 		{
 			var x = dqa{{index $r.Q $c}} * p.scale;
-			if (p.inner_first > 0u) { x += ld_dq(row, {{$c}}u); }
-			st_dq(row, {{$c}}u, x);
+			if (p.inner_first > 0u) { x += ld_dq(qo{{$r.R}}, {{$c}}u); }
+			st_dq(qo{{$r.R}}, {{$c}}u, x);
 		}
 {{- end}}
 		delta[row] = dl{{$r.R}};
@@ -200,12 +212,21 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let b = bh / p.heads;
 	let h = bh % p.heads;
 	let qrow = bh * p.tq;
-	let krow = bh * p.tk;
+	let lq = p.layouts[0];
+	let lk = p.layouts[1];
+	let lv = p.layouts[2];
+	let lo = p.layouts[3];
+	let qb = lq.x + b * lq.y + h * lq.z;
+	let kb = lk.x + b * lk.y + h * lk.z;
+	let vb = lv.x + b * lv.y + h * lv.z;
+	let ob = lo.x + b * lo.y + h * lo.z;
 	var ibeg = p.inner_first;
 	if (p.causal != 0u) { ibeg = max(ibeg, jb); }
 	if (p.inner_first > 0u && ibeg >= p.inner_end) { return; }
 {{- range .Rows}}
 	let j{{.R}} = min(jb + {{.R}}u, p.tk - 1u);
+	let ko{{.R}} = kb + j{{.R}} * lk.w;
+	let vo{{.R}} = vb + j{{.R}} * lv.w;
 {{- if $.Mask}}
 	let mo{{.R}} = b * ms.x + h * ms.y + j{{.R}} * ms.w;
 {{- end}}
@@ -219,20 +240,22 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	{{index .Vars "dva"}}
 {{- range $r := .Rows}}
 {{- range $c := $.QK}}
-	kr{{index $r.Q $c}} = ld_k(krow + j{{$r.R}}, {{$c}}u);
+	kr{{index $r.Q $c}} = ld_k(ko{{$r.R}}, {{$c}}u);
 {{- end}}
 {{- range $c := $.VC}}
-	vr{{index $r.V $c}} = ld_v(krow + j{{$r.R}}, {{$c}}u);
+	vr{{index $r.V $c}} = ld_v(vo{{$r.R}}, {{$c}}u);
 {{- end}}
 {{- end}}
 	for (var i = ibeg; i < p.inner_end; i++) {
+		let qi = qb + i * lq.w;
+		let oi = ob + i * lo.w;
 		{{index .Vars "qc"}}
 		{{index .Vars "doc"}}
 {{- range $c := .QK}}
-		qc{{$c}} = ld_q(qrow + i, {{$c}}u);
+		qc{{$c}} = ld_q(qi, {{$c}}u);
 {{- end}}
 {{- range $c := .VC}}
-		doc{{$c}} = ld_dout(qrow + i, {{$c}}u);
+		doc{{$c}} = ld_dout(oi, {{$c}}u);
 {{- end}}
 		let li = lse[qrow + i];
 		let di = delta[qrow + i];
@@ -261,19 +284,18 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	}
 {{- range $r := .Rows}}
 	if (jb + {{$r.R}}u < p.tk) {
-		let row = krow + jb + {{$r.R}}u;
 {{- range $c := $.QK}}
 		{
 			var x = dka{{index $r.Q $c}} * p.scale;
-			if (p.inner_first > 0u) { x += ld_dk(row, {{$c}}u); }
-			st_dk(row, {{$c}}u, x);
+			if (p.inner_first > 0u) { x += ld_dk(ko{{$r.R}}, {{$c}}u); }
+			st_dk(ko{{$r.R}}, {{$c}}u, x);
 		}
 {{- end}}
 {{- range $c := $.VC}}
 		{
 			var x = dva{{index $r.V $c}};
-			if (p.inner_first > 0u) { x += ld_dv(row, {{$c}}u); }
-			st_dv(row, {{$c}}u, x);
+			if (p.inner_first > 0u) { x += ld_dv(vo{{$r.R}}, {{$c}}u); }
+			st_dv(vo{{$r.R}}, {{$c}}u, x);
 		}
 {{- end}}
 	}

@@ -39,6 +39,16 @@ func attentionVariants() []variant {
 			vs = append(vs, variant{Name: name, Kernel: a, Spec: k.Spec(), ParamsLen: len(a.params().Bytes())})
 		}
 	}
+	// The gradient of a packed q, k, v: grad_kv writes dk and dv to one
+	// binding, whole vec4s and scalar rows.
+	for _, a := range []Attention{
+		{Pass: AttentionGradKV, D: 8, Dv: 8, Rows: 4, PackedKV: true},
+		{Pass: AttentionGradKV, D: 3, Dv: 3, Rows: 2, PackedKV: true, MaskAdd: true, KeyPadding: true, Dropout: true},
+	} {
+		name := fmt.Sprintf("attention_%s_d%d_dv%d_r%d%s%s%s_packed", a.Pass, a.D, a.Dv, a.Rows,
+			flag(a.MaskAdd, "_add"), flag(a.KeyPadding, "_pad"), flag(a.Dropout, "_dropout"))
+		vs = append(vs, variant{Name: name, Kernel: a, Spec: a.Spec(), ParamsLen: len(a.params().Bytes())})
+	}
 	// The mask ops of package tensor are elementwise programs whose
 	// nodes read the element's position (Tril, Triu) or a mask and a
 	// fill value's bits (MaskedFill).

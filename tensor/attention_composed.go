@@ -92,25 +92,63 @@ func (c *composer) dropout(w *Tensor, opt AttentionOptions, g attnGeom) *Tensor 
 	return c.t(e.Where(keep, c.t(e.Mul(w, c.scalar(g.params(opt).DropScale))), c.scalar(0)))
 }
 
+// splitHeads returns x [B, T, H·n] (merged heads) as [B, H, T, n]; x
+// itself where g's operands are not merged.
+func (c *composer) splitHeads(x *Tensor, g attnGeom, n int) *Tensor {
+	if !g.merged {
+		return x
+	}
+	t := x.shape[1]
+	return c.t(c.e.Transpose(c.t(c.e.Reshape(x, g.B, t, g.H, n)), 0, 2, 1, 3))
+}
+
+// mergeHeads returns x [B, H, T, n] as [B, T, H·n] where g's operands
+// are merged; x itself otherwise.
+func (c *composer) mergeHeads(x *Tensor, g attnGeom) *Tensor {
+	if !g.merged {
+		return x
+	}
+	s := x.shape
+	return c.t(c.e.Reshape(c.t(c.e.Transpose(x, 0, 2, 1, 3)), s[0], s[2], s[1]*s[3]))
+}
+
+// headMajor returns in's q, k and v as [B, H, T, D] (sliced from a packed
+// qkv, heads split), and g for them; as they are where not merged.
+func (c *composer) headMajor(in attnIn, g attnGeom) (q, k, v *Tensor, g4 attnGeom) {
+	q, k, v = in.q, in.k, in.v
+	if in.packed {
+		w := g.H * g.D
+		part := func(i int) *Tensor {
+			return c.t(c.e.Slice(in.q, []int{0, 0, i * w}, []int{g.B, g.Tq, w}))
+		}
+		q, k, v = part(0), part(1), part(2)
+	}
+	g4 = g
+	g4.merged, g4.packed = false, false
+	return c.splitHeads(q, g, g.D), c.splitHeads(k, g, g.D), c.splitHeads(v, g, g.Dv), g4
+}
+
 // attentionComposed is attention for heads too wide for the fused
-// kernels: out, and lse if wantLSE.
-func (e *Engine) attentionComposed(q, k, v *Tensor, opt AttentionOptions, g attnGeom, wantLSE bool) (out, lse *Tensor) {
+// kernels: out, and lse if wantLSE. Merged or packed operands are
+// transposed to [B, H, T, D] first, and the result back.
+func (e *Engine) attentionComposed(in attnIn, opt AttentionOptions, g attnGeom, wantLSE bool) (out, lse *Tensor) {
 	c := composer{e: e}
 	defer c.free()
-	rowShape := q.shape[:q.Rank()-1]
 	if g.Tk == 0 {
-		out = e.Zeros(Float32, append(rowShape.clone(), g.Dv)...)
+		out = e.Zeros(Float32, g.outShape...)
 		if wantLSE {
-			lse = e.Fill(Float32, math.Inf(1), rowShape...)
+			lse = e.Fill(Float32, math.Inf(1), g.lseShape...)
 		}
 		return out, lse
 	}
-	s := c.scores(q, k, opt, g)
+	q, k, v, g4 := c.headMajor(in, g)
+	rowShape := q.shape[:q.Rank()-1]
+	s := c.scores(q, k, opt, g4)
 	rowMax := c.t(e.Max(s, true, -1))
 	empty := c.t(e.Equal(rowMax, c.scalar(float32(math.Inf(-1)))))
 	s = c.t(e.MaskedFill(s, empty, 0)) // a finite softmax, then zeroed
 	w := c.t(e.MaskedFill(c.t(e.Softmax(s, -1)), empty, 0))
-	out = c.keep(e.MatMul(c.dropout(w, opt, g), v))
+	out = c.keep(c.mergeHeads(c.t(e.MatMul(c.dropout(w, opt, g4), v)), g))
 	if wantLSE {
 		m := c.t(e.MaskedFill(rowMax, empty, 0))
 		l := c.t(e.Add(c.t(e.Log(c.t(e.Sum(c.t(e.Exp(c.t(e.Sub(s, m)))), true, -1)))), m))
@@ -136,18 +174,24 @@ func (c *composer) weights(q, k, lse *Tensor, opt AttentionOptions, g attnGeom) 
 	return c.t(e.Exp(c.t(e.Sub(c.scores(q, k, opt, g), c.t(e.ExpandDims(lse, -1))))))
 }
 
-// attentionGradComposed is ScaledDotProductAttentionGrad for heads too
-// wide for the fused kernels.
-func (e *Engine) attentionGradComposed(q, k, v, out, lse, dout *Tensor, opt AttentionOptions, g attnGeom) (dq, dk, dv *Tensor) {
+// attentionGradComposed is attentionGrad for heads too wide for the
+// fused kernels: dq, dk and dv, in the layouts of q, k and v, or for
+// packed operands their concatenation, the gradient of qkv.
+func (e *Engine) attentionGradComposed(in attnIn, out, lse, dout *Tensor, opt AttentionOptions, g attnGeom) []*Tensor {
 	c := composer{e: e}
 	defer c.free()
-	ds := c.scoresGrad(q, k, v, out, lse, dout, opt, g)
-	w := c.dropout(c.weights(q, k, lse, opt, g), opt, g)
+	q, k, v, g4 := c.headMajor(in, g)
+	out, dout = c.splitHeads(out, g, g.Dv), c.splitHeads(dout, g, g.Dv)
+	ds := c.scoresGrad(q, k, v, out, lse, dout, opt, g4)
+	w := c.dropout(c.weights(q, k, lse, opt, g4), opt, g4)
 	sc := c.scalar(g.scale)
-	dq = c.keep(e.Mul(c.t(e.MatMul(ds, k)), sc))
-	dk = c.keep(e.Mul(c.t(e.MatMulT(ds, q, true, false)), sc))
-	dv = c.keep(e.MatMulT(w, dout, true, false))
-	return dq, dk, dv
+	dq := c.mergeHeads(c.t(e.Mul(c.t(e.MatMul(ds, k)), sc)), g)
+	dk := c.mergeHeads(c.t(e.Mul(c.t(e.MatMulT(ds, q, true, false)), sc)), g)
+	dv := c.mergeHeads(c.t(e.MatMulT(w, dout, true, false)), g)
+	if in.packed {
+		return []*Tensor{c.keep(e.Concat(-1, dq, dk, dv))}
+	}
+	return []*Tensor{c.keep(dq), c.keep(dk), c.keep(dv)}
 }
 
 // sumTo sums x over the dimensions where shape, to which x broadcast,

@@ -115,9 +115,14 @@
 // for the gradient (ScaledDotProductAttentionGrad), sequences of any
 // length in as many dispatches as the loop and work budgets ask; wider
 // heads are composed of MatMulT, Softmax and MatMul. A query row with
-// every key masked gives 0 and zero gradients. Tril, Triu and MaskedFill
-// are elementwise ops that fuse with their neighbours. Package grad
-// differentiates all four.
+// every key masked gives 0 and zero gradients. With AttentionOptions.Heads
+// the operands are read in the projections' layout, [B, T, H·D] with the
+// heads side by side, and the result is written with the heads merged,
+// so multi-head attention needs no transpose before or after;
+// ScaledDotProductAttentionPacked reads q, k and v from one [B, T, 3·H·D]
+// projection and its gradient writes one [B, T, 3·H·D] tensor. Tril, Triu
+// and MaskedFill are elementwise ops that fuse with their neighbours.
+// Package grad differentiates them all.
 //
 // # Profiling
 //

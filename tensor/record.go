@@ -59,10 +59,11 @@ type Attrs struct {
 	// (the last two set Shape to the input's or the filter's shape).
 	Conv Conv2DOptions
 
-	// ScaledDotProductAttention and its gradient: the options, with Mask
-	// and KeyPadding nil; those are inputs, after q, k and v (and, for
-	// the gradient, out, lse and dout), Mask first, present where
-	// AttentionMask and AttentionKeyPadding say.
+	// ScaledDotProductAttention, its packed form and their gradients: the
+	// options, with Mask and KeyPadding nil; those are inputs, after q, k
+	// and v (qkv for the packed form; and, for the gradients, out, lse and
+	// dout), Mask first, present where AttentionMask and
+	// AttentionKeyPadding say.
 	Attention                          AttentionOptions
 	AttentionMask, AttentionKeyPadding bool
 	Diagonal                           int // Tril, Triu

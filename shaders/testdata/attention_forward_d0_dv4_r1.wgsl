@@ -14,6 +14,7 @@ struct Params {
 	seed_lo: u32,
 	seed_hi: u32,
 	mask_strides: array<vec4<u32>, 1>,
+	layouts: array<vec4<u32>, 4>,
 }
 
 @group(0) @binding(0) var<storage, read> q: array<vec4<f32>>;
@@ -25,20 +26,20 @@ struct Params {
 
 const neg_max = -3.4028234e38;
 const inf_bits = 0x7f800000u;
-fn ld_q(row: u32, c: u32) -> vec4<f32> {
-	return q[row * 0u + c];
+fn ld_q(ro: u32, c: u32) -> vec4<f32> {
+	return q[ro + c];
 }
-fn ld_k(row: u32, c: u32) -> vec4<f32> {
-	return k[row * 0u + c];
+fn ld_k(ro: u32, c: u32) -> vec4<f32> {
+	return k[ro + c];
 }
-fn ld_v(row: u32, c: u32) -> vec4<f32> {
-	return v[row * 1u + c];
+fn ld_v(ro: u32, c: u32) -> vec4<f32> {
+	return v[ro + c];
 }
-fn ld_out(row: u32, c: u32) -> vec4<f32> {
-	return out[row * 1u + c];
+fn ld_out(ro: u32, c: u32) -> vec4<f32> {
+	return out[ro + c];
 }
-fn st_out(row: u32, c: u32, x: vec4<f32>) {
-	out[row * 1u + c] = x;
+fn st_out(ro: u32, c: u32, x: vec4<f32>) {
+	out[ro + c] = x;
 }
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
@@ -51,11 +52,20 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let b = bh / p.heads;
 	let h = bh % p.heads;
 	let qrow = bh * p.tq;
-	let krow = bh * p.tk;
+	let lq = p.layouts[0];
+	let lk = p.layouts[1];
+	let lv = p.layouts[2];
+	let lo = p.layouts[3];
+	let qb = lq.x + b * lq.y + h * lq.z;
+	let kb = lk.x + b * lk.y + h * lk.z;
+	let vb = lv.x + b * lv.y + h * lv.z;
+	let ob = lo.x + b * lo.y + h * lo.z;
 	var kend = p.inner_end;
 	if (p.causal != 0u) { kend = min(kend, ib + 1u); }
 	if (p.inner_first > 0u && p.inner_first >= kend) { return; }
 	let i0 = min(ib + 0u, p.tq - 1u);
+	let qo0 = qb + i0 * lq.w;
+	let oo0 = ob + i0 * lo.w;
 	
 	var acc0: vec4<f32>;
 	var m0: f32;
@@ -69,14 +79,16 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 			if (!(lr > 3.4028234e38)) {
 				m0 = lr;
 				l0 = 1.0;
-				acc0 = ld_out(qrow + i0, 0u);
+				acc0 = ld_out(oo0, 0u);
 			}
 		}
 	}
 	for (var j = p.inner_first; j < kend; j++) {
+		let kj = kb + j * lk.w;
+		let vj = vb + j * lv.w;
 		
 		var vc0: vec4<f32>;
-		vc0 = ld_v(krow + j, 0u);
+		vc0 = ld_v(vj, 0u);
 		{
 			let s = (0.0) * p.scale;
 			var keep = !(s < neg_max);
@@ -96,9 +108,9 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 		let row = qrow + ib + 0u;
 		if (l0 == 0.0) {
 			lse[row] = bitcast<f32>(inf_bits);
-			st_out(row, 0u, vec4<f32>(0.0));
+			st_out(oo0, 0u, vec4<f32>(0.0));
 		} else {
-			st_out(row, 0u, acc0 / l0);
+			st_out(oo0, 0u, acc0 / l0);
 			lse[row] = m0 + log(l0);
 		}
 	}

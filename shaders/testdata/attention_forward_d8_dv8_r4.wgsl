@@ -14,6 +14,7 @@ struct Params {
 	seed_lo: u32,
 	seed_hi: u32,
 	mask_strides: array<vec4<u32>, 1>,
+	layouts: array<vec4<u32>, 4>,
 }
 
 @group(0) @binding(0) var<storage, read> q: array<vec4<f32>>;
@@ -25,20 +26,20 @@ struct Params {
 
 const neg_max = -3.4028234e38;
 const inf_bits = 0x7f800000u;
-fn ld_q(row: u32, c: u32) -> vec4<f32> {
-	return q[row * 2u + c];
+fn ld_q(ro: u32, c: u32) -> vec4<f32> {
+	return q[ro + c];
 }
-fn ld_k(row: u32, c: u32) -> vec4<f32> {
-	return k[row * 2u + c];
+fn ld_k(ro: u32, c: u32) -> vec4<f32> {
+	return k[ro + c];
 }
-fn ld_v(row: u32, c: u32) -> vec4<f32> {
-	return v[row * 2u + c];
+fn ld_v(ro: u32, c: u32) -> vec4<f32> {
+	return v[ro + c];
 }
-fn ld_out(row: u32, c: u32) -> vec4<f32> {
-	return out[row * 2u + c];
+fn ld_out(ro: u32, c: u32) -> vec4<f32> {
+	return out[ro + c];
 }
-fn st_out(row: u32, c: u32, x: vec4<f32>) {
-	out[row * 2u + c] = x;
+fn st_out(ro: u32, c: u32, x: vec4<f32>) {
+	out[ro + c] = x;
 }
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
@@ -51,14 +52,29 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let b = bh / p.heads;
 	let h = bh % p.heads;
 	let qrow = bh * p.tq;
-	let krow = bh * p.tk;
+	let lq = p.layouts[0];
+	let lk = p.layouts[1];
+	let lv = p.layouts[2];
+	let lo = p.layouts[3];
+	let qb = lq.x + b * lq.y + h * lq.z;
+	let kb = lk.x + b * lk.y + h * lk.z;
+	let vb = lv.x + b * lv.y + h * lv.z;
+	let ob = lo.x + b * lo.y + h * lo.z;
 	var kend = p.inner_end;
 	if (p.causal != 0u) { kend = min(kend, ib + 4u); }
 	if (p.inner_first > 0u && p.inner_first >= kend) { return; }
 	let i0 = min(ib + 0u, p.tq - 1u);
+	let qo0 = qb + i0 * lq.w;
+	let oo0 = ob + i0 * lo.w;
 	let i1 = min(ib + 1u, p.tq - 1u);
+	let qo1 = qb + i1 * lq.w;
+	let oo1 = ob + i1 * lo.w;
 	let i2 = min(ib + 2u, p.tq - 1u);
+	let qo2 = qb + i2 * lq.w;
+	let oo2 = ob + i2 * lo.w;
 	let i3 = min(ib + 3u, p.tq - 1u);
+	let qo3 = qb + i3 * lq.w;
+	let oo3 = ob + i3 * lo.w;
 	var q0: vec4<f32>;
 	var q1: vec4<f32>;
 	var q2: vec4<f32>;
@@ -67,14 +83,14 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	var q5: vec4<f32>;
 	var q6: vec4<f32>;
 	var q7: vec4<f32>;
-	q0 = ld_q(qrow + i0, 0u);
-	q1 = ld_q(qrow + i0, 1u);
-	q2 = ld_q(qrow + i1, 0u);
-	q3 = ld_q(qrow + i1, 1u);
-	q4 = ld_q(qrow + i2, 0u);
-	q5 = ld_q(qrow + i2, 1u);
-	q6 = ld_q(qrow + i3, 0u);
-	q7 = ld_q(qrow + i3, 1u);
+	q0 = ld_q(qo0, 0u);
+	q1 = ld_q(qo0, 1u);
+	q2 = ld_q(qo1, 0u);
+	q3 = ld_q(qo1, 1u);
+	q4 = ld_q(qo2, 0u);
+	q5 = ld_q(qo2, 1u);
+	q6 = ld_q(qo3, 0u);
+	q7 = ld_q(qo3, 1u);
 	var acc0: vec4<f32>;
 	var acc1: vec4<f32>;
 	var acc2: vec4<f32>;
@@ -103,8 +119,8 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 			if (!(lr > 3.4028234e38)) {
 				m0 = lr;
 				l0 = 1.0;
-				acc0 = ld_out(qrow + i0, 0u);
-				acc1 = ld_out(qrow + i0, 1u);
+				acc0 = ld_out(oo0, 0u);
+				acc1 = ld_out(oo0, 1u);
 			}
 		}
 		{
@@ -112,8 +128,8 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 			if (!(lr > 3.4028234e38)) {
 				m1 = lr;
 				l1 = 1.0;
-				acc2 = ld_out(qrow + i1, 0u);
-				acc3 = ld_out(qrow + i1, 1u);
+				acc2 = ld_out(oo1, 0u);
+				acc3 = ld_out(oo1, 1u);
 			}
 		}
 		{
@@ -121,8 +137,8 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 			if (!(lr > 3.4028234e38)) {
 				m2 = lr;
 				l2 = 1.0;
-				acc4 = ld_out(qrow + i2, 0u);
-				acc5 = ld_out(qrow + i2, 1u);
+				acc4 = ld_out(oo2, 0u);
+				acc5 = ld_out(oo2, 1u);
 			}
 		}
 		{
@@ -130,20 +146,22 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 			if (!(lr > 3.4028234e38)) {
 				m3 = lr;
 				l3 = 1.0;
-				acc6 = ld_out(qrow + i3, 0u);
-				acc7 = ld_out(qrow + i3, 1u);
+				acc6 = ld_out(oo3, 0u);
+				acc7 = ld_out(oo3, 1u);
 			}
 		}
 	}
 	for (var j = p.inner_first; j < kend; j++) {
+		let kj = kb + j * lk.w;
+		let vj = vb + j * lv.w;
 		var kc0: vec4<f32>;
 		var kc1: vec4<f32>;
 		var vc0: vec4<f32>;
 		var vc1: vec4<f32>;
-		kc0 = ld_k(krow + j, 0u);
-		kc1 = ld_k(krow + j, 1u);
-		vc0 = ld_v(krow + j, 0u);
-		vc1 = ld_v(krow + j, 1u);
+		kc0 = ld_k(kj, 0u);
+		kc1 = ld_k(kj, 1u);
+		vc0 = ld_v(vj, 0u);
+		vc1 = ld_v(vj, 1u);
 		{
 			let s = (dot(q0, kc0) + dot(q1, kc1)) * p.scale;
 			var keep = !(s < neg_max);
@@ -209,11 +227,11 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 		let row = qrow + ib + 0u;
 		if (l0 == 0.0) {
 			lse[row] = bitcast<f32>(inf_bits);
-			st_out(row, 0u, vec4<f32>(0.0));
-			st_out(row, 1u, vec4<f32>(0.0));
+			st_out(oo0, 0u, vec4<f32>(0.0));
+			st_out(oo0, 1u, vec4<f32>(0.0));
 		} else {
-			st_out(row, 0u, acc0 / l0);
-			st_out(row, 1u, acc1 / l0);
+			st_out(oo0, 0u, acc0 / l0);
+			st_out(oo0, 1u, acc1 / l0);
 			lse[row] = m0 + log(l0);
 		}
 	}
@@ -221,11 +239,11 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 		let row = qrow + ib + 1u;
 		if (l1 == 0.0) {
 			lse[row] = bitcast<f32>(inf_bits);
-			st_out(row, 0u, vec4<f32>(0.0));
-			st_out(row, 1u, vec4<f32>(0.0));
+			st_out(oo1, 0u, vec4<f32>(0.0));
+			st_out(oo1, 1u, vec4<f32>(0.0));
 		} else {
-			st_out(row, 0u, acc2 / l1);
-			st_out(row, 1u, acc3 / l1);
+			st_out(oo1, 0u, acc2 / l1);
+			st_out(oo1, 1u, acc3 / l1);
 			lse[row] = m1 + log(l1);
 		}
 	}
@@ -233,11 +251,11 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 		let row = qrow + ib + 2u;
 		if (l2 == 0.0) {
 			lse[row] = bitcast<f32>(inf_bits);
-			st_out(row, 0u, vec4<f32>(0.0));
-			st_out(row, 1u, vec4<f32>(0.0));
+			st_out(oo2, 0u, vec4<f32>(0.0));
+			st_out(oo2, 1u, vec4<f32>(0.0));
 		} else {
-			st_out(row, 0u, acc4 / l2);
-			st_out(row, 1u, acc5 / l2);
+			st_out(oo2, 0u, acc4 / l2);
+			st_out(oo2, 1u, acc5 / l2);
 			lse[row] = m2 + log(l2);
 		}
 	}
@@ -245,11 +263,11 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 		let row = qrow + ib + 3u;
 		if (l3 == 0.0) {
 			lse[row] = bitcast<f32>(inf_bits);
-			st_out(row, 0u, vec4<f32>(0.0));
-			st_out(row, 1u, vec4<f32>(0.0));
+			st_out(oo3, 0u, vec4<f32>(0.0));
+			st_out(oo3, 1u, vec4<f32>(0.0));
 		} else {
-			st_out(row, 0u, acc6 / l3);
-			st_out(row, 1u, acc7 / l3);
+			st_out(oo3, 0u, acc6 / l3);
+			st_out(oo3, 1u, acc7 / l3);
 			lse[row] = m3 + log(l3);
 		}
 	}

@@ -14,6 +14,7 @@ struct Params {
 	seed_lo: u32,
 	seed_hi: u32,
 	mask_strides: array<vec4<u32>, 1>,
+	layouts: array<vec4<u32>, 4>,
 }
 
 @group(0) @binding(0) var<storage, read> q: array<vec4<f32>>;
@@ -28,29 +29,29 @@ struct Params {
 
 const neg_max = -3.4028234e38;
 const inf_bits = 0x7f800000u;
-fn ld_q(row: u32, c: u32) -> vec4<f32> {
-	return q[row * 0u + c];
+fn ld_q(ro: u32, c: u32) -> vec4<f32> {
+	return q[ro + c];
 }
-fn ld_k(row: u32, c: u32) -> vec4<f32> {
-	return k[row * 0u + c];
+fn ld_k(ro: u32, c: u32) -> vec4<f32> {
+	return k[ro + c];
 }
-fn ld_v(row: u32, c: u32) -> vec4<f32> {
-	return v[row * 1u + c];
+fn ld_v(ro: u32, c: u32) -> vec4<f32> {
+	return v[ro + c];
 }
-fn ld_dout(row: u32, c: u32) -> vec4<f32> {
-	return dout[row * 1u + c];
+fn ld_dout(ro: u32, c: u32) -> vec4<f32> {
+	return dout[ro + c];
 }
-fn ld_dk(row: u32, c: u32) -> vec4<f32> {
-	return dk[row * 0u + c];
+fn ld_dk(ro: u32, c: u32) -> vec4<f32> {
+	return dk[ro + c];
 }
-fn st_dk(row: u32, c: u32, x: vec4<f32>) {
-	dk[row * 0u + c] = x;
+fn st_dk(ro: u32, c: u32, x: vec4<f32>) {
+	dk[ro + c] = x;
 }
-fn ld_dv(row: u32, c: u32) -> vec4<f32> {
-	return dv[row * 1u + c];
+fn ld_dv(ro: u32, c: u32) -> vec4<f32> {
+	return dv[ro + c];
 }
-fn st_dv(row: u32, c: u32, x: vec4<f32>) {
-	dv[row * 1u + c] = x;
+fn st_dv(ro: u32, c: u32, x: vec4<f32>) {
+	dv[ro + c] = x;
 }
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
@@ -63,20 +64,31 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let b = bh / p.heads;
 	let h = bh % p.heads;
 	let qrow = bh * p.tq;
-	let krow = bh * p.tk;
+	let lq = p.layouts[0];
+	let lk = p.layouts[1];
+	let lv = p.layouts[2];
+	let lo = p.layouts[3];
+	let qb = lq.x + b * lq.y + h * lq.z;
+	let kb = lk.x + b * lk.y + h * lk.z;
+	let vb = lv.x + b * lv.y + h * lv.z;
+	let ob = lo.x + b * lo.y + h * lo.z;
 	var ibeg = p.inner_first;
 	if (p.causal != 0u) { ibeg = max(ibeg, jb); }
 	if (p.inner_first > 0u && ibeg >= p.inner_end) { return; }
 	let j0 = min(jb + 0u, p.tk - 1u);
+	let ko0 = kb + j0 * lk.w;
+	let vo0 = vb + j0 * lv.w;
 	
 	var vr0: vec4<f32>;
 	
 	var dva0: vec4<f32>;
-	vr0 = ld_v(krow + j0, 0u);
+	vr0 = ld_v(vo0, 0u);
 	for (var i = ibeg; i < p.inner_end; i++) {
+		let qi = qb + i * lq.w;
+		let oi = ob + i * lo.w;
 		
 		var doc0: vec4<f32>;
-		doc0 = ld_dout(qrow + i, 0u);
+		doc0 = ld_dout(oi, 0u);
 		let li = lse[qrow + i];
 		let di = delta[qrow + i];
 		{
@@ -93,11 +105,10 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 		}
 	}
 	if (jb + 0u < p.tk) {
-		let row = krow + jb + 0u;
 		{
 			var x = dva0;
-			if (p.inner_first > 0u) { x += ld_dv(row, 0u); }
-			st_dv(row, 0u, x);
+			if (p.inner_first > 0u) { x += ld_dv(vo0, 0u); }
+			st_dv(vo0, 0u, x);
 		}
 	}
 }

@@ -14,6 +14,7 @@ struct Params {
 	seed_lo: u32,
 	seed_hi: u32,
 	mask_strides: array<vec4<u32>, 1>,
+	layouts: array<vec4<u32>, 4>,
 }
 
 @group(0) @binding(0) var<storage, read> q: array<vec4<f32>>;
@@ -29,44 +30,44 @@ struct Params {
 
 const neg_max = -3.4028234e38;
 const inf_bits = 0x7f800000u;
-fn ld_q(row: u32, c: u32) -> vec4<f32> {
-	return q[row * 1u + c];
+fn ld_q(ro: u32, c: u32) -> vec4<f32> {
+	return q[ro + c];
 }
-fn ld_k(row: u32, c: u32) -> vec4<f32> {
-	return k[row * 1u + c];
+fn ld_k(ro: u32, c: u32) -> vec4<f32> {
+	return k[ro + c];
 }
-fn ld_v(row: u32, c: u32) -> vec4<f32> {
-	let o = row * 3u + 4u * c;
+fn ld_v(ro: u32, c: u32) -> vec4<f32> {
+	let o = ro + 4u * c;
 	let n = 3u - 4u * c;
 	if (n >= 4u) { return vec4<f32>(v[o], v[o + 1u], v[o + 2u], v[o + 3u]); }
 	if (n == 3u) { return vec4<f32>(v[o], v[o + 1u], v[o + 2u], 0.0); }
 	if (n == 2u) { return vec4<f32>(v[o], v[o + 1u], 0.0, 0.0); }
 	return vec4<f32>(v[o], 0.0, 0.0, 0.0);
 }
-fn ld_dout(row: u32, c: u32) -> vec4<f32> {
-	let o = row * 3u + 4u * c;
+fn ld_dout(ro: u32, c: u32) -> vec4<f32> {
+	let o = ro + 4u * c;
 	let n = 3u - 4u * c;
 	if (n >= 4u) { return vec4<f32>(dout[o], dout[o + 1u], dout[o + 2u], dout[o + 3u]); }
 	if (n == 3u) { return vec4<f32>(dout[o], dout[o + 1u], dout[o + 2u], 0.0); }
 	if (n == 2u) { return vec4<f32>(dout[o], dout[o + 1u], 0.0, 0.0); }
 	return vec4<f32>(dout[o], 0.0, 0.0, 0.0);
 }
-fn ld_dk(row: u32, c: u32) -> vec4<f32> {
-	return dk[row * 1u + c];
+fn ld_dk(ro: u32, c: u32) -> vec4<f32> {
+	return dk[ro + c];
 }
-fn st_dk(row: u32, c: u32, x: vec4<f32>) {
-	dk[row * 1u + c] = x;
+fn st_dk(ro: u32, c: u32, x: vec4<f32>) {
+	dk[ro + c] = x;
 }
-fn ld_dv(row: u32, c: u32) -> vec4<f32> {
-	let o = row * 3u + 4u * c;
+fn ld_dv(ro: u32, c: u32) -> vec4<f32> {
+	let o = ro + 4u * c;
 	let n = 3u - 4u * c;
 	if (n >= 4u) { return vec4<f32>(dv[o], dv[o + 1u], dv[o + 2u], dv[o + 3u]); }
 	if (n == 3u) { return vec4<f32>(dv[o], dv[o + 1u], dv[o + 2u], 0.0); }
 	if (n == 2u) { return vec4<f32>(dv[o], dv[o + 1u], 0.0, 0.0); }
 	return vec4<f32>(dv[o], 0.0, 0.0, 0.0);
 }
-fn st_dv(row: u32, c: u32, x: vec4<f32>) {
-	let o = row * 3u + 4u * c;
+fn st_dv(ro: u32, c: u32, x: vec4<f32>) {
+	let o = ro + 4u * c;
 	dv[o] = x.x;
 	if (4u * c + 1u < 3u) { dv[o + 1u] = x.y; }
 	if (4u * c + 2u < 3u) { dv[o + 2u] = x.z; }
@@ -130,23 +131,34 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let b = bh / p.heads;
 	let h = bh % p.heads;
 	let qrow = bh * p.tq;
-	let krow = bh * p.tk;
+	let lq = p.layouts[0];
+	let lk = p.layouts[1];
+	let lv = p.layouts[2];
+	let lo = p.layouts[3];
+	let qb = lq.x + b * lq.y + h * lq.z;
+	let kb = lk.x + b * lk.y + h * lk.z;
+	let vb = lv.x + b * lv.y + h * lv.z;
+	let ob = lo.x + b * lo.y + h * lo.z;
 	var ibeg = p.inner_first;
 	if (p.causal != 0u) { ibeg = max(ibeg, jb); }
 	if (p.inner_first > 0u && ibeg >= p.inner_end) { return; }
 	let j0 = min(jb + 0u, p.tk - 1u);
+	let ko0 = kb + j0 * lk.w;
+	let vo0 = vb + j0 * lv.w;
 	let mo0 = b * ms.x + h * ms.y + j0 * ms.w;
 	var kr0: vec4<f32>;
 	var vr0: vec4<f32>;
 	var dka0: vec4<f32>;
 	var dva0: vec4<f32>;
-	kr0 = ld_k(krow + j0, 0u);
-	vr0 = ld_v(krow + j0, 0u);
+	kr0 = ld_k(ko0, 0u);
+	vr0 = ld_v(vo0, 0u);
 	for (var i = ibeg; i < p.inner_end; i++) {
+		let qi = qb + i * lq.w;
+		let oi = ob + i * lo.w;
 		var qc0: vec4<f32>;
 		var doc0: vec4<f32>;
-		qc0 = ld_q(qrow + i, 0u);
-		doc0 = ld_dout(qrow + i, 0u);
+		qc0 = ld_q(qi, 0u);
+		doc0 = ld_dout(oi, 0u);
 		let li = lse[qrow + i];
 		let di = delta[qrow + i];
 		{
@@ -165,16 +177,15 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 		}
 	}
 	if (jb + 0u < p.tk) {
-		let row = krow + jb + 0u;
 		{
 			var x = dka0 * p.scale;
-			if (p.inner_first > 0u) { x += ld_dk(row, 0u); }
-			st_dk(row, 0u, x);
+			if (p.inner_first > 0u) { x += ld_dk(ko0, 0u); }
+			st_dk(ko0, 0u, x);
 		}
 		{
 			var x = dva0;
-			if (p.inner_first > 0u) { x += ld_dv(row, 0u); }
-			st_dv(row, 0u, x);
+			if (p.inner_first > 0u) { x += ld_dv(vo0, 0u); }
+			st_dv(vo0, 0u, x);
 		}
 	}
 }

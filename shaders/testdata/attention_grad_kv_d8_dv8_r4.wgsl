@@ -14,6 +14,7 @@ struct Params {
 	seed_lo: u32,
 	seed_hi: u32,
 	mask_strides: array<vec4<u32>, 1>,
+	layouts: array<vec4<u32>, 4>,
 }
 
 @group(0) @binding(0) var<storage, read> q: array<vec4<f32>>;
@@ -28,29 +29,29 @@ struct Params {
 
 const neg_max = -3.4028234e38;
 const inf_bits = 0x7f800000u;
-fn ld_q(row: u32, c: u32) -> vec4<f32> {
-	return q[row * 2u + c];
+fn ld_q(ro: u32, c: u32) -> vec4<f32> {
+	return q[ro + c];
 }
-fn ld_k(row: u32, c: u32) -> vec4<f32> {
-	return k[row * 2u + c];
+fn ld_k(ro: u32, c: u32) -> vec4<f32> {
+	return k[ro + c];
 }
-fn ld_v(row: u32, c: u32) -> vec4<f32> {
-	return v[row * 2u + c];
+fn ld_v(ro: u32, c: u32) -> vec4<f32> {
+	return v[ro + c];
 }
-fn ld_dout(row: u32, c: u32) -> vec4<f32> {
-	return dout[row * 2u + c];
+fn ld_dout(ro: u32, c: u32) -> vec4<f32> {
+	return dout[ro + c];
 }
-fn ld_dk(row: u32, c: u32) -> vec4<f32> {
-	return dk[row * 2u + c];
+fn ld_dk(ro: u32, c: u32) -> vec4<f32> {
+	return dk[ro + c];
 }
-fn st_dk(row: u32, c: u32, x: vec4<f32>) {
-	dk[row * 2u + c] = x;
+fn st_dk(ro: u32, c: u32, x: vec4<f32>) {
+	dk[ro + c] = x;
 }
-fn ld_dv(row: u32, c: u32) -> vec4<f32> {
-	return dv[row * 2u + c];
+fn ld_dv(ro: u32, c: u32) -> vec4<f32> {
+	return dv[ro + c];
 }
-fn st_dv(row: u32, c: u32, x: vec4<f32>) {
-	dv[row * 2u + c] = x;
+fn st_dv(ro: u32, c: u32, x: vec4<f32>) {
+	dv[ro + c] = x;
 }
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
@@ -63,14 +64,29 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let b = bh / p.heads;
 	let h = bh % p.heads;
 	let qrow = bh * p.tq;
-	let krow = bh * p.tk;
+	let lq = p.layouts[0];
+	let lk = p.layouts[1];
+	let lv = p.layouts[2];
+	let lo = p.layouts[3];
+	let qb = lq.x + b * lq.y + h * lq.z;
+	let kb = lk.x + b * lk.y + h * lk.z;
+	let vb = lv.x + b * lv.y + h * lv.z;
+	let ob = lo.x + b * lo.y + h * lo.z;
 	var ibeg = p.inner_first;
 	if (p.causal != 0u) { ibeg = max(ibeg, jb); }
 	if (p.inner_first > 0u && ibeg >= p.inner_end) { return; }
 	let j0 = min(jb + 0u, p.tk - 1u);
+	let ko0 = kb + j0 * lk.w;
+	let vo0 = vb + j0 * lv.w;
 	let j1 = min(jb + 1u, p.tk - 1u);
+	let ko1 = kb + j1 * lk.w;
+	let vo1 = vb + j1 * lv.w;
 	let j2 = min(jb + 2u, p.tk - 1u);
+	let ko2 = kb + j2 * lk.w;
+	let vo2 = vb + j2 * lv.w;
 	let j3 = min(jb + 3u, p.tk - 1u);
+	let ko3 = kb + j3 * lk.w;
+	let vo3 = vb + j3 * lv.w;
 	var kr0: vec4<f32>;
 	var kr1: vec4<f32>;
 	var kr2: vec4<f32>;
@@ -103,31 +119,33 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	var dva5: vec4<f32>;
 	var dva6: vec4<f32>;
 	var dva7: vec4<f32>;
-	kr0 = ld_k(krow + j0, 0u);
-	kr1 = ld_k(krow + j0, 1u);
-	vr0 = ld_v(krow + j0, 0u);
-	vr1 = ld_v(krow + j0, 1u);
-	kr2 = ld_k(krow + j1, 0u);
-	kr3 = ld_k(krow + j1, 1u);
-	vr2 = ld_v(krow + j1, 0u);
-	vr3 = ld_v(krow + j1, 1u);
-	kr4 = ld_k(krow + j2, 0u);
-	kr5 = ld_k(krow + j2, 1u);
-	vr4 = ld_v(krow + j2, 0u);
-	vr5 = ld_v(krow + j2, 1u);
-	kr6 = ld_k(krow + j3, 0u);
-	kr7 = ld_k(krow + j3, 1u);
-	vr6 = ld_v(krow + j3, 0u);
-	vr7 = ld_v(krow + j3, 1u);
+	kr0 = ld_k(ko0, 0u);
+	kr1 = ld_k(ko0, 1u);
+	vr0 = ld_v(vo0, 0u);
+	vr1 = ld_v(vo0, 1u);
+	kr2 = ld_k(ko1, 0u);
+	kr3 = ld_k(ko1, 1u);
+	vr2 = ld_v(vo1, 0u);
+	vr3 = ld_v(vo1, 1u);
+	kr4 = ld_k(ko2, 0u);
+	kr5 = ld_k(ko2, 1u);
+	vr4 = ld_v(vo2, 0u);
+	vr5 = ld_v(vo2, 1u);
+	kr6 = ld_k(ko3, 0u);
+	kr7 = ld_k(ko3, 1u);
+	vr6 = ld_v(vo3, 0u);
+	vr7 = ld_v(vo3, 1u);
 	for (var i = ibeg; i < p.inner_end; i++) {
+		let qi = qb + i * lq.w;
+		let oi = ob + i * lo.w;
 		var qc0: vec4<f32>;
 		var qc1: vec4<f32>;
 		var doc0: vec4<f32>;
 		var doc1: vec4<f32>;
-		qc0 = ld_q(qrow + i, 0u);
-		qc1 = ld_q(qrow + i, 1u);
-		doc0 = ld_dout(qrow + i, 0u);
-		doc1 = ld_dout(qrow + i, 1u);
+		qc0 = ld_q(qi, 0u);
+		qc1 = ld_q(qi, 1u);
+		doc0 = ld_dout(oi, 0u);
+		doc1 = ld_dout(oi, 1u);
 		let li = lse[qrow + i];
 		let di = delta[qrow + i];
 		{
@@ -192,95 +210,91 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 		}
 	}
 	if (jb + 0u < p.tk) {
-		let row = krow + jb + 0u;
 		{
 			var x = dka0 * p.scale;
-			if (p.inner_first > 0u) { x += ld_dk(row, 0u); }
-			st_dk(row, 0u, x);
+			if (p.inner_first > 0u) { x += ld_dk(ko0, 0u); }
+			st_dk(ko0, 0u, x);
 		}
 		{
 			var x = dka1 * p.scale;
-			if (p.inner_first > 0u) { x += ld_dk(row, 1u); }
-			st_dk(row, 1u, x);
+			if (p.inner_first > 0u) { x += ld_dk(ko0, 1u); }
+			st_dk(ko0, 1u, x);
 		}
 		{
 			var x = dva0;
-			if (p.inner_first > 0u) { x += ld_dv(row, 0u); }
-			st_dv(row, 0u, x);
+			if (p.inner_first > 0u) { x += ld_dv(vo0, 0u); }
+			st_dv(vo0, 0u, x);
 		}
 		{
 			var x = dva1;
-			if (p.inner_first > 0u) { x += ld_dv(row, 1u); }
-			st_dv(row, 1u, x);
+			if (p.inner_first > 0u) { x += ld_dv(vo0, 1u); }
+			st_dv(vo0, 1u, x);
 		}
 	}
 	if (jb + 1u < p.tk) {
-		let row = krow + jb + 1u;
 		{
 			var x = dka2 * p.scale;
-			if (p.inner_first > 0u) { x += ld_dk(row, 0u); }
-			st_dk(row, 0u, x);
+			if (p.inner_first > 0u) { x += ld_dk(ko1, 0u); }
+			st_dk(ko1, 0u, x);
 		}
 		{
 			var x = dka3 * p.scale;
-			if (p.inner_first > 0u) { x += ld_dk(row, 1u); }
-			st_dk(row, 1u, x);
+			if (p.inner_first > 0u) { x += ld_dk(ko1, 1u); }
+			st_dk(ko1, 1u, x);
 		}
 		{
 			var x = dva2;
-			if (p.inner_first > 0u) { x += ld_dv(row, 0u); }
-			st_dv(row, 0u, x);
+			if (p.inner_first > 0u) { x += ld_dv(vo1, 0u); }
+			st_dv(vo1, 0u, x);
 		}
 		{
 			var x = dva3;
-			if (p.inner_first > 0u) { x += ld_dv(row, 1u); }
-			st_dv(row, 1u, x);
+			if (p.inner_first > 0u) { x += ld_dv(vo1, 1u); }
+			st_dv(vo1, 1u, x);
 		}
 	}
 	if (jb + 2u < p.tk) {
-		let row = krow + jb + 2u;
 		{
 			var x = dka4 * p.scale;
-			if (p.inner_first > 0u) { x += ld_dk(row, 0u); }
-			st_dk(row, 0u, x);
+			if (p.inner_first > 0u) { x += ld_dk(ko2, 0u); }
+			st_dk(ko2, 0u, x);
 		}
 		{
 			var x = dka5 * p.scale;
-			if (p.inner_first > 0u) { x += ld_dk(row, 1u); }
-			st_dk(row, 1u, x);
+			if (p.inner_first > 0u) { x += ld_dk(ko2, 1u); }
+			st_dk(ko2, 1u, x);
 		}
 		{
 			var x = dva4;
-			if (p.inner_first > 0u) { x += ld_dv(row, 0u); }
-			st_dv(row, 0u, x);
+			if (p.inner_first > 0u) { x += ld_dv(vo2, 0u); }
+			st_dv(vo2, 0u, x);
 		}
 		{
 			var x = dva5;
-			if (p.inner_first > 0u) { x += ld_dv(row, 1u); }
-			st_dv(row, 1u, x);
+			if (p.inner_first > 0u) { x += ld_dv(vo2, 1u); }
+			st_dv(vo2, 1u, x);
 		}
 	}
 	if (jb + 3u < p.tk) {
-		let row = krow + jb + 3u;
 		{
 			var x = dka6 * p.scale;
-			if (p.inner_first > 0u) { x += ld_dk(row, 0u); }
-			st_dk(row, 0u, x);
+			if (p.inner_first > 0u) { x += ld_dk(ko3, 0u); }
+			st_dk(ko3, 0u, x);
 		}
 		{
 			var x = dka7 * p.scale;
-			if (p.inner_first > 0u) { x += ld_dk(row, 1u); }
-			st_dk(row, 1u, x);
+			if (p.inner_first > 0u) { x += ld_dk(ko3, 1u); }
+			st_dk(ko3, 1u, x);
 		}
 		{
 			var x = dva6;
-			if (p.inner_first > 0u) { x += ld_dv(row, 0u); }
-			st_dv(row, 0u, x);
+			if (p.inner_first > 0u) { x += ld_dv(vo3, 0u); }
+			st_dv(vo3, 0u, x);
 		}
 		{
 			var x = dva7;
-			if (p.inner_first > 0u) { x += ld_dv(row, 1u); }
-			st_dv(row, 1u, x);
+			if (p.inner_first > 0u) { x += ld_dv(vo3, 1u); }
+			st_dv(vo3, 1u, x);
 		}
 	}
 }

@@ -14,6 +14,7 @@ struct Params {
 	seed_lo: u32,
 	seed_hi: u32,
 	mask_strides: array<vec4<u32>, 1>,
+	layouts: array<vec4<u32>, 4>,
 }
 
 @group(0) @binding(0) var<storage, read> q: array<f32>;
@@ -30,56 +31,56 @@ struct Params {
 
 const neg_max = -3.4028234e38;
 const inf_bits = 0x7f800000u;
-fn ld_q(row: u32, c: u32) -> vec4<f32> {
-	let o = row * 3u + 4u * c;
+fn ld_q(ro: u32, c: u32) -> vec4<f32> {
+	let o = ro + 4u * c;
 	let n = 3u - 4u * c;
 	if (n >= 4u) { return vec4<f32>(q[o], q[o + 1u], q[o + 2u], q[o + 3u]); }
 	if (n == 3u) { return vec4<f32>(q[o], q[o + 1u], q[o + 2u], 0.0); }
 	if (n == 2u) { return vec4<f32>(q[o], q[o + 1u], 0.0, 0.0); }
 	return vec4<f32>(q[o], 0.0, 0.0, 0.0);
 }
-fn ld_k(row: u32, c: u32) -> vec4<f32> {
-	let o = row * 3u + 4u * c;
+fn ld_k(ro: u32, c: u32) -> vec4<f32> {
+	let o = ro + 4u * c;
 	let n = 3u - 4u * c;
 	if (n >= 4u) { return vec4<f32>(k[o], k[o + 1u], k[o + 2u], k[o + 3u]); }
 	if (n == 3u) { return vec4<f32>(k[o], k[o + 1u], k[o + 2u], 0.0); }
 	if (n == 2u) { return vec4<f32>(k[o], k[o + 1u], 0.0, 0.0); }
 	return vec4<f32>(k[o], 0.0, 0.0, 0.0);
 }
-fn ld_v(row: u32, c: u32) -> vec4<f32> {
-	let o = row * 5u + 4u * c;
+fn ld_v(ro: u32, c: u32) -> vec4<f32> {
+	let o = ro + 4u * c;
 	let n = 5u - 4u * c;
 	if (n >= 4u) { return vec4<f32>(v[o], v[o + 1u], v[o + 2u], v[o + 3u]); }
 	if (n == 3u) { return vec4<f32>(v[o], v[o + 1u], v[o + 2u], 0.0); }
 	if (n == 2u) { return vec4<f32>(v[o], v[o + 1u], 0.0, 0.0); }
 	return vec4<f32>(v[o], 0.0, 0.0, 0.0);
 }
-fn ld_out(row: u32, c: u32) -> vec4<f32> {
-	let o = row * 5u + 4u * c;
+fn ld_out(ro: u32, c: u32) -> vec4<f32> {
+	let o = ro + 4u * c;
 	let n = 5u - 4u * c;
 	if (n >= 4u) { return vec4<f32>(out[o], out[o + 1u], out[o + 2u], out[o + 3u]); }
 	if (n == 3u) { return vec4<f32>(out[o], out[o + 1u], out[o + 2u], 0.0); }
 	if (n == 2u) { return vec4<f32>(out[o], out[o + 1u], 0.0, 0.0); }
 	return vec4<f32>(out[o], 0.0, 0.0, 0.0);
 }
-fn ld_dout(row: u32, c: u32) -> vec4<f32> {
-	let o = row * 5u + 4u * c;
+fn ld_dout(ro: u32, c: u32) -> vec4<f32> {
+	let o = ro + 4u * c;
 	let n = 5u - 4u * c;
 	if (n >= 4u) { return vec4<f32>(dout[o], dout[o + 1u], dout[o + 2u], dout[o + 3u]); }
 	if (n == 3u) { return vec4<f32>(dout[o], dout[o + 1u], dout[o + 2u], 0.0); }
 	if (n == 2u) { return vec4<f32>(dout[o], dout[o + 1u], 0.0, 0.0); }
 	return vec4<f32>(dout[o], 0.0, 0.0, 0.0);
 }
-fn ld_dq(row: u32, c: u32) -> vec4<f32> {
-	let o = row * 3u + 4u * c;
+fn ld_dq(ro: u32, c: u32) -> vec4<f32> {
+	let o = ro + 4u * c;
 	let n = 3u - 4u * c;
 	if (n >= 4u) { return vec4<f32>(dq[o], dq[o + 1u], dq[o + 2u], dq[o + 3u]); }
 	if (n == 3u) { return vec4<f32>(dq[o], dq[o + 1u], dq[o + 2u], 0.0); }
 	if (n == 2u) { return vec4<f32>(dq[o], dq[o + 1u], 0.0, 0.0); }
 	return vec4<f32>(dq[o], 0.0, 0.0, 0.0);
 }
-fn st_dq(row: u32, c: u32, x: vec4<f32>) {
-	let o = row * 3u + 4u * c;
+fn st_dq(ro: u32, c: u32, x: vec4<f32>) {
+	let o = ro + 4u * c;
 	dq[o] = x.x;
 	if (4u * c + 1u < 3u) { dq[o + 1u] = x.y; }
 	if (4u * c + 2u < 3u) { dq[o + 2u] = x.z; }
@@ -96,18 +97,29 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let b = bh / p.heads;
 	let h = bh % p.heads;
 	let qrow = bh * p.tq;
-	let krow = bh * p.tk;
+	let lq = p.layouts[0];
+	let lk = p.layouts[1];
+	let lv = p.layouts[2];
+	let lo = p.layouts[3];
+	let qb = lq.x + b * lq.y + h * lq.z;
+	let kb = lk.x + b * lk.y + h * lk.z;
+	let vb = lv.x + b * lv.y + h * lv.z;
+	let ob = lo.x + b * lo.y + h * lo.z;
 	var kend = p.inner_end;
 	if (p.causal != 0u) { kend = min(kend, ib + 2u); }
 	if (p.inner_first > 0u && p.inner_first >= kend) { return; }
 	let i0 = min(ib + 0u, p.tq - 1u);
+	let qo0 = qb + i0 * lq.w;
+	let oo0 = ob + i0 * lo.w;
 	let mo0 = b * ms.x + h * ms.y + i0 * ms.z;
 	let i1 = min(ib + 1u, p.tq - 1u);
+	let qo1 = qb + i1 * lq.w;
+	let oo1 = ob + i1 * lo.w;
 	let mo1 = b * ms.x + h * ms.y + i1 * ms.z;
 	var q0: vec4<f32>;
 	var q1: vec4<f32>;
-	q0 = ld_q(qrow + i0, 0u);
-	q1 = ld_q(qrow + i1, 0u);
+	q0 = ld_q(qo0, 0u);
+	q1 = ld_q(qo1, 0u);
 	var dov0: vec4<f32>;
 	var dov1: vec4<f32>;
 	var dov2: vec4<f32>;
@@ -118,23 +130,25 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	var lr1: f32;
 	var dl0: f32;
 	var dl1: f32;
-	dov0 = ld_dout(qrow + i0, 0u);
-	dl0 += dot(dov0, ld_out(qrow + i0, 0u));
-	dov1 = ld_dout(qrow + i0, 1u);
-	dl0 += dot(dov1, ld_out(qrow + i0, 1u));
+	dov0 = ld_dout(oo0, 0u);
+	dl0 += dot(dov0, ld_out(oo0, 0u));
+	dov1 = ld_dout(oo0, 1u);
+	dl0 += dot(dov1, ld_out(oo0, 1u));
 	lr0 = lse[qrow + i0];
-	dov2 = ld_dout(qrow + i1, 0u);
-	dl1 += dot(dov2, ld_out(qrow + i1, 0u));
-	dov3 = ld_dout(qrow + i1, 1u);
-	dl1 += dot(dov3, ld_out(qrow + i1, 1u));
+	dov2 = ld_dout(oo1, 0u);
+	dl1 += dot(dov2, ld_out(oo1, 0u));
+	dov3 = ld_dout(oo1, 1u);
+	dl1 += dot(dov3, ld_out(oo1, 1u));
 	lr1 = lse[qrow + i1];
 	for (var j = p.inner_first; j < kend; j++) {
+		let kj = kb + j * lk.w;
+		let vj = vb + j * lv.w;
 		var kc0: vec4<f32>;
 		var vc0: vec4<f32>;
 		var vc1: vec4<f32>;
-		kc0 = ld_k(krow + j, 0u);
-		vc0 = ld_v(krow + j, 0u);
-		vc1 = ld_v(krow + j, 1u);
+		kc0 = ld_k(kj, 0u);
+		vc0 = ld_v(vj, 0u);
+		vc1 = ld_v(vj, 1u);
 		let padded = kpad[b * p.tk + j] != 0u;
 		{
 			let s = (dot(q0, kc0)) * p.scale + mask[mo0 + j * ms.w];
@@ -163,8 +177,8 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 		let row = qrow + ib + 0u;
 		{
 			var x = dqa0 * p.scale;
-			if (p.inner_first > 0u) { x += ld_dq(row, 0u); }
-			st_dq(row, 0u, x);
+			if (p.inner_first > 0u) { x += ld_dq(qo0, 0u); }
+			st_dq(qo0, 0u, x);
 		}
 		delta[row] = dl0;
 	}
@@ -172,8 +186,8 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 		let row = qrow + ib + 1u;
 		{
 			var x = dqa1 * p.scale;
-			if (p.inner_first > 0u) { x += ld_dq(row, 0u); }
-			st_dq(row, 0u, x);
+			if (p.inner_first > 0u) { x += ld_dq(qo1, 0u); }
+			st_dq(qo1, 0u, x);
 		}
 		delta[row] = dl1;
 	}

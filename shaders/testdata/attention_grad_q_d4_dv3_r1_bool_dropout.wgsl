@@ -14,6 +14,7 @@ struct Params {
 	seed_lo: u32,
 	seed_hi: u32,
 	mask_strides: array<vec4<u32>, 1>,
+	layouts: array<vec4<u32>, 4>,
 }
 
 @group(0) @binding(0) var<storage, read> q: array<vec4<f32>>;
@@ -29,41 +30,41 @@ struct Params {
 
 const neg_max = -3.4028234e38;
 const inf_bits = 0x7f800000u;
-fn ld_q(row: u32, c: u32) -> vec4<f32> {
-	return q[row * 1u + c];
+fn ld_q(ro: u32, c: u32) -> vec4<f32> {
+	return q[ro + c];
 }
-fn ld_k(row: u32, c: u32) -> vec4<f32> {
-	return k[row * 1u + c];
+fn ld_k(ro: u32, c: u32) -> vec4<f32> {
+	return k[ro + c];
 }
-fn ld_v(row: u32, c: u32) -> vec4<f32> {
-	let o = row * 3u + 4u * c;
+fn ld_v(ro: u32, c: u32) -> vec4<f32> {
+	let o = ro + 4u * c;
 	let n = 3u - 4u * c;
 	if (n >= 4u) { return vec4<f32>(v[o], v[o + 1u], v[o + 2u], v[o + 3u]); }
 	if (n == 3u) { return vec4<f32>(v[o], v[o + 1u], v[o + 2u], 0.0); }
 	if (n == 2u) { return vec4<f32>(v[o], v[o + 1u], 0.0, 0.0); }
 	return vec4<f32>(v[o], 0.0, 0.0, 0.0);
 }
-fn ld_out(row: u32, c: u32) -> vec4<f32> {
-	let o = row * 3u + 4u * c;
+fn ld_out(ro: u32, c: u32) -> vec4<f32> {
+	let o = ro + 4u * c;
 	let n = 3u - 4u * c;
 	if (n >= 4u) { return vec4<f32>(out[o], out[o + 1u], out[o + 2u], out[o + 3u]); }
 	if (n == 3u) { return vec4<f32>(out[o], out[o + 1u], out[o + 2u], 0.0); }
 	if (n == 2u) { return vec4<f32>(out[o], out[o + 1u], 0.0, 0.0); }
 	return vec4<f32>(out[o], 0.0, 0.0, 0.0);
 }
-fn ld_dout(row: u32, c: u32) -> vec4<f32> {
-	let o = row * 3u + 4u * c;
+fn ld_dout(ro: u32, c: u32) -> vec4<f32> {
+	let o = ro + 4u * c;
 	let n = 3u - 4u * c;
 	if (n >= 4u) { return vec4<f32>(dout[o], dout[o + 1u], dout[o + 2u], dout[o + 3u]); }
 	if (n == 3u) { return vec4<f32>(dout[o], dout[o + 1u], dout[o + 2u], 0.0); }
 	if (n == 2u) { return vec4<f32>(dout[o], dout[o + 1u], 0.0, 0.0); }
 	return vec4<f32>(dout[o], 0.0, 0.0, 0.0);
 }
-fn ld_dq(row: u32, c: u32) -> vec4<f32> {
-	return dq[row * 1u + c];
+fn ld_dq(ro: u32, c: u32) -> vec4<f32> {
+	return dq[ro + c];
 }
-fn st_dq(row: u32, c: u32, x: vec4<f32>) {
-	dq[row * 1u + c] = x;
+fn st_dq(ro: u32, c: u32, x: vec4<f32>) {
+	dq[ro + c] = x;
 }
 
 fn mulhilo(a: u32, b: u32) -> vec2<u32> {
@@ -123,26 +124,37 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let b = bh / p.heads;
 	let h = bh % p.heads;
 	let qrow = bh * p.tq;
-	let krow = bh * p.tk;
+	let lq = p.layouts[0];
+	let lk = p.layouts[1];
+	let lv = p.layouts[2];
+	let lo = p.layouts[3];
+	let qb = lq.x + b * lq.y + h * lq.z;
+	let kb = lk.x + b * lk.y + h * lk.z;
+	let vb = lv.x + b * lv.y + h * lv.z;
+	let ob = lo.x + b * lo.y + h * lo.z;
 	var kend = p.inner_end;
 	if (p.causal != 0u) { kend = min(kend, ib + 1u); }
 	if (p.inner_first > 0u && p.inner_first >= kend) { return; }
 	let i0 = min(ib + 0u, p.tq - 1u);
+	let qo0 = qb + i0 * lq.w;
+	let oo0 = ob + i0 * lo.w;
 	let mo0 = b * ms.x + h * ms.y + i0 * ms.z;
 	var q0: vec4<f32>;
-	q0 = ld_q(qrow + i0, 0u);
+	q0 = ld_q(qo0, 0u);
 	var dov0: vec4<f32>;
 	var dqa0: vec4<f32>;
 	var lr0: f32;
 	var dl0: f32;
-	dov0 = ld_dout(qrow + i0, 0u);
-	dl0 += dot(dov0, ld_out(qrow + i0, 0u));
+	dov0 = ld_dout(oo0, 0u);
+	dl0 += dot(dov0, ld_out(oo0, 0u));
 	lr0 = lse[qrow + i0];
 	for (var j = p.inner_first; j < kend; j++) {
+		let kj = kb + j * lk.w;
+		let vj = vb + j * lv.w;
 		var kc0: vec4<f32>;
 		var vc0: vec4<f32>;
-		kc0 = ld_k(krow + j, 0u);
-		vc0 = ld_v(krow + j, 0u);
+		kc0 = ld_k(kj, 0u);
+		vc0 = ld_v(vj, 0u);
 		{
 			let s = (dot(q0, kc0)) * p.scale;
 			var keep = !(s < neg_max) && mask[mo0 + j * ms.w] != 0u;
@@ -160,8 +172,8 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 		let row = qrow + ib + 0u;
 		{
 			var x = dqa0 * p.scale;
-			if (p.inner_first > 0u) { x += ld_dq(row, 0u); }
-			st_dq(row, 0u, x);
+			if (p.inner_first > 0u) { x += ld_dq(qo0, 0u); }
+			st_dq(qo0, 0u, x);
 		}
 		delta[row] = dl0;
 	}

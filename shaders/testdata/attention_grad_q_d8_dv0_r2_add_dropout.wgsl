@@ -14,6 +14,7 @@ struct Params {
 	seed_lo: u32,
 	seed_hi: u32,
 	mask_strides: array<vec4<u32>, 1>,
+	layouts: array<vec4<u32>, 4>,
 }
 
 @group(0) @binding(0) var<storage, read> q: array<vec4<f32>>;
@@ -29,26 +30,26 @@ struct Params {
 
 const neg_max = -3.4028234e38;
 const inf_bits = 0x7f800000u;
-fn ld_q(row: u32, c: u32) -> vec4<f32> {
-	return q[row * 2u + c];
+fn ld_q(ro: u32, c: u32) -> vec4<f32> {
+	return q[ro + c];
 }
-fn ld_k(row: u32, c: u32) -> vec4<f32> {
-	return k[row * 2u + c];
+fn ld_k(ro: u32, c: u32) -> vec4<f32> {
+	return k[ro + c];
 }
-fn ld_v(row: u32, c: u32) -> vec4<f32> {
-	return v[row * 0u + c];
+fn ld_v(ro: u32, c: u32) -> vec4<f32> {
+	return v[ro + c];
 }
-fn ld_out(row: u32, c: u32) -> vec4<f32> {
-	return out[row * 0u + c];
+fn ld_out(ro: u32, c: u32) -> vec4<f32> {
+	return out[ro + c];
 }
-fn ld_dout(row: u32, c: u32) -> vec4<f32> {
-	return dout[row * 0u + c];
+fn ld_dout(ro: u32, c: u32) -> vec4<f32> {
+	return dout[ro + c];
 }
-fn ld_dq(row: u32, c: u32) -> vec4<f32> {
-	return dq[row * 2u + c];
+fn ld_dq(ro: u32, c: u32) -> vec4<f32> {
+	return dq[ro + c];
 }
-fn st_dq(row: u32, c: u32, x: vec4<f32>) {
-	dq[row * 2u + c] = x;
+fn st_dq(ro: u32, c: u32, x: vec4<f32>) {
+	dq[ro + c] = x;
 }
 
 fn mulhilo(a: u32, b: u32) -> vec2<u32> {
@@ -108,22 +109,33 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let b = bh / p.heads;
 	let h = bh % p.heads;
 	let qrow = bh * p.tq;
-	let krow = bh * p.tk;
+	let lq = p.layouts[0];
+	let lk = p.layouts[1];
+	let lv = p.layouts[2];
+	let lo = p.layouts[3];
+	let qb = lq.x + b * lq.y + h * lq.z;
+	let kb = lk.x + b * lk.y + h * lk.z;
+	let vb = lv.x + b * lv.y + h * lv.z;
+	let ob = lo.x + b * lo.y + h * lo.z;
 	var kend = p.inner_end;
 	if (p.causal != 0u) { kend = min(kend, ib + 2u); }
 	if (p.inner_first > 0u && p.inner_first >= kend) { return; }
 	let i0 = min(ib + 0u, p.tq - 1u);
+	let qo0 = qb + i0 * lq.w;
+	let oo0 = ob + i0 * lo.w;
 	let mo0 = b * ms.x + h * ms.y + i0 * ms.z;
 	let i1 = min(ib + 1u, p.tq - 1u);
+	let qo1 = qb + i1 * lq.w;
+	let oo1 = ob + i1 * lo.w;
 	let mo1 = b * ms.x + h * ms.y + i1 * ms.z;
 	var q0: vec4<f32>;
 	var q1: vec4<f32>;
 	var q2: vec4<f32>;
 	var q3: vec4<f32>;
-	q0 = ld_q(qrow + i0, 0u);
-	q1 = ld_q(qrow + i0, 1u);
-	q2 = ld_q(qrow + i1, 0u);
-	q3 = ld_q(qrow + i1, 1u);
+	q0 = ld_q(qo0, 0u);
+	q1 = ld_q(qo0, 1u);
+	q2 = ld_q(qo1, 0u);
+	q3 = ld_q(qo1, 1u);
 	
 	var dqa0: vec4<f32>;
 	var dqa1: vec4<f32>;
@@ -136,11 +148,13 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	lr0 = lse[qrow + i0];
 	lr1 = lse[qrow + i1];
 	for (var j = p.inner_first; j < kend; j++) {
+		let kj = kb + j * lk.w;
+		let vj = vb + j * lv.w;
 		var kc0: vec4<f32>;
 		var kc1: vec4<f32>;
 		
-		kc0 = ld_k(krow + j, 0u);
-		kc1 = ld_k(krow + j, 1u);
+		kc0 = ld_k(kj, 0u);
+		kc1 = ld_k(kj, 1u);
 		{
 			let s = (dot(q0, kc0) + dot(q1, kc1)) * p.scale + mask[mo0 + j * ms.w];
 			var keep = !(s < neg_max);
@@ -172,13 +186,13 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 		let row = qrow + ib + 0u;
 		{
 			var x = dqa0 * p.scale;
-			if (p.inner_first > 0u) { x += ld_dq(row, 0u); }
-			st_dq(row, 0u, x);
+			if (p.inner_first > 0u) { x += ld_dq(qo0, 0u); }
+			st_dq(qo0, 0u, x);
 		}
 		{
 			var x = dqa1 * p.scale;
-			if (p.inner_first > 0u) { x += ld_dq(row, 1u); }
-			st_dq(row, 1u, x);
+			if (p.inner_first > 0u) { x += ld_dq(qo0, 1u); }
+			st_dq(qo0, 1u, x);
 		}
 		delta[row] = dl0;
 	}
@@ -186,13 +200,13 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 		let row = qrow + ib + 1u;
 		{
 			var x = dqa2 * p.scale;
-			if (p.inner_first > 0u) { x += ld_dq(row, 0u); }
-			st_dq(row, 0u, x);
+			if (p.inner_first > 0u) { x += ld_dq(qo1, 0u); }
+			st_dq(qo1, 0u, x);
 		}
 		{
 			var x = dqa3 * p.scale;
-			if (p.inner_first > 0u) { x += ld_dq(row, 1u); }
-			st_dq(row, 1u, x);
+			if (p.inner_first > 0u) { x += ld_dq(qo1, 1u); }
+			st_dq(qo1, 1u, x);
 		}
 		delta[row] = dl1;
 	}

@@ -14,6 +14,7 @@ struct Params {
 	seed_lo: u32,
 	seed_hi: u32,
 	mask_strides: array<vec4<u32>, 1>,
+	layouts: array<vec4<u32>, 4>,
 }
 
 @group(0) @binding(0) var<storage, read> q: array<vec4<f32>>;
@@ -28,26 +29,26 @@ struct Params {
 
 const neg_max = -3.4028234e38;
 const inf_bits = 0x7f800000u;
-fn ld_q(row: u32, c: u32) -> vec4<f32> {
-	return q[row * 2u + c];
+fn ld_q(ro: u32, c: u32) -> vec4<f32> {
+	return q[ro + c];
 }
-fn ld_k(row: u32, c: u32) -> vec4<f32> {
-	return k[row * 2u + c];
+fn ld_k(ro: u32, c: u32) -> vec4<f32> {
+	return k[ro + c];
 }
-fn ld_v(row: u32, c: u32) -> vec4<f32> {
-	return v[row * 2u + c];
+fn ld_v(ro: u32, c: u32) -> vec4<f32> {
+	return v[ro + c];
 }
-fn ld_out(row: u32, c: u32) -> vec4<f32> {
-	return out[row * 2u + c];
+fn ld_out(ro: u32, c: u32) -> vec4<f32> {
+	return out[ro + c];
 }
-fn ld_dout(row: u32, c: u32) -> vec4<f32> {
-	return dout[row * 2u + c];
+fn ld_dout(ro: u32, c: u32) -> vec4<f32> {
+	return dout[ro + c];
 }
-fn ld_dq(row: u32, c: u32) -> vec4<f32> {
-	return dq[row * 2u + c];
+fn ld_dq(ro: u32, c: u32) -> vec4<f32> {
+	return dq[ro + c];
 }
-fn st_dq(row: u32, c: u32, x: vec4<f32>) {
-	dq[row * 2u + c] = x;
+fn st_dq(ro: u32, c: u32, x: vec4<f32>) {
+	dq[ro + c] = x;
 }
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
@@ -60,14 +61,29 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let b = bh / p.heads;
 	let h = bh % p.heads;
 	let qrow = bh * p.tq;
-	let krow = bh * p.tk;
+	let lq = p.layouts[0];
+	let lk = p.layouts[1];
+	let lv = p.layouts[2];
+	let lo = p.layouts[3];
+	let qb = lq.x + b * lq.y + h * lq.z;
+	let kb = lk.x + b * lk.y + h * lk.z;
+	let vb = lv.x + b * lv.y + h * lv.z;
+	let ob = lo.x + b * lo.y + h * lo.z;
 	var kend = p.inner_end;
 	if (p.causal != 0u) { kend = min(kend, ib + 4u); }
 	if (p.inner_first > 0u && p.inner_first >= kend) { return; }
 	let i0 = min(ib + 0u, p.tq - 1u);
+	let qo0 = qb + i0 * lq.w;
+	let oo0 = ob + i0 * lo.w;
 	let i1 = min(ib + 1u, p.tq - 1u);
+	let qo1 = qb + i1 * lq.w;
+	let oo1 = ob + i1 * lo.w;
 	let i2 = min(ib + 2u, p.tq - 1u);
+	let qo2 = qb + i2 * lq.w;
+	let oo2 = ob + i2 * lo.w;
 	let i3 = min(ib + 3u, p.tq - 1u);
+	let qo3 = qb + i3 * lq.w;
+	let oo3 = ob + i3 * lo.w;
 	var q0: vec4<f32>;
 	var q1: vec4<f32>;
 	var q2: vec4<f32>;
@@ -76,14 +92,14 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	var q5: vec4<f32>;
 	var q6: vec4<f32>;
 	var q7: vec4<f32>;
-	q0 = ld_q(qrow + i0, 0u);
-	q1 = ld_q(qrow + i0, 1u);
-	q2 = ld_q(qrow + i1, 0u);
-	q3 = ld_q(qrow + i1, 1u);
-	q4 = ld_q(qrow + i2, 0u);
-	q5 = ld_q(qrow + i2, 1u);
-	q6 = ld_q(qrow + i3, 0u);
-	q7 = ld_q(qrow + i3, 1u);
+	q0 = ld_q(qo0, 0u);
+	q1 = ld_q(qo0, 1u);
+	q2 = ld_q(qo1, 0u);
+	q3 = ld_q(qo1, 1u);
+	q4 = ld_q(qo2, 0u);
+	q5 = ld_q(qo2, 1u);
+	q6 = ld_q(qo3, 0u);
+	q7 = ld_q(qo3, 1u);
 	var dov0: vec4<f32>;
 	var dov1: vec4<f32>;
 	var dov2: vec4<f32>;
@@ -108,35 +124,37 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	var dl1: f32;
 	var dl2: f32;
 	var dl3: f32;
-	dov0 = ld_dout(qrow + i0, 0u);
-	dl0 += dot(dov0, ld_out(qrow + i0, 0u));
-	dov1 = ld_dout(qrow + i0, 1u);
-	dl0 += dot(dov1, ld_out(qrow + i0, 1u));
+	dov0 = ld_dout(oo0, 0u);
+	dl0 += dot(dov0, ld_out(oo0, 0u));
+	dov1 = ld_dout(oo0, 1u);
+	dl0 += dot(dov1, ld_out(oo0, 1u));
 	lr0 = lse[qrow + i0];
-	dov2 = ld_dout(qrow + i1, 0u);
-	dl1 += dot(dov2, ld_out(qrow + i1, 0u));
-	dov3 = ld_dout(qrow + i1, 1u);
-	dl1 += dot(dov3, ld_out(qrow + i1, 1u));
+	dov2 = ld_dout(oo1, 0u);
+	dl1 += dot(dov2, ld_out(oo1, 0u));
+	dov3 = ld_dout(oo1, 1u);
+	dl1 += dot(dov3, ld_out(oo1, 1u));
 	lr1 = lse[qrow + i1];
-	dov4 = ld_dout(qrow + i2, 0u);
-	dl2 += dot(dov4, ld_out(qrow + i2, 0u));
-	dov5 = ld_dout(qrow + i2, 1u);
-	dl2 += dot(dov5, ld_out(qrow + i2, 1u));
+	dov4 = ld_dout(oo2, 0u);
+	dl2 += dot(dov4, ld_out(oo2, 0u));
+	dov5 = ld_dout(oo2, 1u);
+	dl2 += dot(dov5, ld_out(oo2, 1u));
 	lr2 = lse[qrow + i2];
-	dov6 = ld_dout(qrow + i3, 0u);
-	dl3 += dot(dov6, ld_out(qrow + i3, 0u));
-	dov7 = ld_dout(qrow + i3, 1u);
-	dl3 += dot(dov7, ld_out(qrow + i3, 1u));
+	dov6 = ld_dout(oo3, 0u);
+	dl3 += dot(dov6, ld_out(oo3, 0u));
+	dov7 = ld_dout(oo3, 1u);
+	dl3 += dot(dov7, ld_out(oo3, 1u));
 	lr3 = lse[qrow + i3];
 	for (var j = p.inner_first; j < kend; j++) {
+		let kj = kb + j * lk.w;
+		let vj = vb + j * lv.w;
 		var kc0: vec4<f32>;
 		var kc1: vec4<f32>;
 		var vc0: vec4<f32>;
 		var vc1: vec4<f32>;
-		kc0 = ld_k(krow + j, 0u);
-		kc1 = ld_k(krow + j, 1u);
-		vc0 = ld_v(krow + j, 0u);
-		vc1 = ld_v(krow + j, 1u);
+		kc0 = ld_k(kj, 0u);
+		kc1 = ld_k(kj, 1u);
+		vc0 = ld_v(vj, 0u);
+		vc1 = ld_v(vj, 1u);
 		{
 			let s = (dot(q0, kc0) + dot(q1, kc1)) * p.scale;
 			var keep = !(s < neg_max);
@@ -190,13 +208,13 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 		let row = qrow + ib + 0u;
 		{
 			var x = dqa0 * p.scale;
-			if (p.inner_first > 0u) { x += ld_dq(row, 0u); }
-			st_dq(row, 0u, x);
+			if (p.inner_first > 0u) { x += ld_dq(qo0, 0u); }
+			st_dq(qo0, 0u, x);
 		}
 		{
 			var x = dqa1 * p.scale;
-			if (p.inner_first > 0u) { x += ld_dq(row, 1u); }
-			st_dq(row, 1u, x);
+			if (p.inner_first > 0u) { x += ld_dq(qo0, 1u); }
+			st_dq(qo0, 1u, x);
 		}
 		delta[row] = dl0;
 	}
@@ -204,13 +222,13 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 		let row = qrow + ib + 1u;
 		{
 			var x = dqa2 * p.scale;
-			if (p.inner_first > 0u) { x += ld_dq(row, 0u); }
-			st_dq(row, 0u, x);
+			if (p.inner_first > 0u) { x += ld_dq(qo1, 0u); }
+			st_dq(qo1, 0u, x);
 		}
 		{
 			var x = dqa3 * p.scale;
-			if (p.inner_first > 0u) { x += ld_dq(row, 1u); }
-			st_dq(row, 1u, x);
+			if (p.inner_first > 0u) { x += ld_dq(qo1, 1u); }
+			st_dq(qo1, 1u, x);
 		}
 		delta[row] = dl1;
 	}
@@ -218,13 +236,13 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 		let row = qrow + ib + 2u;
 		{
 			var x = dqa4 * p.scale;
-			if (p.inner_first > 0u) { x += ld_dq(row, 0u); }
-			st_dq(row, 0u, x);
+			if (p.inner_first > 0u) { x += ld_dq(qo2, 0u); }
+			st_dq(qo2, 0u, x);
 		}
 		{
 			var x = dqa5 * p.scale;
-			if (p.inner_first > 0u) { x += ld_dq(row, 1u); }
-			st_dq(row, 1u, x);
+			if (p.inner_first > 0u) { x += ld_dq(qo2, 1u); }
+			st_dq(qo2, 1u, x);
 		}
 		delta[row] = dl2;
 	}
@@ -232,13 +250,13 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 		let row = qrow + ib + 3u;
 		{
 			var x = dqa6 * p.scale;
-			if (p.inner_first > 0u) { x += ld_dq(row, 0u); }
-			st_dq(row, 0u, x);
+			if (p.inner_first > 0u) { x += ld_dq(qo3, 0u); }
+			st_dq(qo3, 0u, x);
 		}
 		{
 			var x = dqa7 * p.scale;
-			if (p.inner_first > 0u) { x += ld_dq(row, 1u); }
-			st_dq(row, 1u, x);
+			if (p.inner_first > 0u) { x += ld_dq(qo3, 1u); }
+			st_dq(qo3, 1u, x);
 		}
 		delta[row] = dl3;
 	}
