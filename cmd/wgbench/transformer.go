@@ -32,7 +32,6 @@ const (
 	gptLR, gptWeightDecay          = 3e-4, 0.01
 	gptWarmup, gptSamples, gptEach = 10, 5, 4 // warm-up steps; timed samples of gptEach steps
 	gptStep1Loss                   = 4.170652 // the definition's float64 loss of the initial parameters
-	gptMaskValue                   = -1e9     // added above the diagonal: weight exactly 0 in float32
 )
 
 // xorshift32 is the definition's random stream.
@@ -100,10 +99,10 @@ type gptBlockParams struct {
 // gptModel is the decoder on an engine: its batch, causal mask and
 // parameters.
 type gptModel struct {
-	inputs, targets, mask *tensor.Tensor
-	tokEmb, posEmb        *tensor.Tensor
-	blocks                []gptBlockParams
-	lnfg, lnfb, wout      *tensor.Tensor
+	inputs, targets  *tensor.Tensor
+	tokEmb, posEmb   *tensor.Tensor
+	blocks           []gptBlockParams
+	lnfg, lnfb, wout *tensor.Tensor
 }
 
 func newGPTModel(e *tensor.Engine) *gptModel {
@@ -117,13 +116,6 @@ func newGPTModel(e *tensor.Engine) *gptModel {
 		lnfb:    e.Zeros(tensor.Float32, gptD),
 		wout:    e.FromFloat32s(gptUniform(341, gptD*gptVocab), gptD, gptVocab),
 	}
-	mask := make([]float32, gptContext*gptContext)
-	for i := range gptContext {
-		for j := i + 1; j < gptContext; j++ {
-			mask[i*gptContext+j] = gptMaskValue
-		}
-	}
-	m.mask = e.FromFloat32s(mask, gptContext, gptContext)
 	for l := range gptBlocks {
 		seed := uint32(320 + 10*l)
 		m.blocks = append(m.blocks, gptBlockParams{
@@ -156,7 +148,7 @@ func (m *gptModel) params() []optim.Param {
 }
 
 func (m *gptModel) dispose() {
-	tidy.Dispose([]*tensor.Tensor{m.inputs, m.targets, m.mask})
+	tidy.Dispose([]*tensor.Tensor{m.inputs, m.targets})
 	for _, p := range m.params() {
 		p.T.Dispose()
 	}
@@ -170,16 +162,12 @@ func (m *gptModel) loss(e *tensor.Engine) (*tensor.Tensor, error) {
 		x = e.Reshape(x, gptN, gptD)
 		for _, b := range m.blocks {
 			h := e.LayerNorm(x, b.ln1g, b.ln1b, 1e-5)
-			qkv := e.Add(e.MatMul(h, b.wqkv), b.bqkv)
-			// [N, 3D] → [3, B, H, T, HD]: q, k and v of each head.
-			heads := e.Transpose(e.Reshape(qkv, gptBatch, gptContext, 3, gptHeads, gptHeadDim), 2, 0, 3, 1, 4)
-			qkvs := e.Split(heads, 0, 1, 1, 1)
-			q, k, v := qkvs[0], qkvs[1], qkvs[2]
-			shape := []int{gptBatch, gptHeads, gptContext, gptHeadDim}
-			q, k, v = e.Reshape(q, shape...), e.Reshape(k, shape...), e.Reshape(v, shape...)
-			s := e.Add(e.Mul(e.MatMulT(q, k, false, true), e.Scalar(float32(1/math.Sqrt(gptHeadDim)))), m.mask)
-			o := e.MatMul(e.Softmax(s, -1), v)                                       // [B, H, T, HD]
-			o = e.Reshape(e.Transpose(o, 0, 2, 1, 3), gptN, gptD)                    // heads concatenated
+			qkv := e.Add(e.MatMul(h, b.wqkv), b.bqkv) // [N, 3D]: q, k and v, each with its heads side by side
+			// Causal attention per sequence and head, read from the
+			// projection as it is and written with the heads merged.
+			o := e.ScaledDotProductAttentionPacked(e.Reshape(qkv, gptBatch, gptContext, 3*gptD),
+				tensor.AttentionOptions{Causal: true, Heads: gptHeads})
+			o = e.Reshape(o, gptN, gptD)
 			x = e.Add(x, e.Add(e.MatMul(o, b.wo), b.bo))                             // attention's residual
 			h = e.LayerNorm(x, b.ln2g, b.ln2b, 1e-5)                                 //
 			f := e.Add(e.MatMul(e.Gelu(e.Add(e.MatMul(h, b.w1), b.b1)), b.w2), b.b2) // the MLP
