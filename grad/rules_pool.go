@@ -8,7 +8,8 @@ import (
 // gradient is its own gathered kernel (tensor.MaxPool2DGrad,
 // tensor.AvgPool2DGrad), a cumulative sum's is the cumulative sum of dy
 // the other way, TopK's values send dy back to the positions their
-// indices name, and LayerNorm's is composed of ordinary ops.
+// indices name, and LayerNorm's is its fused backward
+// (tensor.Engine.LayerNormGrad).
 
 func init() {
 	Register("max_pool2d", Rule{Inputs: []int{0}, Backward: maxPoolGrad})
@@ -20,6 +21,7 @@ func init() {
 	Register("top_k", Rule{Outputs: []int{1}, Backward: topKGrad})
 	Register("one_hot", Rule{NoGrad: "its input is int32 indices, which have no gradient"})
 	Register("layer_norm", Rule{Inputs: []int{0, 1}, Backward: layerNormGrad})
+	Register("layer_norm_grad", Rule{NoGrad: "second derivatives of layer_norm are not implemented"})
 }
 
 // maxPoolGrad sends each window's gradient to the element it took.
@@ -57,31 +59,20 @@ func topKGrad(c *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, error) {
 //
 //	dβ = Σ dy,  dγ = Σ dy·x̂  (over the rows)
 //	dx = rstd · (g − mean(g) − x̂·mean(g·x̂)),  g = dy·γ
+//
+// in one fused kernel for up to 64 rows, two beyond
+// (tensor.Engine.LayerNormGrad), where the same formulas composed of
+// ordinary ops took eleven dispatches. The three come together; those no
+// one needs are disposed by the scope the rule runs in.
 func layerNormGrad(c *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, error) {
-	e, x, gamma, n := c.E, c.Input(0), c.Input(1), c.InputShape(1)
-	d := e.Sub(x, e.Mean(x, true, -1))
-	rstd := e.Rsqrt(e.Add(e.Mean(e.Square(d), true, -1), e.Scalar(c.Attrs.Eps)))
-	xhat := e.Mul(d, rstd)
-	out := make([]*tensor.Tensor, 3)
-	if c.NeedsGradient(0) {
-		g := e.Mul(dy[0], gamma)
-		centred := e.Sub(g, e.Mean(g, true, -1))
-		out[0] = e.Mul(rstd, e.Sub(centred, e.Mul(xhat, e.Mean(e.Mul(g, xhat), true, -1))))
+	dx, dgamma, dbeta := c.E.LayerNormGrad(c.Input(0), c.Input(1), dy[0], c.Attrs.Eps)
+	if err := dx.Err(); err != nil {
+		return nil, err
 	}
-	var err error
-	if c.NeedsGradient(1) {
-		if out[1], err = SumTo(e, e.Mul(dy[0], xhat), n); err != nil {
-			return nil, err
-		}
-	}
-	if c.NeedsGradient(2) {
-		if out[2], err = SumTo(e, dy[0], n); err != nil {
-			return nil, err
-		}
-	}
-	for _, g := range out {
-		if g != nil && g.Err() != nil {
-			return nil, g.Err()
+	out := []*tensor.Tensor{dx, dgamma, dbeta}
+	for i := range out {
+		if !c.NeedsGradient(i) {
+			out[i] = nil
 		}
 	}
 	return out, nil

@@ -36,7 +36,13 @@ func reduce(e *tensor.Engine, losses *tensor.Tensor, r Reduction) *tensor.Tensor
 // The per-row losses, of the labels' shape, are reduced by r. It is one
 // fused kernel, stable for logits of any finite size (see
 // tensor.Engine.SoftmaxCrossEntropy); a label out of range gives NaN.
+// With Mean (or nil) it is tensor.Engine.SoftmaxCrossEntropyMean, bit for
+// bit the same value: two dispatches forward (the losses and their mean)
+// and one backward, the mean's 1/N folded into the gradient's kernel.
 func SoftmaxCrossEntropy(e *tensor.Engine, logits, targets *tensor.Tensor, r Reduction) *tensor.Tensor {
+	if isMean(r) {
+		return e.SoftmaxCrossEntropyMean(logits, targets)
+	}
 	return reduce(e, e.SoftmaxCrossEntropy(logits, targets), r)
 }
 

@@ -69,7 +69,13 @@ func Ignore(index int) *int { return &index }
 // logits of any finite size, never forming the softmax) on the labels,
 // or, with label smoothing, on the dense targets the options make, and
 // elementwise ops: a tape differentiates it through their rules, with
-// respect to the logits, the probabilities and the weights. Bad
+// respect to the logits, the probabilities and the weights. With labels,
+// Mean or Sum and no label smoothing, the weighted losses and their sum
+// are one op (tensor.Engine.SoftmaxCrossEntropyWeightedSum, bit for bit
+// the sum of the products), whose gradient is one kernel: a step of the
+// default options is six dispatches forward and backward (twelve
+// composed); with probabilities and Mean the losses' mean is
+// tensor.Engine.SoftmaxCrossEntropyMean. Bad
 // arguments (a weight that is not float32 [C], a smoothing outside
 // [0, 1], labels of the wrong shape or dtype) give a tensor carrying an
 // error naming CrossEntropy and the shapes; nothing is left live. Like
@@ -83,7 +89,11 @@ func CrossEntropy(e *tensor.Engine, logits, targets *tensor.Tensor, o CrossEntro
 	classes := logits.Shape()[logits.Rank()-1]
 	if targets.DType() == tensor.Float32 {
 		return scoped(e, func() *tensor.Tensor {
-			return apply(e, e.SoftmaxCrossEntropy(logits, denseTargets(e, targets, o, classes)), o.Reduction)
+			t := denseTargets(e, targets, o, classes)
+			if isMean(o.Reduction) { // over the rows: the fused mean (see SoftmaxCrossEntropy)
+				return e.SoftmaxCrossEntropyMean(logits, t)
+			}
+			return apply(e, e.SoftmaxCrossEntropy(logits, t), o.Reduction)
 		})
 	}
 	ignore := DefaultIgnoreIndex
@@ -91,7 +101,18 @@ func CrossEntropy(e *tensor.Engine, logits, targets *tensor.Tensor, o CrossEntro
 		ignore = *o.IgnoreIndex
 	}
 	return scoped(e, func() *tensor.Tensor {
-		per, scale := labelLosses(e, logits, targets, o, classes, int32(ignore))
+		kept, safe, scale := labelWeights(e, targets, o, int32(ignore))
+		if o.LabelSmoothing == 0 && (isMean(o.Reduction) || isSum(o.Reduction)) {
+			// Σ w[y]·loss in one op (the per-row products and their sum,
+			// bit for bit Sum(Mul(losses, scale))), whose gradient is one
+			// kernel; the labels kernel gives NaN for a label out of range.
+			total := e.SoftmaxCrossEntropyWeightedSum(logits, safe, scale)
+			if isSum(o.Reduction) {
+				return total
+			}
+			return e.Div(total, e.Sum(scale, false))
+		}
+		per := labelLosses(e, logits, o, classes, kept, safe, scale)
 		if !isMean(o.Reduction) {
 			return apply(e, per, o.Reduction)
 		}
@@ -99,21 +120,29 @@ func CrossEntropy(e *tensor.Engine, logits, targets *tensor.Tensor, o CrossEntro
 	})
 }
 
-// labelLosses returns CrossEntropy's loss per row for int32 labels, and
-// each row's share of the mean's denominator (w[y], 0 where ignored).
-func labelLosses(e *tensor.Engine, logits, labels *tensor.Tensor, o CrossEntropyOptions, classes int, ignore int32) (per, scale *tensor.Tensor) {
-	kept := e.NotEqual(labels, e.Fill(tensor.Int32, float64(ignore)))
-	// Ignored rows read class 0, then count for nothing.
-	safe := e.Where(kept, labels, e.Zeros(tensor.Int32))
+// labelWeights returns, for int32 labels, which rows are kept (not
+// ignored), the labels with ignored rows reading class 0 (they count for
+// nothing), and each row's share of the mean's denominator (w[y], 0 where
+// ignored).
+func labelWeights(e *tensor.Engine, labels *tensor.Tensor, o CrossEntropyOptions, ignore int32) (kept, safe, scale *tensor.Tensor) {
+	// The scalars are uploads, not fill kernels: no dispatch of their own.
+	kept = e.NotEqual(labels, int32Scalar(e, ignore))
+	safe = e.Where(kept, labels, int32Scalar(e, 0))
 	scale = e.Cast(kept, tensor.Float32)
 	if o.Weight != nil {
 		// A label out of range gathers a weight of 0; its loss is NaN
-		// (below), which 0 keeps.
+		// (the kernels'), which 0 keeps.
 		scale = e.Mul(scale, e.Gather(o.Weight, safe, 0))
 	}
+	return kept, safe, scale
+}
+
+// labelLosses returns CrossEntropy's loss per row for int32 labels, given
+// labelWeights' results.
+func labelLosses(e *tensor.Engine, logits *tensor.Tensor, o CrossEntropyOptions, classes int, kept, safe, scale *tensor.Tensor) *tensor.Tensor {
 	if o.LabelSmoothing == 0 {
 		// The labels kernel gives NaN for a label out of range.
-		return e.Mul(e.SoftmaxCrossEntropy(logits, safe), scale), scale
+		return e.Mul(e.SoftmaxCrossEntropy(logits, safe), scale)
 	}
 	eps := o.LabelSmoothing
 	// q = (1 − ε)·w[y]·onehot(y) + ε/C·w, zero on ignored rows: the dense
@@ -124,11 +153,16 @@ func labelLosses(e *tensor.Engine, logits, labels *tensor.Tensor, o CrossEntropy
 		uniform = e.Mul(uniform, o.Weight)
 	}
 	q := e.Add(hot, e.Mul(e.ExpandDims(e.Cast(kept, tensor.Float32), -1), uniform))
-	per = e.SoftmaxCrossEntropy(logits, q)
+	per := e.SoftmaxCrossEntropy(logits, q)
 	// OneHot gives a label out of range a row of zeros: NaN, as the
 	// labels kernel gives.
-	bad := e.Mul(kept, e.Maximum(e.Less(safe, e.Zeros(tensor.Int32)), e.GreaterEqual(safe, e.Fill(tensor.Int32, float64(classes)))))
-	return e.Where(bad, e.Scalar(float32(math.NaN())), per), scale
+	bad := e.Mul(kept, e.Maximum(e.Less(safe, int32Scalar(e, 0)), e.GreaterEqual(safe, int32Scalar(e, int32(classes)))))
+	return e.Where(bad, e.Scalar(float32(math.NaN())), per)
+}
+
+// int32Scalar uploads v as an int32 scalar.
+func int32Scalar(e *tensor.Engine, v int32) *tensor.Tensor {
+	return e.FromInt32s([]int32{v}, []int{}...)
 }
 
 // denseTargets is the probabilities CrossEntropy's dense kernel takes for
@@ -259,6 +293,11 @@ func checkBCE(logits, targets *tensor.Tensor, o BinaryCrossEntropyOptions) error
 // isMean reports whether r is Mean (nil is Mean).
 func isMean(r Reduction) bool {
 	return r == nil || reflect.ValueOf(r).Pointer() == reflect.ValueOf(Mean).Pointer()
+}
+
+// isSum reports whether r is Sum.
+func isSum(r Reduction) bool {
+	return r != nil && reflect.ValueOf(r).Pointer() == reflect.ValueOf(Sum).Pointer()
 }
 
 // apply reduces losses by r (Mean when nil), inside a scope that frees

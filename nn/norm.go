@@ -2,9 +2,11 @@ package nn
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/wgtensor/wgtensor/optim"
+	"github.com/wgtensor/wgtensor/shaders"
 	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/tidy"
 )
@@ -14,7 +16,12 @@ import (
 // to mean 0 and variance 1 (the biased variance, as PyTorch's
 // nn.LayerNorm), then scales and shifts it elementwise:
 // y = (x − mean)/√(var + ε)·weight + bias, for x [..., normalized shape].
-// It behaves the same in both modes.
+// It behaves the same in both modes. Vectors of up to
+// shaders.MaxLoopTrips (65,535) elements, over one axis or several, are
+// normalised by the fused kernel (tensor.Engine.LayerNorm: one dispatch
+// forward, and tensor.Engine.LayerNormGrad backward, one dispatch for up
+// to 64 vectors and two beyond); longer ones by Mean, Sub, Square, Rsqrt,
+// Mul and Add.
 //
 // Parameters: "weight" and "bias" of the normalized shape (Ones and
 // Zeros), PyTorch's names and shapes; none with NoAffine (PyTorch's
@@ -67,16 +74,48 @@ func (l *LayerNorm) Forward(x *tensor.Tensor) *tensor.Tensor {
 	if got := x.Shape()[x.Rank()-k:]; !slices.Equal(got, l.shape) {
 		return refuse(x, l.what, tensor.ErrShape, "trailing dimensions %v, want %v", got, l.shape)
 	}
+	e := engineFor(x)
+	size := 1
+	for _, d := range l.shape {
+		size *= d
+	}
+	if size <= shaders.MaxLoopTrips && !math.IsInf(float64(l.eps), 1) {
+		return scoped(e, func() *tensor.Tensor { return l.fused(e, x, size) })
+	}
+	// Vectors longer than the fused kernel's rows.
 	axes := make([]int, k)
 	for i := range axes {
 		axes[i] = x.Rank() - k + i
 	}
-	e := engineFor(x)
 	return scoped(e, func() *tensor.Tensor {
 		xc := e.Sub(x, e.Mean(x, true, axes...))
 		variance := e.Mean(e.Square(xc), true, axes...)
 		return normalise(e, xc, variance, l.eps, l.weight, l.bias)
 	})
+}
+
+// fused normalises x with the fused kernel (tensor.Engine.LayerNorm, and
+// its backward tensor.Engine.LayerNormGrad: one dispatch forward, one or
+// two backward, where the composed ops took five and ten): x's trailing
+// dimensions, size elements in all, are viewed as one row, the weight and
+// bias as vectors, and the result takes x's shape back (views, no
+// copies). Without affine parameters it scales by uploaded ones and
+// shifts by zeros, which no gradient reaches.
+func (l *LayerNorm) fused(e *tensor.Engine, x *tensor.Tensor, size int) *tensor.Tensor {
+	weight, bias := l.weight, l.bias
+	if weight == nil {
+		ones := make([]float32, size)
+		for i := range ones {
+			ones[i] = 1
+		}
+		weight, bias = e.FromFloat32s(ones, size), e.FromFloat32s(make([]float32, size), size)
+	}
+	if len(l.shape) == 1 {
+		return e.LayerNorm(x, weight, bias, l.eps)
+	}
+	rows := append(slices.Clone(x.Shape()[:x.Rank()-len(l.shape)]), size)
+	y := e.LayerNorm(e.Reshape(x, rows...), e.Reshape(weight, size), e.Reshape(bias, size), l.eps)
+	return e.Reshape(y, x.Shape()...)
 }
 
 // normalise returns xc/√(variance + eps)·weight + bias, without the scale

@@ -21,6 +21,9 @@
 //   - pool.wgsl, pool_grad.wgsl and pool_scatter.wgsl: Pool2D and
 //     Pool2DGrad; onehot.wgsl, cumsum.wgsl (Scan), topk.wgsl and
 //     layernorm.wgsl: OneHot, Scan, TopK and LayerNorm.
+//   - layernorm_grad.wgsl and layernorm_sums.wgsl: LayerNorm's gradient,
+//     dx and each slice's column sums in one kernel, then the slices'
+//     sums added in order.
 //   - conv.wgsl: Conv2D, a convolution and its two gradients as implicit
 //     matrix products, scalar and Vec4.
 //   - attention.wgsl: Attention, fused scaled-dot-product attention (an

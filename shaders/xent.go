@@ -33,28 +33,57 @@ import (
 //
 // softmax(x)_j being exp(x_j - m) / s as Softmax computes it; a label out
 // of range matches no class. The result has the logits' shape.
-type SoftmaxXent struct{ Dense, Grad bool }
+//
+// With Grad and Mean, g is the same for every row: the gradient of the
+// rows' mean, dy[0]·RowParams.Scale (Scale 1/rows), rounded to float32
+// before it scales the row, as Mean's gradient rounds it.
+//
+// With Weighted a float32 weight per row, w (an input after the targets),
+// scales each row: the result is loss·w[row], one rounded product of the
+// loss as the unweighted kernel stores it and the weight (a label out of
+// range still gives NaN); with Grad, g is dy[0]·w[row], the gradient of
+// Σ w·loss over the rows given dy, that sum's scalar gradient. Mean does
+// not apply then (nor without Grad).
+type SoftmaxXent struct{ Dense, Grad, Mean, Weighted bool }
 
 // MaxXentClasses is the longest row SoftmaxXent takes.
 const MaxXentClasses = MaxLoopTrips
 
 // Key identifies s's pipeline.
-func (s SoftmaxXent) Key() string {
+func (s SoftmaxXent) Key() string { return s.name() + "/" + fmt.Sprint(s.Dense) }
+
+// name is the kernel's name: softmax_xent, then _grad, then _weighted or
+// _mean.
+func (s SoftmaxXent) name() string {
+	n := "softmax_xent"
 	if s.Grad {
-		return fmt.Sprintf("softmax_xent_grad/%v", s.Dense)
+		n += "_grad"
 	}
-	return fmt.Sprintf("softmax_xent/%v", s.Dense)
+	switch {
+	case s.Weighted:
+		n += "_weighted"
+	case s.Grad && s.Mean:
+		n += "_mean"
+	}
+	return n
 }
 
 // Spec generates s's kernel.
 func (s SoftmaxXent) Spec() wgpu.KernelSpec {
 	p := &RowParams{}
-	src := fill("xent.wgsl", map[string]any{"Params": declareParams(p), "WorkgroupSize": WorkgroupSize, "Dense": s.Dense, "Grad": s.Grad, "Unroll": RowUnroll})
-	name, access := "softmax_xent", []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}
-	if s.Grad {
-		name, access = "softmax_xent_grad", []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}
+	access := []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly} // logits, targets
+	if s.Weighted {
+		access = append(access, wgpu.ReadOnly)
 	}
-	return wgpu.KernelSpec{Name: name, Key: s.Key(), Source: src, Bindings: access, Params: true, ParamsSize: paramsSizeOf(p)}
+	if s.Grad {
+		access = append(access, wgpu.ReadOnly)
+	}
+	access = append(access, wgpu.ReadWrite)
+	n := len(access)
+	src := fill("xent.wgsl", map[string]any{"Params": declareParams(p), "WorkgroupSize": WorkgroupSize, "Dense": s.Dense, "Grad": s.Grad,
+		"Mean": s.Grad && s.Mean && !s.Weighted, "Weighted": s.Weighted, "Unroll": RowUnroll,
+		"Bindings": []int{n - 2, n - 1, n}}) // dy's (with Grad), the result's, the parameters'
+	return wgpu.KernelSpec{Name: s.name(), Key: s.Key(), Source: src, Bindings: access, Params: true, ParamsSize: paramsSizeOf(p)}
 }
 
 // RowWork is the work of one row of length classes: two or three passes

@@ -20,8 +20,11 @@ import (
 // same formula composed of Mean, Sub, Square, Rsqrt, Mul and Add takes
 // four dispatches and reads x three times (BenchmarkLayerNorm, lavapipe:
 // 1.4 to 3.7 times as fast over 64x256 to 4096x128). A row holding a NaN
-// or an infinity normalises to NaN. Package grad differentiates it with
-// respect to x, gamma and beta.
+// or an infinity normalises to NaN, and so does a constant row with eps
+// 0 (0·∞). Package grad differentiates it with respect to x, gamma and
+// beta, with LayerNormGrad. Like every op it belongs to the Engine's
+// goroutine; bad arguments give a tensor carrying an *OpError that names
+// layer_norm and the shapes.
 func (e *Engine) LayerNorm(x, gamma, beta *Tensor, eps float32) *Tensor {
 	o, bad := e.begin("layer_norm", callerSite(), x, gamma, beta)
 	if bad != nil {
@@ -29,26 +32,9 @@ func (e *Engine) LayerNorm(x, gamma, beta *Tensor, eps float32) *Tensor {
 	}
 	defer o.end()
 	o.attrs.Eps = eps
-	for i, t := range []*Tensor{x, gamma, beta} {
-		if t.dtype != Float32 {
-			return o.fail(ErrDType, "input %d is %s, not float32", i, t.dtype)
-		}
-	}
-	if x.Rank() == 0 {
-		return o.fail(ErrShape, "a scalar has no last axis")
-	}
-	n := x.shape[x.Rank()-1]
-	if !gamma.shape.Equal(Shape{n}) || !beta.shape.Equal(Shape{n}) {
-		return o.fail(ErrShape, "gamma and beta must be [%d], x's last dimension", n)
-	}
-	// The kernel's three passes take several elements a loop trip, so
-	// that a row of shaders.MaxLoopTrips stays within the trips of an
-	// invocation (shaders.LoopTrips).
-	if n > shaders.MaxLoopTrips || (shaders.LayerNorm{}).Trips(n) > shaders.MaxLoopTrips {
-		return o.fail(ErrShape, "rows of %d elements; at most %d", n, shaders.MaxLoopTrips)
-	}
-	if !(eps >= 0) || math.IsInf(float64(eps), 1) {
-		return o.fail(ErrArgument, "eps %v is not finite and non-negative", eps)
+	n, bad := o.checkLayerNorm(shaders.LayerNorm{}, x, eps, gamma, beta)
+	if bad != nil {
+		return bad
 	}
 	out, err := o.alloc(x.shape.clone(), Float32)
 	if err != nil {
@@ -64,4 +50,157 @@ func (e *Engine) LayerNorm(x, gamma, beta *Tensor, eps float32) *Tensor {
 		}
 	}
 	return out
+}
+
+// checkLayerNorm checks LayerNorm's or LayerNormGrad's x, eps and
+// parameters (gamma, and beta or dy) for kernel k, and returns the row
+// length.
+func (o *op) checkLayerNorm(k shaders.LayerNorm, x *Tensor, eps float32, params ...*Tensor) (int, *Tensor) {
+	for i, t := range append([]*Tensor{x}, params...) {
+		if t.dtype != Float32 {
+			return 0, o.fail(ErrDType, "input %d is %s, not float32", i, t.dtype)
+		}
+	}
+	if x.Rank() == 0 {
+		return 0, o.fail(ErrShape, "a scalar has no last axis")
+	}
+	n := x.shape[x.Rank()-1]
+	if !params[0].shape.Equal(Shape{n}) {
+		return 0, o.fail(ErrShape, "gamma must be [%d], x's last dimension", n)
+	}
+	if k.Grad {
+		if !params[1].shape.Equal(x.shape) {
+			return 0, o.fail(ErrShape, "dy must be %v, x's shape", x.shape)
+		}
+	} else if !params[1].shape.Equal(Shape{n}) {
+		return 0, o.fail(ErrShape, "gamma and beta must be [%d], x's last dimension", n)
+	}
+	// The kernels' passes take several elements a loop trip, so that a
+	// row of shaders.MaxLoopTrips stays within the trips of an
+	// invocation (shaders.LoopTrips).
+	if n > shaders.MaxLoopTrips || k.Trips(n) > shaders.MaxLoopTrips {
+		return 0, o.fail(ErrShape, "rows of %d elements; at most %d", n, shaders.MaxLoopTrips)
+	}
+	if !(eps >= 0) || math.IsInf(float64(eps), 1) {
+		return 0, o.fail(ErrArgument, "eps %v is not finite and non-negative", eps)
+	}
+	return n, nil
+}
+
+// LayerNormGrad returns the gradients of LayerNorm(x, gamma, beta, eps)
+// with respect to x, gamma and beta, given dy, the gradient of its
+// result (of x's shape). With x̂ = (x − mean)·rstd, rstd =
+// 1/sqrt(var + eps) and g = dy·gamma, over each row of n:
+//
+//	dx = rstd·((g − mean(g)) − x̂·mean(g·x̂))
+//	dgamma = Σ dy·x̂,  dbeta = Σ dy   (over the rows)
+//
+// The mean and rstd are recomputed from x by the forward kernel's own
+// two passes (so x̂ is bit for bit the forward's), rather than saved by
+// the forward: the forward keeps its one result and inference pays
+// nothing for training, a tape holds only x and gamma between the passes
+// (no statistics of its own), and the cost, two more reads of x per
+// element in a kernel that reads x, dy and gamma twice besides, is small
+// next to the dispatches saved (BenchmarkLayerNormGrad).
+//
+// It is one kernel (a workgroup per slice of shaders.LayerNormWorkgroup
+// rows) for up to 64 rows and two beyond: the first writes dx and each
+// slice's sums of dgamma and dbeta, the second adds the slices' sums in
+// order (see shaders.LayerNorm). The formulas composed of ordinary ops
+// took eleven dispatches. Results match them to float32 rounding, not bit
+// for bit: the sums run in another order. With u = 2⁻²⁴ and e = |x̂| +
+// rstd·mean|x| (the mean's error counts against x − mean whole), dx is
+// within about (n + 8)·u of rstd·(|g| + mean|g| + e·mean|g·x̂| +
+// |x̂|·mean(|g|·e)), dgamma within (64 + slices + 8)·u of Σ|dy·x̂| plus
+// (n + 8)·u of Σ|dy|·e, and dbeta within (64 + slices + 8)·u of Σ|dy|, of
+// the exact values (TestLayerNormGradAgainstReference checks four times
+// these against float64, and the composed ops against the same bounds
+// with the rows added to each count). A row holding a NaN or an infinity
+// gets a NaN dx and makes dgamma NaN; dbeta does not read x. Rows whose
+// squared deviations overflow (rstd 0) get x̂ = 0 and dx = 0, as the
+// forward gives them beta; a constant row with eps 0 gets NaN (0·∞).
+//
+// x, gamma, dy and eps are as LayerNorm takes them (dy float32 of x's
+// shape); rows of x are at most shaders.LayerNormWorkgroup times the
+// slices a thread can add within the loop budget (about 33 million).
+// The three results are the caller's; bad arguments give one tensor
+// carrying an *OpError naming layer_norm_grad and the shapes as all
+// three, and leave nothing live. Like every op it belongs to the
+// Engine's goroutine.
+func (e *Engine) LayerNormGrad(x, gamma, dy *Tensor, eps float32) (dx, dgamma, dbeta *Tensor) {
+	o, bad := e.begin("layer_norm_grad", callerSite(), x, gamma, dy)
+	if bad != nil {
+		return bad, bad, bad
+	}
+	defer o.end()
+	o.attrs.Eps = eps
+	k := shaders.LayerNorm{Grad: true}
+	n, bad := o.checkLayerNorm(k, x, eps, gamma, dy)
+	if bad != nil {
+		return bad, bad, bad
+	}
+	rows := x.Size() / max(n, 1)
+	slices := (rows + shaders.LayerNormWorkgroup - 1) / shaders.LayerNormWorkgroup
+	sums := shaders.LayerNorm{Grad: true, Sums: true}
+	if sums.Trips(slices) > shaders.MaxLoopTrips {
+		return bad3Of(o.fail(ErrShape, "%d rows; at most %d", rows, shaders.LayerNormWorkgroup*maxSlices()))
+	}
+	var made []*Tensor
+	fail := func(err error) (dx, dgamma, dbeta *Tensor) {
+		for _, t := range made {
+			t.Dispose()
+		}
+		return bad3Of(o.e.errTensor(err))
+	}
+	for _, s := range []Shape{x.shape.clone(), {n}, {n}} {
+		t, err := o.alloc(s, Float32)
+		if err != nil {
+			return fail(err)
+		}
+		made = append(made, t)
+	}
+	if n == 0 {
+		return made[0], made[1], made[2]
+	}
+	p := &shaders.LayerNormGradParams{Length: uint32(n), Rows: uint32(rows), Slices: uint32(slices), Eps: eps}
+	pg, pb := made[1], made[2] // the slices' sums: dgamma and dbeta themselves for one slice
+	if slices != 1 {
+		for range 2 {
+			t, err := o.alloc(Shape{max(slices, 1), n}, Float32)
+			if err != nil {
+				return fail(err)
+			}
+			// Safe to dispose once the sums are recorded: the pool never
+			// hands the storage to a later op before them (see reduce).
+			defer t.Dispose()
+			made = append(made, t)
+		}
+		pg, pb = made[3], made[4]
+	}
+	if rows > 0 {
+		bufs := []*wgpu.Buffer{x.buf(), gamma.buf(), dy.buf(), made[0].buf(), pg.buf(), pb.buf()}
+		if err := o.spread(k.Key(), k.Spec, 1, slices, k.RowWork(n), p, bufs); err != nil {
+			return fail(err)
+		}
+	}
+	if slices != 1 { // several slices' sums to add, or none (no rows: zeros)
+		bufs := []*wgpu.Buffer{pg.buf(), pb.buf(), made[1].buf(), made[2].buf()}
+		if err := o.spread(sums.Key(), sums.Spec, shaders.LayerNormWorkgroup, n, sums.RowWork(slices), p, bufs); err != nil {
+			return fail(err)
+		}
+	}
+	return made[0], made[1], made[2]
+}
+
+// bad3Of returns t three times: the results of a failed op with three.
+func bad3Of(t *Tensor) (a, b, c *Tensor) { return t, t, t }
+
+// maxSlices is the most slices LayerNormGrad's second kernel adds within
+// a thread's loop budget.
+func maxSlices() int {
+	s := shaders.MaxLoopTrips * shaders.RowUnroll
+	for (shaders.LayerNorm{Grad: true, Sums: true}).Trips(s) > shaders.MaxLoopTrips {
+		s--
+	}
+	return s
 }
