@@ -131,7 +131,7 @@ func (a *Accumulator) add(i int, g *tensor.Tensor) error {
 	n := g.Size() / width
 	l := tensor.Launch{Inputs: []*tensor.Tensor{g}, Threads: threadsFor(n)}
 	overwrite := a.bufs[i] == nil || a.zeroed[i]
-	l.Params = append([]any{uint32(n)}, f32s(flag(overwrite))...)
+	l.Params = []any{uint32(n), float32(flag(overwrite))}
 	if a.bufs[i] == nil {
 		l.Outputs = []tensor.Out{{Shape: p.T.Shape(), DType: tensor.Float32}}
 	} else {

@@ -41,12 +41,19 @@
 //   - In place: a parameter keeps its storage for its whole life. Step
 //     writes the update into it (tensor.Launch.InOut), so every view of the
 //     parameter sees it and its Version goes up by one per step.
-//   - One kernel per parameter per step: the parameter, its gradient and
-//     its state are read and written by a single dispatch (a profile of a
-//     step shows as many dispatches as parameters with a gradient).
+//   - Few dispatches per step: each parameter, its gradient and its state
+//     are read and written once, by one kernel that updates several
+//     parameters, of any group, as many as the device binds and, on a
+//     CPU adapter, as their sizes make worth it (SGD.Step says how): the
+//     29 parameters of a small transformer take 10 dispatches of AdamW
+//     on lavapipe, 13 on GL, instead of 29. Each element's arithmetic is
+//     that of a kernel per parameter, in the same order: batching changes
+//     no bit of the results.
 //   - Nothing outlives a step but the state: Step allocates no tensor,
 //     except the state tensors, created (zeroed) at the first step that
-//     needs them.
+//     needs them, and placeholders of 4 floats for the slots a dispatch's
+//     kernel binds beyond its parameters, which it disposes before it
+//     returns (their buffers go back to the pool).
 //   - Hyperparameters are uniform params: changing a learning rate, betas
 //     or a weight decay between steps compiles nothing. Only a setting that
 //     changes the state kept (Momentum from 0, AMSGrad, Centered) compiles
@@ -84,8 +91,12 @@
 // parameters, and a gradient may be a parameter whose own gradient is nil
 // (it is only read). A nil gradient skips its parameter, which keeps its
 // values, state and step count, as PyTorch skips a parameter whose grad is
-// None. Only a device failure part-way (out of memory creating the state,
-// a lost device) leaves the parameters before it updated.
+// None. The state a step needs is created before anything is updated:
+// out of memory there updates nothing and leaves no new state. Only a
+// device failure part-way through the dispatches (out of memory for a
+// dispatch's placeholders, a lost device) leaves the parameters of the
+// dispatches before it updated; the failed dispatch's parameters keep
+// their values, versions, step counts and state.
 //
 // # Concurrency
 //

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wgtensor/wgtensor/tensor"
+	"github.com/wgtensor/wgtensor/wgpu"
 )
 
 // Param is a named parameter: a float32 tensor that an optimizer updates
@@ -22,7 +23,7 @@ type Param struct {
 // Optimizer is what SGD, Adam, AdamW and RMSProp have in common.
 type Optimizer interface {
 	// Step updates every parameter whose gradient is not nil, in place,
-	// each with one kernel.
+	// several parameters per dispatch (see SGD.Step).
 	Step(grads []*tensor.Tensor) error
 	// Params lists the parameters, in the order Step takes their
 	// gradients.
@@ -68,6 +69,10 @@ type base struct {
 	starts   []int // starts[g] is the index in params of group g's first parameter
 	kernels  map[string]tensor.Kernel
 	disposed bool
+	// cpu: the device is a CPU adapter (lavapipe, llvmpipe), which runs
+	// masked lanes at the cost of real ones: it decides how parameters
+	// share launches (see batches and run).
+	cpu bool
 }
 
 // newBase checks params as one group (see newGroups).
@@ -92,6 +97,7 @@ func newGroups(e *tensor.Engine, kind string, groups [][]Param) (base, error) {
 	if e.Device() == nil {
 		return b, b.errorf(ErrArgument, "nil or zero engine")
 	}
+	b.cpu = e.Device().Info().Type == wgpu.AdapterCPU
 	if len(groups) == 0 {
 		return b, b.errorf(ErrArgument, "no parameter groups")
 	}
@@ -242,18 +248,44 @@ func (b *base) checkLike(what string, p Param, g *tensor.Tensor) error {
 
 // update is one optimizer's rule for a step: the state slots it needs
 // under the current hyperparameters, in binding order, the kernel for
-// those slots, and the kernel's params for a parameter at its step
-// (counted from 1) whose state was just created (fresh) or not.
+// those slots, and the kernel's hyperparameters (spec.members) for a
+// parameter at its step (counted from 1) whose state was just created
+// (fresh) or not.
 type update struct {
 	slots  []string
-	kernel func(width int) tensor.Kernel
-	params func(step int, fresh bool) []any
+	spec   kernelSpec
+	params func(step int, fresh bool) []float32
+}
+
+// item is a parameter a step updates: its index, its gradient, its
+// update, the number of elements of its kernel's width, and whether its
+// state was created by this step.
+type item struct {
+	i     int
+	g     *tensor.Tensor
+	u     update
+	n     int
+	fresh bool
+}
+
+// batch is parameters updated by one kernel launch: their update's slots
+// and element width are the same (their groups and hyperparameters may
+// differ).
+type batch struct {
+	items []item
+	width int
 }
 
 // step checks every parameter and gradient first, so that a bad one
-// updates nothing, then runs the kernel of its group's update (us[g] for
-// group g) once per parameter whose gradient is not nil (as PyTorch skips
-// a parameter whose grad is None).
+// updates nothing, then creates the state that does not exist yet (a
+// failure there updates nothing and forgets the state it created), then
+// updates every parameter whose gradient is not nil (as PyTorch skips a
+// parameter whose grad is None) with its group's update (us[g] for group
+// g), several parameters per kernel launch (see batches), whatever their
+// groups. The engine may cut a launch into several dispatches within its
+// work budget. A launch that fails updates none of its parameters; the
+// step forgets the state it created for them and for the parameters of
+// the launches after it, and returns.
 func (b *base) step(grads []*tensor.Tensor, us []update) error {
 	if b.disposed {
 		return b.errorf(ErrDisposed, "step")
@@ -288,53 +320,206 @@ func (b *base) step(grads []*tensor.Tensor, us []update) error {
 	if err := b.checkAliasing(reads, writes); err != nil {
 		return err
 	}
+	items := make([]item, 0, len(reads))
+	created := map[int][]string{}
+	forget := func(items []item) {
+		for _, it := range items {
+			b.forget(it.i, created[it.i])
+		}
+	}
 	for i, g := range grads {
 		if g == nil {
 			continue
 		}
 		u := us[b.groupOf(i)]
-		if err := b.update(i, g, b.kernel(u, widthFor(g.Size())), u); err != nil {
+		c, err := b.ensure(i, u.slots)
+		created[i] = c
+		items = append(items, item{i: i, g: g, u: u, n: g.Size() / widthFor(g.Size()), fresh: len(c) > 0})
+		if err != nil {
+			forget(items) // nothing was updated: the state is as the step found it
 			return err
+		}
+	}
+	batches := b.batches(items)
+	for k, bt := range batches {
+		if err := b.run(bt); err != nil {
+			for _, later := range batches[k:] {
+				forget(later.items) // the next step creates them afresh
+			}
+			return err
+		}
+		for _, it := range bt.items {
+			b.state[it.i].steps++
 		}
 	}
 	return nil
 }
 
-// kernel returns u's kernel over elements of width floats, generating it
-// once per optimizer.
-func (b *base) kernel(u update, width int) tensor.Kernel {
-	key := fmt.Sprintf("%s/x%d", strings.Join(u.slots, ","), width)
-	k, ok := b.kernels[key]
-	if !ok {
-		k = u.kernel(width)
-		b.kernels[key] = k
+// batches cuts items into launches of items of the same slots and width,
+// taken from the largest to the smallest (of equal sizes, in their
+// order), at most batchLimit of them per launch. On a GPU a launch takes
+// as many as it binds. On a CPU adapter, which walks every parameter of a
+// launch, and every unused slot of its kernel (see batchWidth), up to the
+// largest's size, masked, at about the cost of real updates (see
+// kernelSpec.batchKernel), a launch takes the most items whose masked
+// work stays within cpuWaste floats per item beside the first: parameters
+// of equal sizes and small ones share launches, a large one beside much
+// smaller ones keeps its own. The launches are in the order of their
+// kinds' first items, largest first.
+func (b *base) batches(items []item) []*batch {
+	var kinds []string
+	byKind := map[string][]item{}
+	for _, it := range items {
+		key := fmt.Sprintf("%s/x%d", strings.Join(it.u.slots, ","), widthFor(it.g.Size()))
+		if _, ok := byKind[key]; !ok {
+			kinds = append(kinds, key)
+		}
+		byKind[key] = append(byKind[key], it)
 	}
-	return k
-}
-
-// update runs k on parameter i with gradient g and its state.
-func (b *base) update(i int, g *tensor.Tensor, k tensor.Kernel, u update) error {
-	p, st := b.params[i], &b.state[i]
-	created, err := b.ensure(i, u.slots)
-	if err != nil {
-		b.forget(i, created)
-		return err
-	}
-	inOut := make([]*tensor.Tensor, 0, 1+len(u.slots))
-	inOut = append(inOut, p.T)
-	for _, s := range u.slots {
-		inOut = append(inOut, st.slots[s])
-	}
-	n := p.T.Size() / widthFor(p.T.Size()) // elements of the kernel's width
-	params := append([]any{uint32(n)}, u.params(st.steps+1, len(created) > 0)...)
-	res := b.e.RunKernel(k, tensor.Launch{Inputs: []*tensor.Tensor{g}, InOut: inOut, Threads: threadsFor(n), Params: params})
-	for _, r := range res {
-		if err := r.Err(); err != nil {
-			b.forget(i, created) // the next step creates them afresh
-			return fmt.Errorf("optim: %s: update of %q: %w", b.kind, p.Name, err)
+	var out []*batch
+	for _, key := range kinds {
+		its := byKind[key]
+		slices.SortStableFunc(its, func(x, y item) int { return y.n - x.n })
+		width := widthFor(its[0].g.Size())
+		limit := batchLimit(b.e, len(its[0].u.slots))
+		for len(its) > 0 {
+			n := min(limit, len(its))
+			if b.cpu {
+				threads := threadsFor(its[0].n)
+				idle, size, best := masked(its[0].n, threads), its[0].n, 1
+				for m := 2; m <= n; m++ {
+					idle += masked(its[m-1].n, threads) // trips of the first m run masked
+					size += its[m-1].n
+					waste := (idle+(batchWidth(m, limit)-m)*threads)*width + size*width/cpuLoopCost
+					if waste <= (m-1)*cpuWaste {
+						best = m
+					}
+				}
+				n = best
+			}
+			out = append(out, &batch{items: its[:n:n], width: width})
+			its = its[n:]
 		}
 	}
-	st.steps++
+	return out
+}
+
+// kernel returns spec's kernel for k parameters of elements of width
+// floats, generating it once per optimizer.
+func (b *base) kernel(spec kernelSpec, width, k int) tensor.Kernel {
+	key := fmt.Sprintf("%s/%s/x%d/k%d", spec.name, strings.Join(spec.slots, ","), width, k)
+	kern, ok := b.kernels[key]
+	if !ok {
+		kern = spec.batchKernel(width, k)
+		b.kernels[key] = kern
+	}
+	return kern
+}
+
+// run launches bt's kernel (see kernelSpec.batchKernel), or with one
+// parameter the per-parameter kernel (see runOne), binding each
+// parameter's gradient, the parameter and its state, with each one's size
+// and hyperparameters in the uniform block, over a thread per
+// elemsPerThread elements of the largest parameter on a CPU adapter (as
+// the per-parameter kernel), a thread per element on a GPU (more
+// parallelism; each invocation then takes one element of each
+// parameter). A batch smaller than its kernel is padded: the missing
+// gradients are the first one again (bound read-only twice), the missing
+// parameters and slots placeholder outputs of 4 floats that the kernel
+// never touches (their sizes are 0), disposed at once (their buffers go
+// back to the pool).
+func (b *base) run(bt *batch) error {
+	if len(bt.items) == 1 {
+		return b.runOne(bt.items[0])
+	}
+	spec := bt.items[0].u.spec
+	per := 1 + len(spec.slots)
+	k := batchWidth(len(bt.items), batchLimit(b.e, len(spec.slots)))
+	h4 := spec.hyperVec4s()
+	inputs := make([]*tensor.Tensor, k)
+	inOut := make([]*tensor.Tensor, 0, len(bt.items)*per)
+	outputs := make([]tensor.Out, (k-len(bt.items))*per)
+	for j := range outputs {
+		outputs[j] = tensor.Out{Shape: tensor.Shape{4}, DType: tensor.Float32}
+	}
+	threads, trips := bt.items[0].n, 1 // the largest (see batches): an element each on a GPU
+	if b.cpu {
+		threads, trips = threadsFor(threads), elemsPerThread // as the per-parameter kernel
+	}
+	info := make([]any, 4+4*((k+3)/4))
+	hyper := make([]any, 4*h4*k)
+	for q := range info {
+		info[q] = uint32(0)
+	}
+	info[0] = uint32(trips) // then 3 words of padding: info starts at a vec4
+	for q := range hyper {
+		hyper[q] = float32(0)
+	}
+	for j := range k {
+		if j >= len(bt.items) {
+			inputs[j] = bt.items[0].g
+			continue
+		}
+		it := bt.items[j]
+		inputs[j] = it.g
+		inOut = append(inOut, b.params[it.i].T)
+		for _, s := range spec.slots {
+			inOut = append(inOut, b.state[it.i].slots[s])
+		}
+		info[4+j] = uint32(it.n)
+		for q, v := range it.u.params(b.state[it.i].steps+1, it.fresh) {
+			hyper[4*h4*j+q] = v
+		}
+	}
+	kern := b.kernel(spec, bt.width, k)
+	kern.Work = float64(trips*k*bt.width) * tensor.DefaultInvocationWork
+	res := b.e.RunKernel(kern, tensor.Launch{Inputs: inputs, InOut: inOut, Outputs: outputs,
+		Threads: threads, Params: append(info, hyper...)})
+	return b.launched(bt.items, res)
+}
+
+// runOne launches the per-parameter kernel (kernelSpec.kernel) on it
+// alone: the kernel Step ran on every parameter before it batched them,
+// whose loop a CPU adapter runs unrolled, somewhat faster than a batched
+// kernel's (see kernelSpec.batchKernel).
+func (b *base) runOne(it item) error {
+	spec := it.u.spec
+	width := widthFor(it.g.Size())
+	key := fmt.Sprintf("%s/%s/x%d", spec.name, strings.Join(spec.slots, ","), width)
+	kern, ok := b.kernels[key]
+	if !ok {
+		kern = spec.kernel(width)
+		b.kernels[key] = kern
+	}
+	inOut := []*tensor.Tensor{b.params[it.i].T}
+	for _, s := range spec.slots {
+		inOut = append(inOut, b.state[it.i].slots[s])
+	}
+	params := []any{uint32(it.n)}
+	for _, v := range it.u.params(b.state[it.i].steps+1, it.fresh) {
+		params = append(params, v)
+	}
+	res := b.e.RunKernel(kern, tensor.Launch{Inputs: []*tensor.Tensor{it.g}, InOut: inOut, Threads: threadsFor(it.n), Params: params})
+	return b.launched([]item{it}, res)
+}
+
+// launched disposes what a launch for items returned (padding, or tensors
+// carrying its error) and returns its error, naming the parameters.
+func (b *base) launched(items []item, res []*tensor.Tensor) error {
+	var err error
+	for _, r := range res {
+		if err == nil && r.Err() != nil {
+			err = r.Err()
+		}
+		r.Dispose()
+	}
+	if err != nil {
+		names := make([]string, len(items))
+		for j, it := range items {
+			names[j] = fmt.Sprintf("%q", b.params[it.i].Name)
+		}
+		return fmt.Errorf("optim: %s: update of %s: %w", b.kind, strings.Join(names, ", "), err)
+	}
 	return nil
 }
 
