@@ -10,6 +10,13 @@ import (
 // MatMul returns the matrix product a·b of float32 tensors of rank 2 or
 // more: the last two dimensions multiply, and the dimensions before them
 // are batch dimensions that broadcast.
+//
+// The kernel is chosen per product: by a heuristic of the adapter's type
+// and the shapes, or, where the autotuner is on (SetAutotune), by timing
+// the kernels on the first product of each shape class. Every kernel sums
+// each element's K products in the order of k, one fused multiply-add each,
+// so the choice never changes a result: it is within (K+1)·2⁻²⁴·Σ|a·b| of
+// the exact product, the same bits whichever kernel runs.
 func (e *Engine) MatMul(a, b *Tensor) *Tensor {
 	return e.matmul(callerSite(), a, b, false, false)
 }
@@ -61,19 +68,45 @@ func (e *Engine) matmul(site stack, a, b *Tensor, ta, tb bool) *Tensor {
 	if shape.Size() == 0 {
 		return out
 	}
-	k := e.matmulKernelFor(shaders.MatMul{TransA: ta, TransB: tb, BatchRank: len(batch)}, M, K, N, batch.Size())
-	batchDims, aStrides, bStrides := u32s(batch), u32s(broadcastStrides(aBatch, batch)), u32s(broadcastStrides(bBatch, batch))
+	g := matmulGeom{M: M, K: K, N: N, batches: batch.Size(), base: shaders.MatMul{TransA: ta, TransB: tb, BatchRank: len(batch)},
+		batchDims: u32s(batch), aStrides: u32s(broadcastStrides(aBatch, batch)), bStrides: u32s(broadcastStrides(bBatch, batch))}
 	bufs := []*wgpu.Buffer{a.buf(), b.buf(), out.buf()}
-	for _, pc := range e.matmulPieces(k, M, N, K, batch.Size()) {
-		p := &shaders.MatMulParams{M: uint32(M), N: uint32(N), K: uint32(K),
-			FirstCol: pc.first[0], FirstRow: pc.first[1], FirstBatch: pc.first[2], KFirst: pc.first[3], KEnd: uint32(pc.kEnd),
-			BatchDims: batchDims, AStrides: aStrides, BStrides: bStrides}
-		if err := o.dispatch(k.Key(), k.Spec, pc.groups, pc.work, p, bufs...); err != nil {
-			out.Dispose()
-			return e.errTensor(err)
-		}
+	k := o.matmulChoice(g, bufs, true)
+	if err := o.recordMatMul(k, g, bufs, false); err != nil {
+		out.Dispose()
+		return e.errTensor(err)
 	}
 	return out
+}
+
+// matmulGeom is a product's geometry: batches M×K times K×N matrices, the
+// batch dimensions and strides of the operands (see shaders.MatMul), and
+// the kernel's transposes and batch rank (base, its kernel not chosen).
+type matmulGeom struct {
+	M, K, N, batches              int
+	base                          shaders.MatMul
+	batchDims, aStrides, bStrides []uint32
+}
+
+// recordMatMul records the dispatches of g's product with kernel k,
+// reading bufs[0] and bufs[1] and writing bufs[2]. With warm, it records
+// one workgroup of it instead, summing at most one step of k: enough to
+// compile the kernel on drivers that compile on first use.
+func (o *op) recordMatMul(k shaders.MatMul, g matmulGeom, bufs []*wgpu.Buffer, warm bool) error {
+	pieces := o.e.matmulPieces(k, g.M, g.N, g.K, g.batches)
+	if warm {
+		kEnd := min(g.K, shaders.MatMulTileK)
+		pieces = []tilePiece{{kEnd: kEnd, groups: [3]uint32{1, 1, 1}, work: wgpu.WorkOf(k.GroupWork(kEnd))}}
+	}
+	for _, pc := range pieces {
+		p := &shaders.MatMulParams{M: uint32(g.M), N: uint32(g.N), K: uint32(g.K),
+			FirstCol: pc.first[0], FirstRow: pc.first[1], FirstBatch: pc.first[2], KFirst: pc.first[3], KEnd: uint32(pc.kEnd),
+			BatchDims: g.batchDims, AStrides: g.aStrides, BStrides: g.bStrides}
+		if err := o.dispatch(k.Key(), k.Spec, pc.groups, pc.work, p, bufs...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // tiler is a tiled product's kernel (shaders.MatMul, shaders.Conv2D): the
@@ -128,13 +161,6 @@ func (e *Engine) matmulPieces(k tiler, M, N, K, batches int) []tilePiece {
 		}
 	}
 	return pieces
-}
-
-// matmulKernelFor returns k, a product of batches M×K times K×N matrices,
-// with its kernel chosen for e's device (see pickMatMul).
-func (e *Engine) matmulKernelFor(k shaders.MatMul, M, K, N, batches int) shaders.MatMul {
-	_, forced := forcedMatMulKernel()
-	return pickMatMul(e.matMulKernel(), forced, k, M, K, N, batches)
 }
 
 // pickMatMul returns k with its kernel chosen: the family's (see
@@ -194,7 +220,9 @@ func forcedMatMulKernel() (string, bool) {
 // products larger than a few tiles: "vec4" on CPU adapters (the Vec4
 // kernel where a product's shapes allow it, the Register kernel elsewhere:
 // see shaders.MatMul), "tiled" (workgroup-memory tiles) on GPUs; smaller
-// ones may take the Small kernel (see matmulKernelFor).
+// ones may take the Small kernel (see pickMatMul). Where the autotuner is
+// on (see AutotuneMode), this heuristic gives way to the kernel measured
+// fastest for the product's shape class (matmulChoice).
 // WGT_MATMUL=tiled|register|vec4|small forces one family for every
 // product.
 func (e *Engine) matMulKernel() string {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/wgtensor/wgtensor/tensor"
@@ -200,19 +202,34 @@ func (c *runConfig) measureAll(ctx context.Context, targets []wgpu.AdapterInfo, 
 // many workloads' samples instead of shifting all of one workload's. It
 // returns a result per workload, in order; a workload that fails stops
 // being sampled and its result holds the error.
+//
+// A workload that names no kernel gets the matmul kernels its products
+// took (kernelsUsed), and one during whose samples the autotuner ran gets
+// a metric of the time it took ("autotune", in all its samples).
 func sampleRounds(ctx context.Context, e *tensor.Engine, ws []workload, count int, status func(string, ...any)) []Result {
 	samples := make([][]Result, len(ws))
 	failed := make([]error, len(ws))
+	products := make([]map[string]uint64, len(ws))
+	tuning := make([]time.Duration, len(ws))
 	for round := range max(count, 1) {
 		for i, w := range ws {
 			if failed[i] != nil {
 				continue
 			}
 			status("sample %d/%d of %s", round+1, count, w.name)
+			before := tensor.Autotune(e.Device())
 			r, err := w.run(ctx, e)
 			if err != nil {
 				failed[i] = err
 				continue
+			}
+			after := tensor.Autotune(e.Device())
+			tuning[i] += after.Time - before.Time
+			if products[i] == nil {
+				products[i] = map[string]uint64{}
+			}
+			for kind, n := range after.Products {
+				products[i][kind] += n - before.Products[kind]
 			}
 			samples[i] = append(samples[i], r)
 		}
@@ -223,10 +240,47 @@ func sampleRounds(ctx context.Context, e *tensor.Engine, ws []workload, count in
 			results[i] = Result{Check: failed[i].Error()}
 		} else {
 			results[i] = summarize(samples[i])
+			if results[i].Kernel == "" {
+				results[i].Kernel = kernelsUsed(products[i])
+			}
+			if tuning[i] > 0 {
+				results[i].Extra = append(results[i].Extra, Metric{Name: "autotune", Value: float64(tuning[i].Microseconds()) / 1e3, Unit: "ms"})
+			}
 		}
 		results[i].Workload = w.name
 	}
 	return results
+}
+
+// kernelsUsed names the matmul kernels of products (products by kernel),
+// the most used first, with each one's share when there are several:
+// "vec4", "vec4 75% + small 25%"; "" for none.
+func kernelsUsed(products map[string]uint64) string {
+	var total uint64
+	kinds := make([]string, 0, len(products))
+	for kind, n := range products {
+		if n > 0 {
+			kinds = append(kinds, kind)
+			total += n
+		}
+	}
+	slices.SortFunc(kinds, func(a, b string) int {
+		if c := cmp.Compare(products[b], products[a]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	if len(kinds) == 1 {
+		return "matmul " + kinds[0]
+	}
+	parts := make([]string, len(kinds))
+	for i, kind := range kinds {
+		parts[i] = fmt.Sprintf("%s %.0f%%", kind, 100*float64(products[kind])/float64(total))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "matmul " + strings.Join(parts, " + ")
 }
 
 // openTarget opens a device on exactly the adapter a, by its index in
