@@ -68,11 +68,9 @@ func (a *Accumulator) Params() []Param { return a.b.Params() }
 
 // accumulateKernel adds the gradient (binding 0) into the buffer
 // (binding 1, read_write: Launch.InOut, or Launch.Outputs for a new
-// buffer), or with overwrite writes it there.
+// buffer), or with overwrite writes it there: accumulate.wgsl.
 func accumulateKernel(width int) tensor.Kernel {
-	spec := kernelSpec{name: "accumulate", members: []string{"overwrite"}}
-	spec.body = "\tif (u.overwrite != 0.0f) { p = g; } else { p = p + g; }\n"
-	return spec.kernel(width)
+	return newKernelSpec("accumulate", []string{"overwrite"}, nil).kernel(width)
 }
 
 // Add adds grads[i] into the buffer of the i-th parameter, in place (a
@@ -161,18 +159,10 @@ func (a *Accumulator) cached(key string, mk func() tensor.Kernel) tensor.Kernel 
 	return k
 }
 
-// zeroKernel writes zeros over its one InOut binding, of u.count floats.
+// zeroKernel writes zeros over its one InOut binding, of u.count floats
+// (zero.wgsl).
 func zeroKernel() tensor.Kernel {
-	return tensor.Kernel{Name: "optim.zero", Key: "optim.zero", Source: `struct Params { first: u32, end: u32, row: u32, threads: u32, count: u32 }
-@group(0) @binding(0) var<storage, read_write> buf: array<f32>;
-@group(0) @binding(1) var<uniform> u: Params;
-@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-	let i = u.first + id.x + id.y * u.row;
-	if (i >= u.end || i >= u.count) { return; }
-	buf[i] = 0.0f;
-}
-`}
+	return tensor.Kernel{Name: "optim.zero", Key: "optim.zero", Source: fill("zero.wgsl", nil)}
 }
 
 // Grads returns the accumulated gradients, one per parameter in the order

@@ -183,22 +183,10 @@ func (a *Adam) updates() []update {
 	return us
 }
 
-// adamKernel is Adam's update with the given state slots: the moments,
-// and with AMSGrad their maximum.
+// adamKernel is Adam's and AdamW's update (adam.wgsl) with the given
+// state slots: the moments, and with AMSGrad their maximum.
 func adamKernel(slots []string) kernelSpec {
-	spec := kernelSpec{name: "adam", members: []string{"decay", "l2", "beta1", "beta2", "eps", "step_size", "bc2_sqrt"}, slots: slots}
-	spec.body = `	if (u.decay != 1.0f) { p = p * u.decay; }
-	if (u.l2 != 0.0f) { g = g + u.l2 * p; }
-	let m = exp_avg[i] + (1.0f - u.beta1) * (g - exp_avg[i]);
-	var v = u.beta2 * exp_avg_sq[i] + (1.0f - u.beta2) * g * g;
-	exp_avg[i] = m;
-	exp_avg_sq[i] = v;
-`
-	if len(slots) == len(adamSlots) {
-		spec.body += "\tv = max(max_exp_avg_sq[i], v);\n\tmax_exp_avg_sq[i] = v;\n"
-	}
-	spec.body += "\tp = p - u.step_size * (m / (sqrt(v) / u.bc2_sqrt + u.eps));\n"
-	return spec
+	return newKernelSpec("adam", []string{"decay", "l2", "beta1", "beta2", "eps", "step_size", "bc2_sqrt"}, slots)
 }
 
 // SetState writes src into the state tensor called name

@@ -199,19 +199,31 @@ func checkClip(e *tensor.Engine, grads []*tensor.Tensor, maxNorm float64, o Clip
 // clipBatch is the number of gradients a dispatch binds beside others
 // bindings: the device's limit, at most clipMaxBatch.
 func clipBatch(e *tensor.Engine, others int) int {
-	return max(1, min(clipMaxBatch, int(e.Device().Limits().MaxStorageBuffersPerShaderStage)-others))
+	return clipBatchFor(e.Device().Limits().MaxStorageBuffersPerShaderStage, others)
 }
 
-// clipSelect is the WGSL that finds, from the workgroup w of the launch,
-// the gradient j it reduces, the first workgroup s of that gradient and
-// its size n, from the params n0..n{k-1} and s1..s{k-1} (s0 is 0).
-func clipSelect(k int) string {
-	var b strings.Builder
-	b.WriteString("\tvar j = 0u;\n\tvar s = 0u;\n\tvar n = u.n0;\n")
-	for i := 1; i < k; i++ {
-		fmt.Fprintf(&b, "\tif (w >= u.s%d) { j = %du; s = u.s%d; n = u.n%d; }\n", i, i, i, i)
-	}
-	return b.String()
+// clipBatchFor is clipBatch for a device that binds at most storage
+// storage buffers per dispatch.
+func clipBatchFor(storage uint32, others int) int {
+	return max(1, min(clipMaxBatch, int(storage)-others))
+}
+
+// clipData fills ClipGradNorm's templates (clip_norm.wgsl,
+// clip_scale.wgsl and what they share, clip.wgsl) for a kernel over k
+// gradients.
+type clipData struct {
+	K         int
+	Gradients []int // 0..k-1
+	Rest      []int // 1..k-1: the gradients after the first
+	Cases     []int // 0..k-2: the switches' cases before their default
+	Last      int   // k-1
+
+	Workgroup, PerThread, Chunk, Half int // clipWorkgroup, clipPerThread, clipChunk, clipWorkgroup/2
+}
+
+func newClipData(k int) clipData {
+	return clipData{K: k, Gradients: seq(k), Rest: seq(k)[1:], Cases: seq(k - 1), Last: k - 1,
+		Workgroup: clipWorkgroup, PerThread: clipPerThread, Chunk: clipChunk, Half: clipWorkgroup / 2}
 }
 
 // clipParams writes the header members n0..n{k-1}, s1..s{k-1} of a
@@ -242,72 +254,15 @@ func clipParams(batch []clipItem, k int) []any {
 	return out
 }
 
-// clipMembers declares the batch members of a Params struct.
-func clipMembers(k int) string {
-	var b strings.Builder
-	for i := range k {
-		fmt.Fprintf(&b, ", n%d: u32", i)
-	}
-	for i := 1; i < k; i++ {
-		fmt.Fprintf(&b, ", s%d: u32", i)
-	}
-	return b.String()
-}
-
 // normKernel reduces k gradients (bindings 0..k-1) to one partial sum of
 // squares and one largest absolute value (as bits: the order of
 // non-negative floats is their bits', NaN above +Inf, so the largest bits
 // tell NaN, infinity or the largest value, whatever the device does with
-// NaN in float comparisons) per workgroup, at partials base + w.
+// NaN in float comparisons) per workgroup, at partials base + w:
+// clip_norm.wgsl.
 func normKernel(k int) tensor.Kernel {
-	var b strings.Builder
-	fmt.Fprintf(&b, "struct Params { first: u32, end: u32, row: u32, threads: u32, base: u32%s }\n", clipMembers(k))
-	for i := range k {
-		fmt.Fprintf(&b, "@group(0) @binding(%d) var<storage, read> g%d: array<f32>;\n", i, i)
-	}
-	fmt.Fprintf(&b, "@group(0) @binding(%d) var<storage, read_write> sums: array<f32>;\n", k)
-	fmt.Fprintf(&b, "@group(0) @binding(%d) var<storage, read_write> bits: array<u32>;\n", k+1)
-	fmt.Fprintf(&b, "@group(0) @binding(%d) var<uniform> u: Params;\n", k+2)
-	b.WriteString("var<workgroup> ws: array<f32, 256>;\nvar<workgroup> wb: array<u32, 256>;\n")
-	b.WriteString("fn load(j: u32, i: u32) -> f32 {\n\tswitch j {\n")
-	for i := range k - 1 {
-		fmt.Fprintf(&b, "\t\tcase %du: { return g%d[i]; }\n", i, i)
-	}
-	fmt.Fprintf(&b, "\t\tdefault: { return g%d[i]; }\n\t}\n}\n", k-1)
-	fmt.Fprintf(&b, `@compute @workgroup_size(%d)
-fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) l: u32) {
-	let t = u.first + id.x + id.y * u.row;
-	let w = t / %du;
-%s	var sum = 0.0f;
-	var mb = 0u;
-	if (t < u.end) {
-		let e0 = (w - s) * %du + l;
-		for (var q = 0u; q < %du; q++) {
-			let i = e0 + q * %du;
-			if (i < n) {
-				let v = load(j, i);
-				sum = sum + v * v;
-				mb = max(mb, bitcast<u32>(v) & 0x7fffffffu);
-			}
-		}
-	}
-	ws[l] = sum;
-	wb[l] = mb;
-	workgroupBarrier();
-	for (var st = %du; st > 0u; st = st >> 1u) {
-		if (l < st) {
-			ws[l] = ws[l] + ws[l + st];
-			wb[l] = max(wb[l], wb[l + st]);
-		}
-		workgroupBarrier();
-	}
-	if (l == 0u && t < u.end) {
-		sums[u.base + w] = ws[0];
-		bits[u.base + w] = wb[0];
-	}
-}
-`, clipWorkgroup, clipWorkgroup, clipSelect(k), clipChunk, clipPerThread, clipWorkgroup, clipWorkgroup/2)
-	return tensor.Kernel{Name: "optim.clip_norm", Key: fmt.Sprintf("optim.clip_norm/%d", k), Source: b.String(), Workgroup: clipWorkgroup,
+	src := fill("clip_norm.wgsl", newClipData(k))
+	return tensor.Kernel{Name: "optim.clip_norm", Key: fmt.Sprintf("optim.clip_norm/%d", k), Source: src, Workgroup: clipWorkgroup,
 		Work: clipPerThread * 4}
 }
 
@@ -364,60 +319,8 @@ func shapesOf(batch []clipItem) string {
 // totalKernel reduces the partials to the total norm (a scalar) and the
 // factor min(1, maxNorm/(total + 1e-6)), in one workgroup: NaN if the
 // norm is, 0 if it is infinite (NaN if maxNorm is too), as PyTorch's
-// float32 arithmetic gives them.
-var totalKernel = tensor.Kernel{Name: "optim.clip_total", Key: "optim.clip_total", Workgroup: clipWorkgroup, Source: fmt.Sprintf(`
-struct Params { first: u32, end: u32, row: u32, threads: u32, count: u32, max_norm: f32, inf_norm: u32 }
-@group(0) @binding(0) var<storage, read> sums: array<f32>;
-@group(0) @binding(1) var<storage, read> bits: array<u32>;
-@group(0) @binding(2) var<storage, read_write> total: array<f32>;
-@group(0) @binding(3) var<storage, read_write> scale: array<f32>;
-@group(0) @binding(4) var<uniform> u: Params;
-var<workgroup> ws: array<f32, 256>;
-var<workgroup> wb: array<u32, 256>;
-const NAN = 0x7fc00000u;
-const INF = 0x7f800000u;
-@compute @workgroup_size(%d)
-fn main(@builtin(local_invocation_index) l: u32) {
-	var sum = 0.0f;
-	var mb = 0u;
-	for (var i = l; i < u.count; i += %du) {
-		sum = sum + sums[i];
-		mb = max(mb, bits[i]);
-	}
-	ws[l] = sum;
-	wb[l] = mb;
-	workgroupBarrier();
-	for (var st = %du; st > 0u; st = st >> 1u) {
-		if (l < st) {
-			ws[l] = ws[l] + ws[l + st];
-			wb[l] = max(wb[l], wb[l + st]);
-		}
-		workgroupBarrier();
-	}
-	if (l != 0u) { return; }
-	let m = wb[0];
-	var tot = sqrt(ws[0]);
-	if (u.inf_norm != 0u) {
-		tot = bitcast<f32>(m);
-	} else if (m > INF) {
-		tot = bitcast<f32>(NAN);
-	} else if (m == INF) {
-		tot = bitcast<f32>(INF);
-	}
-	total[0] = tot;
-	let tb = bitcast<u32>(tot);
-	var sc = 1.0f;
-	if (m > INF) {
-		sc = bitcast<f32>(NAN);
-	} else if (tb == INF) {
-		sc = 0.0f;
-		if (bitcast<u32>(u.max_norm) == INF) { sc = bitcast<f32>(NAN); }
-	} else {
-		sc = min(u.max_norm / (tot + 1e-6f), 1.0f);
-	}
-	scale[0] = sc;
-}
-`, clipWorkgroup, clipWorkgroup, clipWorkgroup/2)}
+// float32 arithmetic gives them: clip_total.wgsl.
+var totalKernel = tensor.Kernel{Name: "optim.clip_total", Key: "optim.clip_total", Workgroup: clipWorkgroup, Source: fill("clip_total.wgsl", newClipData(1))}
 
 // clipTotal dispatches totalKernel: the total norm, returned to the
 // caller, and the factor.
@@ -441,35 +344,10 @@ func clipTotal(e *tensor.Engine, sums, bits *tensor.Tensor, maxNorm float64, inf
 }
 
 // scaleKernel multiplies k gradients (bindings 1..k, in place) by the
-// factor (binding 0), skipping the writes when it is 1.
+// factor (binding 0), skipping the writes when it is 1: clip_scale.wgsl.
 func scaleKernel(k int) tensor.Kernel {
-	var b strings.Builder
-	fmt.Fprintf(&b, "struct Params { first: u32, end: u32, row: u32, threads: u32%s }\n", clipMembers(k))
-	b.WriteString("@group(0) @binding(0) var<storage, read> scale: array<f32>;\n")
-	for i := range k {
-		fmt.Fprintf(&b, "@group(0) @binding(%d) var<storage, read_write> g%d: array<f32>;\n", i+1, i)
-	}
-	fmt.Fprintf(&b, "@group(0) @binding(%d) var<uniform> u: Params;\n", k+1)
-	b.WriteString("fn mul(j: u32, i: u32, f: f32) {\n\tswitch j {\n")
-	for i := range k - 1 {
-		fmt.Fprintf(&b, "\t\tcase %du: { g%d[i] = g%d[i] * f; }\n", i, i, i)
-	}
-	fmt.Fprintf(&b, "\t\tdefault: { g%d[i] = g%d[i] * f; }\n\t}\n}\n", k-1, k-1)
-	fmt.Fprintf(&b, `@compute @workgroup_size(%d)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-	let t = u.first + id.x + id.y * u.row;
-	if (t >= u.end) { return; }
-	let f = scale[0];
-	if (f == 1.0f) { return; }
-	let w = t / %du;
-%s	let e0 = (w - s) * %du + t %% %du;
-	for (var q = 0u; q < %du; q++) {
-		let i = e0 + q * %du;
-		if (i < n) { mul(j, i, f); }
-	}
-}
-`, clipWorkgroup, clipWorkgroup, clipSelect(k), clipChunk, clipWorkgroup, clipPerThread, clipWorkgroup)
-	return tensor.Kernel{Name: "optim.clip_scale", Key: fmt.Sprintf("optim.clip_scale/%d", k), Source: b.String(), Workgroup: clipWorkgroup,
+	src := fill("clip_scale.wgsl", newClipData(k))
+	return tensor.Kernel{Name: "optim.clip_scale", Key: fmt.Sprintf("optim.clip_scale/%d", k), Source: src, Workgroup: clipWorkgroup,
 		Work: clipPerThread * 4}
 }
 

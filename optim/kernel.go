@@ -25,6 +25,25 @@ type kernelSpec struct {
 	body string
 }
 
+// newKernelSpec is the update called name with the given hyperparameters
+// and state slots, whose body is the template name.wgsl filled with a
+// map telling, for each of slots, that the kernel has it, each line
+// indented by a tab (the kernels' loop body).
+func newKernelSpec(name string, members, slots []string) kernelSpec {
+	has := map[string]bool{}
+	for _, slot := range slots {
+		has[slot] = true
+	}
+	var body strings.Builder
+	for line := range strings.Lines(fill(name+".wgsl", has)) {
+		body.WriteString("\t" + line)
+	}
+	return kernelSpec{name: name, members: members, slots: slots, body: body.String()}
+}
+
+// updateWorkgroup is the workgroup size of the update kernels.
+const updateWorkgroup = 256
+
 // elemsPerThread is how many elements of a parameter one invocation of an
 // update kernel updates on a CPU adapter, the launch's invocation count
 // apart (so that neighbouring invocations touch neighbouring elements):
@@ -61,39 +80,28 @@ func threadsFor(n int) int { return (n + elemsPerThread - 1) / elemsPerThread }
 // gradient (read), the parameter and the slots (read_write,
 // Launch.InOut), the uniform block, whose first member after the header
 // is the number of elements (u32, in units of width), then s.members;
-// each invocation updates elemsPerThread of them (see threadsFor).
+// each invocation updates elemsPerThread of them (see threadsFor). Its
+// WGSL is update.wgsl around s.body.
 func (s kernelSpec) kernel(width int) tensor.Kernel {
-	elem := "f32"
-	if width == 4 {
-		elem = "vec4<f32>"
-	}
-	var b strings.Builder
-	b.WriteString("struct Params { first: u32, end: u32, row: u32, threads: u32, count: u32")
-	for _, m := range s.members {
-		fmt.Fprintf(&b, ", %s: f32", m)
-	}
-	b.WriteString(" }\n")
-	fmt.Fprintf(&b, "@group(0) @binding(0) var<storage, read> grad_: array<%s>;\n", elem)
-	fmt.Fprintf(&b, "@group(0) @binding(1) var<storage, read_write> param_: array<%s>;\n", elem)
-	for i, slot := range s.slots {
-		fmt.Fprintf(&b, "@group(0) @binding(%d) var<storage, read_write> %s: array<%s>;\n", i+2, slot, elem)
-	}
-	fmt.Fprintf(&b, "@group(0) @binding(%d) var<uniform> u: Params;\n", len(s.slots)+2)
-	fmt.Fprintf(&b, `@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-	let t = u.first + id.x + id.y * u.row;
-	if (t >= u.end) { return; }
-	for (var k = 0u; k < %du; k++) {
-	let i = t + k * u.threads;
-	if (i >= u.count) { return; }
-	var g = grad_[i];
-	var p = param_[i];
-`, elemsPerThread)
-	b.WriteString(s.body)
-	b.WriteString("\tparam_[i] = p;\n\t}\n}\n")
+	src := fill("update.wgsl", struct {
+		Elem           string
+		Members, Slots []string
+		Workgroup      int
+		Trips          int
+		Body           string
+	}{elemType(width), s.members, s.slots, updateWorkgroup, elemsPerThread, s.body})
 	name := "optim." + s.name
-	return tensor.Kernel{Name: name, Key: fmt.Sprintf("%s/%s/x%d", name, strings.Join(s.slots, ","), width), Source: b.String(), Workgroup: 256,
+	return tensor.Kernel{Name: name, Key: fmt.Sprintf("%s/%s/x%d", name, strings.Join(s.slots, ","), width), Source: src, Workgroup: updateWorkgroup,
 		Work: float64(elemsPerThread*width) * tensor.DefaultInvocationWork}
+}
+
+// elemType is the WGSL type of an update kernel's elements of width
+// floats.
+func elemType(width int) string {
+	if width == 4 {
+		return "vec4<f32>"
+	}
+	return "f32"
 }
 
 // batchLimit is the most parameters an update kernel with the given
@@ -103,8 +111,14 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 // GL: 8 and 4 parameters of Adam). At least 1: WebGPU guarantees 8
 // storage buffers, and an update binds at most 5 per parameter.
 func batchLimit(e *tensor.Engine, slots int) int {
+	return batchLimitFor(e.Device().Limits().MaxStorageBuffersPerShaderStage, slots)
+}
+
+// batchLimitFor is batchLimit for a device that binds at most storage
+// storage buffers per dispatch.
+func batchLimitFor(storage uint32, slots int) int {
 	perParam := 2 + slots
-	return max(1, min(maxBatch, int(e.Device().Limits().MaxStorageBuffersPerShaderStage)/perParam))
+	return max(1, min(maxBatch, int(storage)/perParam))
 }
 
 // batchWidth is the number of parameters the kernel run on n of them
@@ -172,70 +186,52 @@ func (s kernelSpec) bodyFor(j int) string {
 // trip count is a uniform, not a constant: unrolled, k parameters'
 // bodies compile in time superlinear in k on lavapipe (1.6 s for 8
 // Adam parameters, against 0.2 s as a loop), for a few percent of speed.
+// Its WGSL is update_batch.wgsl around s.bodyFor(j) for each parameter j.
 func (s kernelSpec) batchKernel(width, k int) tensor.Kernel {
-	elem := "f32"
-	if width == 4 {
-		elem = "vec4<f32>"
-	}
 	h4 := s.hyperVec4s()
 	per := 1 + len(s.slots)
-	var b strings.Builder
-	fmt.Fprintf(&b, "struct Params { first: u32, end: u32, row: u32, threads: u32, trips: u32, info: array<vec4<u32>, %d>, hp: array<vec4<f32>, %d> }\n", (k+3)/4, k*h4)
-	b.WriteString("struct Hyper {")
-	for i, m := range s.members {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		fmt.Fprintf(&b, " %s: f32", m)
-	}
-	if len(s.members) == 0 {
-		b.WriteString(" unused: f32")
-	}
-	b.WriteString(" }\n")
-	for j := range k {
-		fmt.Fprintf(&b, "@group(0) @binding(%d) var<storage, read> grad_%d: array<%s>;\n", j, j, elem)
-	}
-	for j := range k {
-		fmt.Fprintf(&b, "@group(0) @binding(%d) var<storage, read_write> param_%d: array<%s>;\n", k+j*per, j, elem)
+	params := make([]batchParam, k)
+	for j := range params {
+		p := batchParam{J: j, Binding: k + j*per, Size: word{j / 4, j % 4}, Body: s.bodyFor(j)}
 		for q, slot := range s.slots {
-			fmt.Fprintf(&b, "@group(0) @binding(%d) var<storage, read_write> %s_%d: array<%s>;\n", k+j*per+1+q, slot, j, elem)
+			p.Slots = append(p.Slots, batchSlot{Name: fmt.Sprintf("%s_%d", slot, j), Binding: p.Binding + 1 + q})
 		}
-	}
-	fmt.Fprintf(&b, "@group(0) @binding(%d) var<uniform> u: Params;\n", k+k*per)
-	for j := range k {
-		fmt.Fprintf(&b, "fn update_%d(t: u32) {\n\tlet h = Hyper(", j)
 		for i := range s.members {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "u.hp[%d][%d]", j*h4+i/4, i%4)
+			p.Hyper = append(p.Hyper, word{j*h4 + i/4, i % 4})
 		}
-		if len(s.members) == 0 {
-			b.WriteString("0.0f")
-		}
-		fmt.Fprintf(&b, `);
-	let n = u.info[%d][%d];
-	for (var k = 0u; k < u.trips; k++) {
-	let i = t + k * u.threads;
-	if (i >= n) { break; }
-	var g = grad_%d[i];
-	var p = param_%d[i];
-`, j/4, j%4, j, j)
-		b.WriteString(s.bodyFor(j))
-		fmt.Fprintf(&b, "\tparam_%d[i] = p;\n\t}\n}\n", j)
+		params[j] = p
 	}
-	b.WriteString(`@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-	let t = u.first + id.x + id.y * u.row;
-	if (t >= u.end) { return; }
-`)
-	for j := range k {
-		fmt.Fprintf(&b, "\tupdate_%d(t);\n", j)
-	}
-	b.WriteString("}\n")
+	src := fill("update_batch.wgsl", struct {
+		Elem                  string
+		Members               []string
+		InfoVec4s, HyperVec4s int
+		Params                []batchParam
+		Uniform               int
+		Workgroup             int
+	}{elemType(width), s.members, (k + 3) / 4, k * h4, params, k + k*per, updateWorkgroup})
 	name := "optim." + s.name
-	return tensor.Kernel{Name: name, Key: fmt.Sprintf("%s/%s/x%d/k%d", name, strings.Join(s.slots, ","), width, k), Source: b.String(), Workgroup: 256}
+	return tensor.Kernel{Name: name, Key: fmt.Sprintf("%s/%s/x%d/k%d", name, strings.Join(s.slots, ","), width, k), Source: src, Workgroup: updateWorkgroup}
 }
+
+// batchParam is parameter J of a batched kernel: the binding of the
+// parameter (Binding) and of its slots, the words of the uniform block
+// that hold its size and its hyperparameters, and its update.
+type batchParam struct {
+	J, Binding int
+	Slots      []batchSlot
+	Size       word
+	Hyper      []word
+	Body       string
+}
+
+// batchSlot is a state slot of a parameter of a batched kernel.
+type batchSlot struct {
+	Name    string
+	Binding int
+}
+
+// word is the word at u.<array>[Vec][Lane] of a uniform block.
+type word struct{ Vec, Lane int }
 
 // cpuWaste is the masked work, in floats, that a CPU adapter may spend in
 // a batched update for each parameter it takes beside the first, instead

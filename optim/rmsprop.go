@@ -2,7 +2,6 @@ package optim
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/wgtensor/wgtensor/tensor"
 )
@@ -157,29 +156,11 @@ func (r *RMSProp) updates() []update {
 	return us
 }
 
-// rmspropKernel is RMSProp's update with the given state slots: the
-// square average, then the gradient average if centered, then the
-// momentum buffer if any.
+// rmspropKernel is RMSProp's update (rmsprop.wgsl) with the given state
+// slots: the square average, then the gradient average if centered, then
+// the momentum buffer if any.
 func rmspropKernel(slots []string) kernelSpec {
-	spec := kernelSpec{name: "rmsprop", members: []string{"lr", "alpha", "eps", "wd", "momentum"}, slots: slots}
-	spec.body = `	if (u.wd != 0.0f) { g = g + u.wd * p; }
-	let s = u.alpha * square_avg[i] + (1.0f - u.alpha) * g * g;
-	square_avg[i] = s;
-`
-	if slices.Contains(slots, "grad_avg") {
-		spec.body += `	let ga = grad_avg[i] + (1.0f - u.alpha) * (g - grad_avg[i]);
-	grad_avg[i] = ga;
-	let avg = sqrt(s - ga * ga) + u.eps;
-`
-	} else {
-		spec.body += "\tlet avg = sqrt(s) + u.eps;\n"
-	}
-	if slices.Contains(slots, "momentum_buffer") {
-		spec.body += "\tlet b = u.momentum * momentum_buffer[i] + g / avg;\n\tmomentum_buffer[i] = b;\n\tp = p - u.lr * b;\n"
-	} else {
-		spec.body += "\tp = p - u.lr * (g / avg);\n"
-	}
-	return spec
+	return newKernelSpec("rmsprop", []string{"lr", "alpha", "eps", "wd", "momentum"}, slots)
 }
 
 // SetState writes src into the state tensor called name

@@ -171,20 +171,10 @@ func (s *SGD) updates() []update {
 	return us
 }
 
-// sgdKernel is SGD's update with the given state slots: none, or the
-// momentum buffer.
+// sgdKernel is SGD's update (sgd.wgsl) with the given state slots: none,
+// or the momentum buffer.
 func sgdKernel(slots []string) kernelSpec {
-	spec := kernelSpec{name: "sgd", members: []string{"lr", "momentum", "dampening", "wd", "nesterov", "fresh"}, slots: slots}
-	spec.body = "\tif (u.wd != 0.0f) { g = g + u.wd * p; }\n"
-	if len(slots) > 0 {
-		spec.body += `	var b = momentum_buffer[i];
-	if (u.fresh != 0.0f) { b = g; } else { b = u.momentum * b + (1.0f - u.dampening) * g; }
-	momentum_buffer[i] = b;
-	if (u.nesterov != 0.0f) { g = g + u.momentum * b; } else { g = b; }
-`
-	}
-	spec.body += "\tp = p - u.lr * g;\n"
-	return spec
+	return newKernelSpec("sgd", []string{"lr", "momentum", "dampening", "wd", "nesterov", "fresh"}, slots)
 }
 
 // SetState writes src into the state tensor called name

@@ -1,0 +1,18 @@
+struct Params { first: u32, end: u32, row: u32, threads: u32, count: u32, lr: f32, momentum: f32, dampening: f32, wd: f32, nesterov: f32, fresh: f32 }
+@group(0) @binding(0) var<storage, read> grad_: array<f32>;
+@group(0) @binding(1) var<storage, read_write> param_: array<f32>;
+@group(0) @binding(2) var<uniform> u: Params;
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+	let t = u.first + id.x + id.y * u.row;
+	if (t >= u.end) { return; }
+	for (var k = 0u; k < 4u; k++) {
+	let i = t + k * u.threads;
+	if (i >= u.count) { return; }
+	var g = grad_[i];
+	var p = param_[i];
+	if (u.wd != 0.0f) { g = g + u.wd * p; }
+	p = p - u.lr * g;
+	param_[i] = p;
+	}
+}
