@@ -1,16 +1,15 @@
 package optim
 
 import (
-	"bytes"
 	goflag "flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/wgtensor/wgtensor/internal/golden"
 	"github.com/wgtensor/wgtensor/internal/testgpu"
 	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/wgpu"
@@ -145,91 +144,44 @@ func goldenPath(v goldenVariant) string { return filepath.Join("testdata", v.nam
 
 // TestGoldenKernels compares the kernels the package produces that are
 // stored (see stored) with their files in testdata/, so that a reviewer
-// sees each change to a kernel as a diff of WGSL. go test ./optim -update rewrites the files (and removes
-// those of variants that are gone). Each variant has a key of its own:
-// the optimizers cache their kernels by it, and a device its pipelines.
+// sees each change to a kernel as a diff of WGSL. go test ./optim -update
+// rewrites the files (and removes those of variants that are gone). Each
+// variant has a key of its own: the optimizers cache their kernels by it,
+// and a device its pipelines.
 func TestGoldenKernels(t *testing.T) {
-	want := map[string]bool{}
+	sources := map[string]string{}
+	names := map[string]bool{}
 	keys := map[string]string{}
 	for _, v := range goldenVariants() {
-		path := goldenPath(v)
-		if want[path] {
+		if names[v.name] {
 			t.Fatalf("two variants are named %s", v.name)
 		}
+		names[v.name] = true
 		if other, ok := keys[v.kernel.Key]; ok {
 			t.Errorf("%s and %s have the key %q", other, v.name, v.kernel.Key)
 		}
 		keys[v.kernel.Key] = v.name
-		if !stored(v) {
-			continue
-		}
-		want[path] = true
-		if *updateGoldens {
-			if err := os.WriteFile(path, []byte(v.kernel.Source), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		got, err := os.ReadFile(path)
-		if err != nil {
-			t.Errorf("%s: %v (run go test ./optim -update)", v.name, err)
-			continue
-		}
-		if line, ok := firstDifference(got, []byte(v.kernel.Source)); !ok {
-			t.Errorf("%s: the generated kernel differs from %s at line %d (run go test ./optim -update and review the diff)", v.name, path, line)
+		if stored(v) {
+			sources[goldenPath(v)] = v.kernel.Source
 		}
 	}
-	files, err := filepath.Glob(filepath.Join("testdata", "*.wgsl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		if want[f] {
-			continue
-		}
-		if *updateGoldens {
-			if err := os.Remove(f); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		t.Errorf("%s is no variant the package produces (run go test ./optim -update)", f)
-	}
+	golden.Check(t, "testdata", sources, *updateGoldens, "optim")
 }
 
-// firstDifference reports whether a and b are equal, and if not the first
-// line where they differ.
-func firstDifference(a, b []byte) (int, bool) {
-	if bytes.Equal(a, b) {
-		return 0, true
-	}
-	al, bl := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
-	for i := range min(len(al), len(bl)) {
-		if al[i] != bl[i] {
-			return i + 1, false
-		}
-	}
-	return min(len(al), len(bl)) + 1, false
-}
-
-// TestKernelsValidateWithNaga validates every kernel the package produces
-// with naga, the WGSL front end of wgpu, when it is on PATH. CI
-// (WGT_REQUIRE_TOOLS=1) has it, and there its absence fails the test.
+// TestKernelsValidateWithNaga validates every kernel the package produces,
+// stored or not, with naga when it is on PATH. CI (WGT_REQUIRE_TOOLS=1)
+// has it, and there its absence fails the test.
 func TestKernelsValidateWithNaga(t *testing.T) {
-	naga := testgpu.Tool(t, "naga")
 	dir := t.TempDir()
+	var paths []string
 	for _, v := range goldenVariants() {
 		path := filepath.Join(dir, v.name+".wgsl")
 		if err := os.WriteFile(path, []byte(v.kernel.Source), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(naga, path)
-		cmd.Env = append(os.Environ(), "NO_COLOR=1", "TERM=dumb") // plain text in the test's log
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Errorf("naga %s: %v\n%s", v.name, err, out)
-		}
+		paths = append(paths, path)
 	}
+	golden.Naga(t, paths...)
 }
 
 // TestKernelsCompile compiles every kernel the package produces on the
