@@ -60,15 +60,10 @@ fn kept(qrow: u32, j: u32) -> bool {
 	return unit(philox10(vec4<u32>(lo, hi, 0u, 0u), vec2<u32>(p.seed_lo, p.seed_hi)).x) >= p.dropout;
 }
 {{- end}}
-@compute @workgroup_size({{.WorkgroupSize}})
-fn main(@builtin(global_invocation_id) g: vec3<u32>) {
-	let t = g.x + g.y * p.row + p.first;
-	if (t >= p.end) { return; }
-	let ms = p.mask_strides[0];
-{{- if ne .Pass "grad_kv"}}
-	let groups = (p.tq + {{.R}}u - 1u) / {{.R}}u;
-	let bh = t / groups;
-	let ib = (t % groups) * {{.R}}u;
+{{- /* attention_bases: the batch and head of invocation row bh, and where
+each operand's rows of that head begin (layouts: offset, batch, head and
+row strides). */ -}}
+{{define "attention_bases"}}
 	let b = bh / p.heads;
 	let h = bh % p.heads;
 	let qrow = bh * p.tq;
@@ -79,7 +74,16 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let qb = lq.x + b * lq.y + h * lq.z;
 	let kb = lk.x + b * lk.y + h * lk.z;
 	let vb = lv.x + b * lv.y + h * lv.z;
-	let ob = lo.x + b * lo.y + h * lo.z;
+	let ob = lo.x + b * lo.y + h * lo.z;{{end}}
+@compute @workgroup_size({{.WorkgroupSize}})
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+	let t = g.x + g.y * p.row + p.first;
+	if (t >= p.end) { return; }
+	let ms = p.mask_strides[0];
+{{- if ne .Pass "grad_kv"}}
+	let groups = (p.tq + {{.R}}u - 1u) / {{.R}}u;
+	let bh = t / groups;
+	let ib = (t % groups) * {{.R}}u;{{template "attention_bases"}}
 	var kend = p.inner_end;
 	if (p.causal != 0u) { kend = min(kend, ib + {{.R}}u); }
 	if (p.inner_first > 0u && p.inner_first >= kend) { return; }
@@ -208,18 +212,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 {{- else}}
 	let groups = (p.tk + {{.R}}u - 1u) / {{.R}}u;
 	let bh = t / groups;
-	let jb = (t % groups) * {{.R}}u;
-	let b = bh / p.heads;
-	let h = bh % p.heads;
-	let qrow = bh * p.tq;
-	let lq = p.layouts[0];
-	let lk = p.layouts[1];
-	let lv = p.layouts[2];
-	let lo = p.layouts[3];
-	let qb = lq.x + b * lq.y + h * lq.z;
-	let kb = lk.x + b * lk.y + h * lk.z;
-	let vb = lv.x + b * lv.y + h * lv.z;
-	let ob = lo.x + b * lo.y + h * lo.z;
+	let jb = (t % groups) * {{.R}}u;{{template "attention_bases"}}
 	var ibeg = p.inner_first;
 	if (p.causal != 0u) { ibeg = max(ibeg, jb); }
 	if (p.inner_first > 0u && ibeg >= p.inner_end) { return; }
