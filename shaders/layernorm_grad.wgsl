@@ -13,15 +13,7 @@ var<workgroup> means: array<f32, {{.WorkgroupSize}}>;
 var<workgroup> rstds: array<f32, {{.WorkgroupSize}}>;
 {{- /* row_grad writes row r's dx and returns its mean and rstd, the forward's. */}}
 fn row_grad(r: u32) -> vec2<f32> {
-	let len = p.length;
-	let base = r * len;
-	var j: u32;
-	var sum = 0.0;
-{{- template "row_pass" (pass .Unroll "sum += x[base + k];")}}
-	let mean = sum / f32(len);
-	var sq = 0.0;
-{{- template "row_pass" (pass .Unroll "let d = x[base + k] - mean; sq += d * d;")}}
-	let rstd = inverseSqrt(sq / f32(len) + p.eps);
+{{- template "layernorm_stats" .}}
 	var sg = 0.0;
 	var sgx = 0.0;
 {{- template "row_pass" (pass .Unroll "let g = dy[base + k] * gamma[k]; sg += g; sgx += g * ((x[base + k] - mean) * rstd);")}}
