@@ -12,3 +12,17 @@ j it reduces, the first workgroup s of that gradient and its size n. */ -}}
 	var n = u.n0;
 {{range .Rest}}	if (w >= u.s{{.}}) { j = {{.}}u; s = u.s{{.}}; n = u.n{{.}}; }
 {{end}}{{end}}
+
+{{- /* clip_reduce adds each invocation's sum and takes the largest of its
+bits across the workgroup, in ws[0] and wb[0]. */ -}}
+{{define "clip_reduce"}}	ws[l] = sum;
+	wb[l] = mb;
+	workgroupBarrier();
+	for (var st = {{.Half}}u; st > 0u; st = st >> 1u) {
+		if (l < st) {
+			ws[l] = ws[l] + ws[l + st];
+			wb[l] = max(wb[l], wb[l + st]);
+		}
+		workgroupBarrier();
+	}
+{{end}}

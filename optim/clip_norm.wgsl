@@ -31,17 +31,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_
 			}
 		}
 	}
-	ws[l] = sum;
-	wb[l] = mb;
-	workgroupBarrier();
-	for (var st = {{.Half}}u; st > 0u; st = st >> 1u) {
-		if (l < st) {
-			ws[l] = ws[l] + ws[l + st];
-			wb[l] = max(wb[l], wb[l + st]);
-		}
-		workgroupBarrier();
-	}
-	if (l == 0u && t < u.end) {
+{{template "clip_reduce" .}}	if (l == 0u && t < u.end) {
 		sums[u.base + w] = ws[0];
 		bits[u.base + w] = wb[0];
 	}

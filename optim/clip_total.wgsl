@@ -20,17 +20,7 @@ fn main(@builtin(local_invocation_index) l: u32) {
 		sum = sum + sums[i];
 		mb = max(mb, bits[i]);
 	}
-	ws[l] = sum;
-	wb[l] = mb;
-	workgroupBarrier();
-	for (var st = {{.Half}}u; st > 0u; st = st >> 1u) {
-		if (l < st) {
-			ws[l] = ws[l] + ws[l + st];
-			wb[l] = max(wb[l], wb[l + st]);
-		}
-		workgroupBarrier();
-	}
-	if (l != 0u) { return; }
+{{template "clip_reduce" .}}	if (l != 0u) { return; }
 	let m = wb[0];
 	var tot = sqrt(ws[0]);
 	if (u.inf_norm != 0u) {
