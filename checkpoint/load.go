@@ -138,6 +138,12 @@ func Load(ctx context.Context, e *tensor.Engine, r io.ReaderAt, size int64, para
 	if err != nil {
 		return Report{}, fmt.Errorf("checkpoint: load: %w", err)
 	}
+	return loadWith(ctx, e, r, h, params, o)
+}
+
+// loadWith is Load from the file's header h, read already, for params
+// and options that Load (or LoadModel) has checked.
+func loadWith(ctx context.Context, e *tensor.Engine, r io.ReaderAt, h *safetensors.Header, params []optim.Param, o LoadOptions) (Report, error) {
 	p, err := planLoad(h, params, o)
 	if err != nil {
 		return Report{}, err

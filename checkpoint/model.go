@@ -253,6 +253,9 @@ func LoadModel(ctx context.Context, e *tensor.Engine, r io.ReaderAt, size int64,
 	if err := checkEngine(e, params); err != nil {
 		return Report{}, err
 	}
+	if err := checkChunk(o.ChunkSize); err != nil {
+		return Report{}, err
+	}
 	l := &layouts{}
 	var err error
 	if l.convs, err = conversions(m, o.Layout); err != nil {
@@ -296,7 +299,7 @@ func LoadModel(ctx context.Context, e *tensor.Engine, r io.ReaderAt, size int64,
 		o.Optimizer = loadingOptimizer{Optimizer: o.Optimizer, e: e, l: l, temps: temps}
 	}
 	o.Layout = Native
-	rep, err := Load(ctx, e, r, size, loadParams, o)
+	rep, err := loadWith(ctx, e, r, h, loadParams, o) // the header is read once
 	if err != nil {
 		return rep, err
 	}
