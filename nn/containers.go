@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -62,6 +63,9 @@ type Random interface {
 	Steps() uint64
 	SetSteps(n uint64)
 }
+
+// errNoForward is ModuleList's and ModuleDict's Forward error.
+var errNoForward = errors.New("has no Forward: call its modules")
 
 // ModuleList holds modules in order, as PyTorch's nn.ModuleList: their
 // tensors are named by index ("0.weight", and "blocks.0.weight" as a

@@ -1,7 +1,6 @@
 package nn
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -404,9 +403,6 @@ func snakeCase(s string) string {
 	}
 	return b.String()
 }
-
-// errNoForward is ModuleList's and ModuleDict's Forward error.
-var errNoForward = errors.New("has no Forward: call its modules")
 
 // Parameter makes a tensor of shape initialised by init, for a custom
 // model's own parameter (PyTorch's nn.Parameter): a learned position
