@@ -127,13 +127,13 @@ func (m mlp) loss(e *tensor.Engine) (*tensor.Tensor, error) {
 	})
 }
 
-// trainer is one SGD step after another on a model: the training
-// workloads' loop.
+// trainer is one optimizer step after another on a model (SGD, or the
+// transformer's AdamW): the training workloads' loop.
 type trainer struct {
 	e      *tensor.Engine
 	loss   func() (*tensor.Tensor, error) // the forward pass to the loss, which the caller owns
 	params []*tensor.Tensor               // what the steps update
-	opt    *optim.SGD
+	opt    optim.Optimizer
 	want   float64 // the loss of the initial parameters, computed on the host
 	free   func()  // frees the model and its data
 }
@@ -147,11 +147,18 @@ func newTrainer(e *tensor.Engine, params []optim.Param, lr, want float64, loss f
 		free()
 		return nil, err
 	}
-	ts := make([]*tensor.Tensor, len(params))
-	for i, p := range params {
+	return trainerOf(e, opt, want, loss, free), nil
+}
+
+// trainerOf returns a trainer of opt on its parameters; want, loss and
+// free are as newTrainer takes them.
+func trainerOf(e *tensor.Engine, opt optim.Optimizer, want float64, loss func() (*tensor.Tensor, error), free func()) *trainer {
+	ps := opt.Params()
+	ts := make([]*tensor.Tensor, len(ps))
+	for i, p := range ps {
 		ts[i] = p.T
 	}
-	return &trainer{e: e, loss: loss, params: ts, opt: opt, want: want, free: free}, nil
+	return &trainer{e: e, loss: loss, params: ts, opt: opt, want: want, free: free}
 }
 
 func newMLPTrainer(_ context.Context, e *tensor.Engine) (*trainer, error) {

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/wgtensor/wgtensor/grad"
 	"github.com/wgtensor/wgtensor/internal/cputime"
 	"github.com/wgtensor/wgtensor/loss"
 	"github.com/wgtensor/wgtensor/optim"
@@ -179,59 +178,18 @@ func (m *gptModel) loss(e *tensor.Engine) (*tensor.Tensor, error) {
 	})
 }
 
-// gptTrainer is AdamW on the decoder.
-type gptTrainer struct {
-	e      *tensor.Engine
-	m      *gptModel
-	params []*tensor.Tensor
-	opt    *optim.Adam
-}
-
-func newGPTTrainer(e *tensor.Engine) (*gptTrainer, error) {
+// newGPTTrainer returns a trainer of AdamW on the decoder; its want is
+// the definition's loss of step 1.
+func newGPTTrainer(e *tensor.Engine) (*trainer, error) {
 	m := newGPTModel(e)
-	ps := m.params()
 	c := optim.AdamWDefaults()
 	c.LR, c.WeightDecay = gptLR, gptWeightDecay
-	opt, err := optim.NewAdamW(e, ps, c)
+	opt, err := optim.NewAdamW(e, m.params(), c)
 	if err != nil {
 		m.dispose()
 		return nil, err
 	}
-	ts := make([]*tensor.Tensor, len(ps))
-	for i, p := range ps {
-		ts[i] = p.T
-	}
-	return &gptTrainer{e: e, m: m, params: ts, opt: opt}, nil
-}
-
-func (t *gptTrainer) dispose() {
-	t.opt.Dispose()
-	t.m.dispose()
-}
-
-// steps runs n steps back to back and reads back the last one's loss.
-func (t *gptTrainer) steps(ctx context.Context, n int) (float32, error) {
-	var l *tensor.Tensor
-	defer func() { l.Dispose() }()
-	for range n {
-		l.Dispose()
-		var err error
-		l, err = tidy.Run(t.e, func() (*tensor.Tensor, error) {
-			l, gs, err := grad.ValueAndGrad(t.e, func([]*tensor.Tensor) (*tensor.Tensor, error) { return t.m.loss(t.e) }, t.params, nil)
-			if err != nil {
-				return nil, err
-			}
-			return l, t.opt.Step(gs)
-		})
-		if err != nil {
-			return 0, err
-		}
-	}
-	v, err := l.Float32s(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return v[0], nil
+	return trainerOf(e, opt, gptStep1Loss, func() (*tensor.Tensor, error) { return m.loss(e) }, m.dispose), nil
 }
 
 // transformerTrainStep runs the definition's protocol: from the initial
