@@ -127,6 +127,22 @@ func kept(t *testing.T, e *tensor.Engine, x *tensor.Tensor) (*Tape, *tensor.Tens
 	return tape, y
 }
 
+// keptGradient returns the gradient of kept's y with respect to x, from a
+// tape that nothing disturbs: what the tests below must get.
+func keptGradient(t *testing.T, e *tensor.Engine, x *tensor.Tensor) []float32 {
+	t.Helper()
+	var want []float32
+	require.NoError(t, tidy.Do(e, func() error {
+		tape, y := kept(t, e, x)
+		defer tape.Dispose()
+		gs, err := tape.Gradients(y, []*tensor.Tensor{x}, &Options{Keep: true})
+		require.NoError(t, err)
+		want = floats(t, gs[0])
+		return nil
+	}))
+	return want
+}
+
 // Dispose from another goroutine while Gradients(Keep) runs waits for the
 // backward to end, then frees everything: the rules never read a freed
 // tensor, the gradients are right and stay the caller's, nothing leaks.
@@ -137,15 +153,7 @@ func TestDisposeDuringGradientsWaits(t *testing.T) {
 	x := e.FromFloat32s([]float32{1, 2, 3}, 3)
 	defer x.Dispose()
 	base := usageOf(e)
-	var want []float32
-	require.NoError(t, tidy.Do(e, func() error {
-		tape, y := kept(t, e, x)
-		defer tape.Dispose()
-		gs, err := tape.Gradients(y, []*tensor.Tensor{x}, &Options{Keep: true})
-		require.NoError(t, err)
-		want = floats(t, gs[0])
-		return nil
-	}))
+	want := keptGradient(t, e, x)
 	waiting := make(chan struct{}, 1)
 	disposed := make(chan struct{})
 	hookDisposeWaits = func() {
@@ -183,15 +191,7 @@ func TestDisposeRacingGradients(t *testing.T) {
 	x := e.FromFloat32s([]float32{1, 2, 3}, 3)
 	defer x.Dispose()
 	base := usageOf(e)
-	var want []float32
-	require.NoError(t, tidy.Do(e, func() error {
-		tape, y := kept(t, e, x)
-		defer tape.Dispose()
-		gs, err := tape.Gradients(y, []*tensor.Tensor{x}, &Options{Keep: true})
-		require.NoError(t, err)
-		want = floats(t, gs[0])
-		return nil
-	}))
+	want := keptGradient(t, e, x)
 	won := map[bool]int{}
 	for i := range 40 {
 		require.NoError(t, tidy.Do(e, func() error {
