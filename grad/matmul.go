@@ -18,7 +18,10 @@ func init() {
 //
 // Broadcast batch dimensions are summed back to each input's. An input
 // whose gradient no one needs (Context.NeedsGradient) gets none: its
-// product is not computed.
+// product is not computed. B's gradient (a weight's, mostly) is computed
+// first: A's is mostly an activation's, which the next rule takes at once,
+// and a product its elementwise ops follow runs them in its own kernel
+// (see tensor.Engine.MatMul).
 func matmulGrad(c *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, error) {
 	e, a, b, dc := c.E, c.Input(0), c.Input(1), dy[0]
 	var da, db func() *tensor.Tensor
@@ -33,11 +36,11 @@ func matmulGrad(c *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		da, db = func() *tensor.Tensor { return e.MatMulT(b, dc, true, true) }, func() *tensor.Tensor { return e.MatMulT(dc, a, true, true) }
 	}
 	gs := make([]*tensor.Tensor, 2)
-	for i, product := range []func() *tensor.Tensor{da, db} {
+	for _, i := range []int{1, 0} {
 		if !c.NeedsGradient(i) {
 			continue
 		}
-		g, err := SumTo(e, product(), c.InputShape(i))
+		g, err := SumTo(e, []func() *tensor.Tensor{da, db}[i](), c.InputShape(i))
 		if err != nil {
 			return nil, err
 		}

@@ -63,6 +63,10 @@ type Leaf struct {
 	// scalar, a column broadcast along rows): the four elements of a thread
 	// share one value of it, read once.
 	Splat bool
+	// Product marks the leaf of a MatMulEpilogue's program that is the
+	// product's element itself: it has no binding and is read from the
+	// product kernel's registers.
+	Product bool
 }
 
 // Ref names the value an argument comes from: leaf Index if Leaf, else the
@@ -165,7 +169,7 @@ func (k Elementwise) Key() string {
 	h := sha256.New()
 	fmt.Fprintf(h, "rank %d vec4 %v\n", k.Rank, k.Vec4)
 	for _, l := range k.Leaves {
-		fmt.Fprintf(h, "leaf %s %v %v\n", l.Type, l.Strided, l.Splat)
+		fmt.Fprintf(h, "leaf %s %v %v %v\n", l.Type, l.Strided, l.Splat, l.Product)
 	}
 	for _, n := range k.Nodes {
 		d := helpersInfoOf(n.Helpers).digest
@@ -256,45 +260,9 @@ func (k Elementwise) Spec() wgpu.KernelSpec {
 	m: array<vec4<u32>, %d>,
 }
 `, slots, slots, max(1, (k.MetaWords()+3)/4))
-	access := make([]wgpu.Access, 0, len(k.Leaves)+len(k.Nodes))
-	elem := func(t Type) string {
-		if k.Vec4 {
-			return fmt.Sprintf("vec4<%s>", t)
-		}
-		return string(t)
-	}
-	for j, l := range k.Leaves {
-		t := elem(l.Type)
-		if l.Splat {
-			t = string(l.Type)
-		}
-		fmt.Fprintf(&b, "@group(0) @binding(%d) var<storage, read> in%d: array<%s>;\n", j, j, t)
-		access = append(access, wgpu.ReadOnly)
-	}
-	for i, n := range k.Nodes {
-		if n.Store {
-			fmt.Fprintf(&b, "@group(0) @binding(%d) var<storage, read_write> out%d: array<%s>;\n", len(access), i, elem(n.Out))
-			access = append(access, wgpu.ReadWrite)
-		}
-	}
+	access := k.declare(&b, 0)
 	fmt.Fprintf(&b, "@group(0) @binding(%d) var<uniform> p: Params;\n", len(access))
-	seen := map[string]bool{}
-	for _, n := range k.Nodes {
-		for _, f := range helperFuncs(n.Helpers) {
-			if !seen[f] {
-				seen[f] = true
-				b.WriteString(f)
-				b.WriteByte('\n')
-			}
-		}
-	}
-	for i, n := range k.Nodes {
-		fmt.Fprintf(&b, "fn node%d(", i)
-		for j, a := range n.Args {
-			fmt.Fprintf(&b, "a%d: %s, ", j, k.typeOf(a))
-		}
-		fmt.Fprintf(&b, "i: u32, s: vec4<f32>, h2: u32, h3: u32) -> %s { return %s; }\n", n.Out, n.Expr)
-	}
+	k.functions(&b)
 	fmt.Fprintf(&b, `@compute @workgroup_size(%d)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let t = g.x + g.y * p.row + p.first;
@@ -309,20 +277,84 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	return wgpu.KernelSpec{Name: k.Name(), Key: k.Key(), Source: b.String(), Bindings: access, Params: true, ParamsSize: uint64(k.paramsSize())}
 }
 
+// declare writes the bindings of k's leaves (but Product leaves, which
+// have none) and of its stored nodes' outputs, numbered from first, and
+// returns their access modes.
+func (k Elementwise) declare(b *strings.Builder, first int) []wgpu.Access {
+	var access []wgpu.Access
+	elem := func(t Type) string {
+		if k.Vec4 {
+			return fmt.Sprintf("vec4<%s>", t)
+		}
+		return string(t)
+	}
+	for j, l := range k.Leaves {
+		if l.Product {
+			continue
+		}
+		t := elem(l.Type)
+		if l.Splat {
+			t = string(l.Type)
+		}
+		fmt.Fprintf(b, "@group(0) @binding(%d) var<storage, read> in%d: array<%s>;\n", first+len(access), j, t)
+		access = append(access, wgpu.ReadOnly)
+	}
+	for i, n := range k.Nodes {
+		if n.Store {
+			fmt.Fprintf(b, "@group(0) @binding(%d) var<storage, read_write> out%d: array<%s>;\n", first+len(access), i, elem(n.Out))
+			access = append(access, wgpu.ReadWrite)
+		}
+	}
+	return access
+}
+
+// functions writes the helper functions k's nodes call, each once, and a
+// function per node.
+func (k Elementwise) functions(b *strings.Builder) {
+	seen := map[string]bool{}
+	for _, n := range k.Nodes {
+		for _, f := range helperFuncs(n.Helpers) {
+			if !seen[f] {
+				seen[f] = true
+				b.WriteString(f)
+				b.WriteByte('\n')
+			}
+		}
+	}
+	for i, n := range k.Nodes {
+		fmt.Fprintf(b, "fn node%d(", i)
+		for j, a := range n.Args {
+			fmt.Fprintf(b, "a%d: %s, ", j, k.typeOf(a))
+		}
+		fmt.Fprintf(b, "i: u32, s: vec4<f32>, h2: u32, h3: u32) -> %s { return %s; }\n", n.Out, n.Expr)
+	}
+}
+
 // scalarBody writes main's body for one element per thread: element t.
 func (k Elementwise) scalarBody(b *strings.Builder) {
 	b.WriteString("\tlet i = t;\n")
-	k.stridedOffsets(b, "i")
+	k.stridedOffsets(b, "i", "m")
+	k.scalarElement(b, elementwiseParams)
+}
+
+// scalarElement writes the program for element i, whose strided leaves'
+// offsets the caller wrote (o0, o1, ...): its leaves read (a Product leaf
+// from the value v, through passed), its nodes evaluated and the stored
+// ones written. params is as nodeCalls takes it.
+func (k Elementwise) scalarElement(b *strings.Builder, params func(slot int) string) {
 	js := 0
 	for j, l := range k.Leaves {
-		if l.Strided {
+		switch {
+		case l.Product:
+			fmt.Fprintf(b, "\tlet l%d = %s;\n", j, passed(l.Type, "v"))
+		case l.Strided:
 			fmt.Fprintf(b, "\tlet l%d = in%d[o%d];\n", j, j, js)
 			js++
-		} else {
+		default:
 			fmt.Fprintf(b, "\tlet l%d = in%d[i];\n", j, j)
 		}
 	}
-	k.nodeCalls(b, "")
+	k.nodeCalls(b, "", params)
 	for i, n := range k.Nodes {
 		if n.Store {
 			fmt.Fprintf(b, "\tout%d[i] = v%d;\n", i, i)
@@ -333,7 +365,7 @@ func (k Elementwise) scalarBody(b *strings.Builder) {
 // vec4Body writes main's body for four elements per thread: elements 4t
 // to 4t+3, each leaf read and each result written as one vec4.
 func (k Elementwise) vec4Body(b *strings.Builder) {
-	k.stridedOffsets(b, "4u * t")
+	k.stridedOffsets(b, "4u * t", "m")
 	js := 0
 	for j, l := range k.Leaves {
 		switch {
@@ -350,7 +382,7 @@ func (k Elementwise) vec4Body(b *strings.Builder) {
 	}
 	for c, lane := range []string{".x", ".y", ".z", ".w"} {
 		fmt.Fprintf(b, "\tlet i%d = 4u * t + %du;\n", c, c)
-		k.nodeCalls(b, lane)
+		k.nodeCalls(b, lane, elementwiseParams)
 	}
 	for i, n := range k.Nodes {
 		if n.Store {
@@ -362,8 +394,9 @@ func (k Elementwise) vec4Body(b *strings.Builder) {
 // stridedOffsets writes, if k has strided leaves, the offset o<j> of
 // each strided leaf j (counted among the strided ones) at the element
 // whose flat index is the expression index, walking the output's
-// dimensions from the innermost.
-func (k Elementwise) stridedOffsets(b *strings.Builder, index string) {
+// dimensions from the innermost. meta names the uniform member holding the
+// metadata words (see MetaWords).
+func (k Elementwise) stridedOffsets(b *strings.Builder, index, meta string) {
 	ns := k.strided()
 	if ns == 0 {
 		return
@@ -373,9 +406,35 @@ func (k Elementwise) stridedOffsets(b *strings.Builder, index string) {
 		fmt.Fprintf(b, "\tvar o%d = 0u;\n", j)
 	}
 	for d := k.Rank - 1; d >= 0; d-- {
-		fmt.Fprintf(b, "\t{ let dim = %s; let c = rem %% dim; rem = rem / dim;", at("m", d))
+		fmt.Fprintf(b, "\t{ let dim = %s; let c = rem %% dim; rem = rem / dim;", at(meta, d))
 		for j := range ns {
-			fmt.Fprintf(b, " o%d += c * %s;", j, at("m", k.Rank*(1+j)+d))
+			fmt.Fprintf(b, " o%d += c * %s;", j, at(meta, k.Rank*(1+j)+d))
+		}
+		b.WriteString(" }\n")
+	}
+}
+
+// matrixOffsets writes, if k has strided leaves, the offset o<j> of each
+// strided leaf j (counted among the strided ones) at row r and column col
+// of matrix z of an output of rank k.Rank ≥ 2 (its last two dimensions a
+// matrix's): z walked over the batch dimensions, r and col multiplied by
+// the strides of the last two, with no division where there are none.
+// meta names the uniform member holding the metadata words.
+func (k Elementwise) matrixOffsets(b *strings.Builder, meta string) {
+	ns := k.strided()
+	if ns == 0 {
+		return
+	}
+	for j := range ns {
+		fmt.Fprintf(b, "\tvar o%d = r * %s + col * %s;\n", j, at(meta, k.Rank*(1+j)+k.Rank-2), at(meta, k.Rank*(1+j)+k.Rank-1))
+	}
+	if k.Rank > 2 {
+		b.WriteString("\tvar rem = z;\n")
+	}
+	for d := k.Rank - 3; d >= 0; d-- {
+		fmt.Fprintf(b, "\t{ let dim = %s; let c = rem %% dim; rem = rem / dim;", at(meta, d))
+		for j := range ns {
+			fmt.Fprintf(b, " o%d += c * %s;", j, at(meta, k.Rank*(1+j)+d))
 		}
 		b.WriteString(" }\n")
 	}
@@ -383,8 +442,9 @@ func (k Elementwise) stridedOffsets(b *strings.Builder, index string) {
 
 // nodeCalls writes a let for each node's value. lane is "" for one element
 // per thread, else the component (".x", ...) of the leaves' vec4s that the
-// values are for; their names and index then carry the lane.
-func (k Elementwise) nodeCalls(b *strings.Builder, lane string) {
+// values are for; their names and index then carry the lane. params gives
+// the scalars and words arguments of the node in parameter slot slot.
+func (k Elementwise) nodeCalls(b *strings.Builder, lane string, params func(slot int) string) {
 	suffix, index := "", "i"
 	if lane != "" {
 		suffix = "_" + lane[1:]
@@ -402,12 +462,18 @@ func (k Elementwise) nodeCalls(b *strings.Builder, lane string) {
 			}
 		}
 		if n.HasParams() {
-			fmt.Fprintf(b, "%s, p.s[%d], p.w[%d].x, p.w[%d].y);\n", index, slot, slot, slot)
+			fmt.Fprintf(b, "%s, %s);\n", index, params(slot))
 			slot++
 		} else {
 			fmt.Fprintf(b, "%s, vec4<f32>(), 0u, 0u);\n", index)
 		}
 	}
+}
+
+// elementwiseParams is the arguments of the node in parameter slot slot
+// of an Elementwise kernel: its scalars and words in the uniform block.
+func elementwiseParams(slot int) string {
+	return fmt.Sprintf("p.s[%d], p.w[%d].x, p.w[%d].y", slot, slot, slot)
 }
 
 // passed is the expression that hands value v of type t from one node to

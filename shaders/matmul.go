@@ -199,12 +199,25 @@ type matmulKernel struct {
 	Elem                 string // the element type of the bindings
 	Tile, Threads, StepK int
 	Stage, Block, Sums   int
+	// Resume: a dispatch whose range of k does not start at 0 starts from
+	// the sums in C. Epilogue: the bindings after A and B, and put, of a
+	// MatMulEpilogue (whose kernels never resume).
+	Resume   bool
+	Epilogue string
 }
 
 // Spec generates m's kernel: the tiled, register and small kernels from
 // their .wgsl templates, the Vec4 kernel in Go.
 func (m MatMul) Spec() wgpu.KernelSpec {
-	data := matmulKernel{MatMul: m, Params: declareParams(m.params()), Elem: "f32", Tile: MatMulTileM}
+	src := m.source(matmulKernel{MatMul: m, Params: declareParams(m.params()), Resume: true})
+	return wgpu.KernelSpec{Name: "matmul", Key: m.Key(), Source: src,
+		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSizeOf(m.params())}
+}
+
+// source generates m's kernel from data, whose Params, Resume and
+// Epilogue the caller sets.
+func (m MatMul) source(data matmulKernel) string {
+	data.Elem, data.Tile = "f32", MatMulTileM
 	var src string
 	switch {
 	case m.Small:
@@ -222,8 +235,7 @@ func (m MatMul) Spec() wgpu.KernelSpec {
 		data.Threads, data.StepK, data.Stage = tiledThreads, tiledStepK, tiledStage
 		src = fill("matmul_tiled.wgsl", data)
 	}
-	return wgpu.KernelSpec{Name: "matmul", Key: m.Key(), Source: src,
-		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSizeOf(m.params())}
+	return src
 }
 
 // vec4Source generates the Vec4 kernel, unrolled: a thread's 64 sums are
@@ -256,18 +268,39 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 			fmt.Fprintf(&b, "\tvar s%d_%d = vec4<f32>(0.0);\n", i, j)
 		}
 	}
-	b.WriteString("\tif (p.k_first > 0u) {\n")
-	for i := range vec4Rows {
-		for j := range vec4Blocks {
-			fmt.Fprintf(&b, "\t\tif (row0 + %du < M && cb0 + %du < N4) { s%d_%d = c[cbase + (row0 + %du) * N4 + cb0 + %du]; }\n", i, j, i, j, i, j)
+	if data.Resume {
+		b.WriteString("\tif (p.k_first > 0u) {\n")
+		for i := range vec4Rows {
+			for j := range vec4Blocks {
+				fmt.Fprintf(&b, "\t\tif (row0 + %du < M && cb0 + %du < N4) { s%d_%d = c[cbase + (row0 + %du) * N4 + cb0 + %du]; }\n", i, j, i, j, i, j)
+			}
 		}
+		b.WriteString("\t}\n")
 	}
-	b.WriteString("\t}\n\tfor (var kb = p.k_first / 4u; kb < p.k_end / 4u; kb++) {\n")
+	b.WriteString("\tfor (var kb = p.k_first / 4u; kb < p.k_end / 4u; kb++) {\n")
 	m.vec4Step(&b)
 	b.WriteString("\t}\n")
-	for i := range vec4Rows {
-		for j := range vec4Blocks {
-			fmt.Fprintf(&b, "\tif (row0 + %du < M && cb0 + %du < N4) { c[cbase + (row0 + %du) * N4 + cb0 + %du] = s%d_%d; }\n", i, j, i, j, i, j)
+	if data.Epilogue != "" {
+		// One call of put in a loop, not one per sum: put inlines the
+		// epilogue, and 64 copies of it made kernels that crashed
+		// lavapipe's compiler.
+		fmt.Fprintf(&b, "\tvar sums = array<vec4<f32>, %d>(", vec4Rows*vec4Blocks)
+		for i := range vec4Rows {
+			for j := range vec4Blocks {
+				if i+j > 0 {
+					b.WriteString(", ")
+				}
+				fmt.Fprintf(&b, "s%d_%d", i, j)
+			}
+		}
+		fmt.Fprintf(&b, ");\n\tfor (var q = 0u; q < %du; q++) {\n", vec4Rows*vec4Blocks)
+		fmt.Fprintf(&b, "\t\tlet i = q / %du; let j = q %% %du;\n", vec4Blocks, vec4Blocks)
+		b.WriteString("\t\tif (row0 + i < M && cb0 + j < N4) { put(cbase + (row0 + i) * N4 + cb0 + j, z, row0 + i, 4u * (cb0 + j), sums[q]); }\n\t}\n")
+	} else {
+		for i := range vec4Rows {
+			for j := range vec4Blocks {
+				fmt.Fprintf(&b, "\tif (row0 + %du < M && cb0 + %du < N4) { put(cbase + (row0 + %du) * N4 + cb0 + %du, z, row0 + %du, 4u * (cb0 + %du), s%d_%d); }\n", i, j, i, j, i, j, i, j)
+			}
 		}
 	}
 	b.WriteString("}\n")

@@ -1,12 +1,21 @@
 {{- /* What every MatMul kernel shares; see MatMul. */ -}}
 {{- /* matmul_head declares the bindings (of element type .Elem) and the
-uniform block. */ -}}
+uniform block, and put(i, z, r, col, v), which stores v, element (or with
+.Elem a vec4, four elements) i of C, at row r and column col (the first of
+the four) of matrix z: the kernels store through it alone. With an
+.Epilogue, what follows A and B and what put does are the epilogue's
+(see MatMulEpilogue). */ -}}
 {{define "matmul_head" -}}
 {{.Params -}}
 @group(0) @binding(0) var<storage, read> a: array<{{.Elem}}>;
 @group(0) @binding(1) var<storage, read> bm: array<{{.Elem}}>;
+{{- if .Epilogue}}
+{{.Epilogue}}
+{{- else}}
 @group(0) @binding(2) var<storage, read_write> c: array<{{.Elem}}>;
 @group(0) @binding(3) var<uniform> p: Params;
+fn put(i: u32, z: u32, r: u32, col: u32, v: {{.Elem}}) { c[i] = v; }
+{{- end}}
 {{- end}}
 {{- /* matmul_batch turns the batch index z, the grid's z counted from
 first_batch, into the offsets of A's and B's matrices (aoff, boff), counted
@@ -37,6 +46,7 @@ written. */ -}}
 	}
 	let cbase = z * M * N;
 	var acc: array<f32, {{.Sums}}>;
+{{- if .Resume}}
 	if (p.k_first > 0u) {
 		for (var i = 0u; i < {{.Block}}u; i++) {
 			for (var j = 0u; j < {{.Block}}u; j++) {
@@ -44,6 +54,7 @@ written. */ -}}
 			}
 		}
 	}
+{{- end}}
 	for (var k0 = p.k_first; k0 < p.k_end; k0 += {{.StepK}}u) {
 		for (var kk = 0u; kk < {{.StepK}}u; kk++) {
 			let k = k0 + kk;
@@ -63,7 +74,7 @@ written. */ -}}
 		let r = row0 + i;
 		for (var j = 0u; j < {{.Block}}u; j++) {
 			let col = col0 + j;
-			if (r < M && col < N) { c[cbase + r * N + col] = acc[i * {{.Block}}u + j]; }
+			if (r < M && col < N) { put(cbase + r * N + col, z, r, col, acc[i * {{.Block}}u + j]); }
 		}
 	}
 {{- end}}

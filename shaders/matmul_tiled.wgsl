@@ -18,11 +18,13 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 	{{- /* s_i holds row r0 + i, columns c0 to c0 + 3; a dispatch that
 	continues a range of k starts from the sums in C. */}}
 	var s0 = vec4<f32>(0.0); var s1 = s0; var s2 = s0; var s3 = s0;
+{{- if .Resume}}
 	if (p.k_first > 0u) {
 {{- range $i := seq 4}}{{range $j, $lane := lanes}}
 		if (r0 + {{$i}}u < M && c0 + {{$j}}u < N) { s{{$i}}.{{$lane}} = c[cbase + (r0 + {{$i}}u) * N + c0 + {{$j}}u]; }
 {{- end}}{{end}}
 	}
+{{- end}}
 	for (var k0 = p.k_first; k0 < p.k_end; k0 += {{.StepK}}u) {
 		{{- /* The first .Stage threads stage four rows of A at k0 + kk in
 		As[kk * .Threads + q], the others four columns of B in Bs. Consecutive
@@ -53,7 +55,16 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 		}
 		workgroupBarrier();
 	}
+{{- if .Epilogue}}
+	{{- /* One call of put, which inlines the epilogue, in a loop. */}}
+	var sums = array<vec4<f32>, 4>(s0, s1, s2, s3);
+	for (var q = 0u; q < 16u; q++) {
+		let i = q / 4u; let j = q % 4u;
+		if (r0 + i < M && c0 + j < N) { put(cbase + (r0 + i) * N + c0 + j, z, r0 + i, c0 + j, sums[i][j]); }
+	}
+{{- else}}
 {{- range $i := seq 4}}{{range $j, $lane := lanes}}
-	if (r0 + {{$i}}u < M && c0 + {{$j}}u < N) { c[cbase + (r0 + {{$i}}u) * N + c0 + {{$j}}u] = s{{$i}}.{{$lane}}; }
+	if (r0 + {{$i}}u < M && c0 + {{$j}}u < N) { put(cbase + (r0 + {{$i}}u) * N + c0 + {{$j}}u, z, r0 + {{$i}}u, c0 + {{$j}}u, s{{$i}}.{{$lane}}); }
 {{- end}}{{end}}
+{{- end}}
 }

@@ -62,6 +62,9 @@ type testHooks struct {
 	claimed func() // an op has claimed the engine
 	checked func() // an op or a readback has checked its inputs
 	rows    string // "thread", "group" or "": the row kernels' choice (see rowKernel)
+	// anyEpilogue makes products take any op as their epilogue, as on a
+	// GPU, whatever the adapter (see epilogueTakes).
+	anyEpilogue bool
 }
 
 // runHook calls h if it is set.

@@ -41,13 +41,16 @@ type KernelProfile struct {
 // KernelStats sums the dispatches of one kernel.
 type KernelStats struct {
 	// Name is the kernel's name. A fused elementwise program is named by
-	// its ops, joined with "+" ("mul+add+relu").
+	// its ops, joined with "+" ("mul+add+relu"), and so is a matrix
+	// product with the ops that follow it as its epilogue
+	// ("matmul+add+gelu").
 	Name string
 	// Key is the kernel's cache key: kernels of one name may have several
 	// (a matmul per tile shape, a program per fused chain).
 	Key string
-	// Ops lists the ops of an elementwise program in the order it computes
-	// them; nil for other kernels.
+	// Ops lists the ops of an elementwise program, or of a product and its
+	// epilogue ("matmul" first), in the order it computes them; nil for
+	// other kernels.
 	Ops     []string
 	Calls   int
 	Time    time.Duration // the sum of its dispatches' durations
@@ -55,7 +58,8 @@ type KernelStats struct {
 	Written uint64        // bytes bound read-write, summed over its dispatches
 }
 
-// Fused reports whether s is an elementwise program that fuses several ops.
+// Fused reports whether s fuses several ops: an elementwise program of
+// more than one, or a product with an epilogue.
 func (s KernelStats) Fused() bool { return len(s.Ops) > 1 }
 
 // elementwiseKeyPrefix starts the key of every elementwise program
@@ -137,9 +141,10 @@ func newKernelProfile(rep wgpu.TimingReport) *KernelProfile {
 	return p
 }
 
-// opsOf returns the ops of an elementwise program, nil for another kernel.
+// opsOf returns the ops of an elementwise program or of a product with an
+// epilogue (whose key names its program's), nil for another kernel.
 func opsOf(name, key string) []string {
-	if !strings.HasPrefix(key, elementwiseKeyPrefix) {
+	if !strings.HasPrefix(key, elementwiseKeyPrefix) && !strings.Contains(key, "+"+elementwiseKeyPrefix) {
 		return nil
 	}
 	return strings.Split(name, "+")

@@ -32,7 +32,7 @@ func ExampleEngine_Profile() {
 
 	p, err := e.Profile(ctx, func() error {
 		xw := e.MatMul(x, w)
-		y := e.Relu(e.Add(xw, xw)) // add and relu fuse into one kernel
+		y := e.Relu(e.Add(xw, xw)) // add and relu run in the product's kernel
 		defer xw.Dispose()
 		defer y.Dispose()
 		_, err := y.Float32s(ctx)
@@ -52,7 +52,6 @@ func ExampleEngine_Profile() {
 	}
 	fmt.Println("dispatches:", len(p.Dispatches))
 	// Output:
-	// add+relu: 1 call(s), fused true, ops [add relu]
-	// matmul: 1 call(s), fused false, ops []
-	// dispatches: 2
+	// matmul+add+relu: 1 call(s), fused true, ops [matmul add relu]
+	// dispatches: 1
 }

@@ -17,6 +17,18 @@ import (
 // each element's K products in the order of k, one fused multiply-add each,
 // so the choice never changes a result: it is within (K+1)·2⁻²⁴·Σ|a·b| of
 // the exact product, the same bits whichever kernel runs.
+//
+// Like an elementwise op, a product is dispatched when something needs it
+// (see Flush), and the elementwise ops that follow it on its shape run in
+// its kernel as its epilogue (a bias, an activation, a residual, a scale),
+// evaluated where the product's sums are stored, with the bits the ops
+// give dispatched one by one; a result disposed before then is not
+// written, and a product nobody holds or reads is not computed. On CPU
+// adapters an epilogue takes only cheap ops (no exp, tanh, GELU, ...) that
+// read the product or an earlier op of it, which is where it saves time
+// there. A product whose inner dimension is summed over several
+// dispatches (past shaders.MatMulKRange, or on a small work budget) is
+// dispatched at once, its ops apart.
 func (e *Engine) MatMul(a, b *Tensor) *Tensor {
 	return e.matmul(callerSite(), a, b, false, false)
 }
@@ -72,6 +84,9 @@ func (e *Engine) matmul(site stack, a, b *Tensor, ta, tb bool) *Tensor {
 		batchDims: u32s(batch), aStrides: u32s(broadcastStrides(aBatch, batch)), bStrides: u32s(broadcastStrides(bBatch, batch))}
 	bufs := []*wgpu.Buffer{a.buf(), b.buf(), out.buf()}
 	k := o.matmulChoice(g, bufs, true)
+	if e.deferProduct(out, a, b, k, g) {
+		return out
+	}
 	if err := o.recordMatMul(k, g, bufs, false); err != nil {
 		out.Dispose()
 		return e.errTensor(err)
@@ -133,11 +148,18 @@ type tilePiece struct {
 // shaders.MatMulKRange, sums a range of k per dispatch, the ranges in order
 // (see shaders.MatMul).
 func (e *Engine) matmulPieces(k tiler, M, N, K, batches int) []tilePiece {
-	budget, lim := e.dev.WorkBudget(), int(e.dev.Limits().MaxComputeWorkgroupsPerDimension)
 	kStep := max(min(K, shaders.MatMulKRange), 1)
-	if perK := k.GroupWork(1); float64(kStep)*perK > float64(budget) {
+	if perK, budget := k.GroupWork(1), e.dev.WorkBudget(); float64(kStep)*perK > float64(budget) {
 		kStep = shaders.MatMulTileK * shaders.Split(kStep/shaders.MatMulTileK, perK*shaders.MatMulTileK, budget, kStep)
 	}
+	return e.tilePieces(k, M, N, K, batches, kStep)
+}
+
+// tilePieces is matmulPieces with the range of k each dispatch sums
+// given: kStep (at least K for one range).
+func (e *Engine) tilePieces(k tiler, M, N, K, batches, kStep int) []tilePiece {
+	budget, lim := e.dev.WorkBudget(), int(e.dev.Limits().MaxComputeWorkgroupsPerDimension)
+	kStep = max(kStep, 1)
 	each := k.GroupWork(min(kStep, K))
 	cols, rows, zs := k.Groups(M, N, batches)
 	nx := shaders.Split(cols, each, budget, lim)

@@ -26,7 +26,11 @@ func TestWorkloadsShowTheirTunedKernels(t *testing.T) {
 		defer a.Dispose()
 		defer b.Dispose()
 		for range 3 {
-			e.MatMul(a, a).Dispose()
+			c := e.MatMul(a, a)
+			if err := e.Flush(); err != nil {
+				return Result{}, err
+			}
+			c.Dispose()
 		}
 		c := e.MatMulT(b, b, false, true)
 		defer c.Dispose()
@@ -47,7 +51,7 @@ func TestWorkloadsShowTheirTunedKernels(t *testing.T) {
 	p, err := e.Profile(ctx, func() error {
 		c := e.MatMul(a, a)
 		defer c.Dispose()
-		return c.Err()
+		return e.Flush()
 	})
 	require.NoError(t, err)
 	assert.Equal(t, p.Total("matmul").Key, rs[0].Kernel)

@@ -104,7 +104,8 @@ const matmulWarmMax = 1024
 // least one product.
 func matmulK(n int) int { return max(1, int(8e9/(2*float64(n)*float64(n)*float64(n)))) }
 
-// matmul: K back-to-back float32 C = A·B, then one readback of the last C.
+// matmul: K back-to-back float32 C = A·B, each flushed (a product disposed
+// unread is not computed), then one readback of the last C.
 func matmul(n int) workload {
 	return workload{name: fmt.Sprintf("matmul_%d", n), run: func(ctx context.Context, e *tensor.Engine) (Result, error) {
 		r := rand.New(rand.NewPCG(uint64(n), 1))
@@ -145,6 +146,9 @@ func matmul(n int) workload {
 		for range k {
 			c.Dispose()
 			c = e.MatMul(a, b)
+			if err = e.Flush(); err != nil { // else a product disposed unread is not computed
+				break
+			}
 		}
 		got, err := c.Float32s(ctx)
 		el := time.Since(start)

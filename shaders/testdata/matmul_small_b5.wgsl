@@ -15,6 +15,7 @@ struct Params {
 @group(0) @binding(1) var<storage, read> bm: array<f32>;
 @group(0) @binding(2) var<storage, read_write> c: array<f32>;
 @group(0) @binding(3) var<uniform> p: Params;
+fn put(i: u32, z: u32, r: u32, col: u32, v: f32) { c[i] = v; }
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li: u32) {
 	let M = p.m; let N = p.n; let K = p.k;
@@ -75,7 +76,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 		let r = row0 + i;
 		for (var j = 0u; j < 4u; j++) {
 			let col = col0 + j;
-			if (r < M && col < N) { c[cbase + r * N + col] = acc[i * 4u + j]; }
+			if (r < M && col < N) { put(cbase + r * N + col, z, r, col, acc[i * 4u + j]); }
 		}
 	}
 }

@@ -15,6 +15,7 @@ struct Params {
 @group(0) @binding(1) var<storage, read> bm: array<f32>;
 @group(0) @binding(2) var<storage, read_write> c: array<f32>;
 @group(0) @binding(3) var<uniform> p: Params;
+fn put(i: u32, z: u32, r: u32, col: u32, v: f32) { c[i] = v; }
 var<workgroup> As: array<vec4<f32>, 128>; // [k][m/4], 8×16: four rows of A
 var<workgroup> Bs: array<vec4<f32>, 128>; // [k][n/4], 8×16: four columns of B
 @compute @workgroup_size(16, 16)
@@ -80,20 +81,20 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 		}
 		workgroupBarrier();
 	}
-	if (r0 + 0u < M && c0 + 0u < N) { c[cbase + (r0 + 0u) * N + c0 + 0u] = s0.x; }
-	if (r0 + 0u < M && c0 + 1u < N) { c[cbase + (r0 + 0u) * N + c0 + 1u] = s0.y; }
-	if (r0 + 0u < M && c0 + 2u < N) { c[cbase + (r0 + 0u) * N + c0 + 2u] = s0.z; }
-	if (r0 + 0u < M && c0 + 3u < N) { c[cbase + (r0 + 0u) * N + c0 + 3u] = s0.w; }
-	if (r0 + 1u < M && c0 + 0u < N) { c[cbase + (r0 + 1u) * N + c0 + 0u] = s1.x; }
-	if (r0 + 1u < M && c0 + 1u < N) { c[cbase + (r0 + 1u) * N + c0 + 1u] = s1.y; }
-	if (r0 + 1u < M && c0 + 2u < N) { c[cbase + (r0 + 1u) * N + c0 + 2u] = s1.z; }
-	if (r0 + 1u < M && c0 + 3u < N) { c[cbase + (r0 + 1u) * N + c0 + 3u] = s1.w; }
-	if (r0 + 2u < M && c0 + 0u < N) { c[cbase + (r0 + 2u) * N + c0 + 0u] = s2.x; }
-	if (r0 + 2u < M && c0 + 1u < N) { c[cbase + (r0 + 2u) * N + c0 + 1u] = s2.y; }
-	if (r0 + 2u < M && c0 + 2u < N) { c[cbase + (r0 + 2u) * N + c0 + 2u] = s2.z; }
-	if (r0 + 2u < M && c0 + 3u < N) { c[cbase + (r0 + 2u) * N + c0 + 3u] = s2.w; }
-	if (r0 + 3u < M && c0 + 0u < N) { c[cbase + (r0 + 3u) * N + c0 + 0u] = s3.x; }
-	if (r0 + 3u < M && c0 + 1u < N) { c[cbase + (r0 + 3u) * N + c0 + 1u] = s3.y; }
-	if (r0 + 3u < M && c0 + 2u < N) { c[cbase + (r0 + 3u) * N + c0 + 2u] = s3.z; }
-	if (r0 + 3u < M && c0 + 3u < N) { c[cbase + (r0 + 3u) * N + c0 + 3u] = s3.w; }
+	if (r0 + 0u < M && c0 + 0u < N) { put(cbase + (r0 + 0u) * N + c0 + 0u, z, r0 + 0u, c0 + 0u, s0.x); }
+	if (r0 + 0u < M && c0 + 1u < N) { put(cbase + (r0 + 0u) * N + c0 + 1u, z, r0 + 0u, c0 + 1u, s0.y); }
+	if (r0 + 0u < M && c0 + 2u < N) { put(cbase + (r0 + 0u) * N + c0 + 2u, z, r0 + 0u, c0 + 2u, s0.z); }
+	if (r0 + 0u < M && c0 + 3u < N) { put(cbase + (r0 + 0u) * N + c0 + 3u, z, r0 + 0u, c0 + 3u, s0.w); }
+	if (r0 + 1u < M && c0 + 0u < N) { put(cbase + (r0 + 1u) * N + c0 + 0u, z, r0 + 1u, c0 + 0u, s1.x); }
+	if (r0 + 1u < M && c0 + 1u < N) { put(cbase + (r0 + 1u) * N + c0 + 1u, z, r0 + 1u, c0 + 1u, s1.y); }
+	if (r0 + 1u < M && c0 + 2u < N) { put(cbase + (r0 + 1u) * N + c0 + 2u, z, r0 + 1u, c0 + 2u, s1.z); }
+	if (r0 + 1u < M && c0 + 3u < N) { put(cbase + (r0 + 1u) * N + c0 + 3u, z, r0 + 1u, c0 + 3u, s1.w); }
+	if (r0 + 2u < M && c0 + 0u < N) { put(cbase + (r0 + 2u) * N + c0 + 0u, z, r0 + 2u, c0 + 0u, s2.x); }
+	if (r0 + 2u < M && c0 + 1u < N) { put(cbase + (r0 + 2u) * N + c0 + 1u, z, r0 + 2u, c0 + 1u, s2.y); }
+	if (r0 + 2u < M && c0 + 2u < N) { put(cbase + (r0 + 2u) * N + c0 + 2u, z, r0 + 2u, c0 + 2u, s2.z); }
+	if (r0 + 2u < M && c0 + 3u < N) { put(cbase + (r0 + 2u) * N + c0 + 3u, z, r0 + 2u, c0 + 3u, s2.w); }
+	if (r0 + 3u < M && c0 + 0u < N) { put(cbase + (r0 + 3u) * N + c0 + 0u, z, r0 + 3u, c0 + 0u, s3.x); }
+	if (r0 + 3u < M && c0 + 1u < N) { put(cbase + (r0 + 3u) * N + c0 + 1u, z, r0 + 3u, c0 + 1u, s3.y); }
+	if (r0 + 3u < M && c0 + 2u < N) { put(cbase + (r0 + 3u) * N + c0 + 2u, z, r0 + 3u, c0 + 2u, s3.z); }
+	if (r0 + 3u < M && c0 + 3u < N) { put(cbase + (r0 + 3u) * N + c0 + 3u, z, r0 + 3u, c0 + 3u, s3.w); }
 }

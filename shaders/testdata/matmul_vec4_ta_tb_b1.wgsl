@@ -15,6 +15,7 @@ struct Params {
 @group(0) @binding(1) var<storage, read> bm: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> c: array<vec4<f32>>;
 @group(0) @binding(3) var<uniform> p: Params;
+fn put(i: u32, z: u32, r: u32, col: u32, v: vec4<f32>) { c[i] = v; }
 @compute @workgroup_size(8, 8)
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
 	let M = p.m; let N = p.n; let K = p.k;
@@ -473,68 +474,68 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 		s14_3 = fma(vec4<f32>(a3_3.z), b3_3, s14_3);
 		s15_3 = fma(vec4<f32>(a3_3.w), b3_3, s15_3);
 	}
-	if (row0 + 0u < M && cb0 + 0u < N4) { c[cbase + (row0 + 0u) * N4 + cb0 + 0u] = s0_0; }
-	if (row0 + 0u < M && cb0 + 1u < N4) { c[cbase + (row0 + 0u) * N4 + cb0 + 1u] = s0_1; }
-	if (row0 + 0u < M && cb0 + 2u < N4) { c[cbase + (row0 + 0u) * N4 + cb0 + 2u] = s0_2; }
-	if (row0 + 0u < M && cb0 + 3u < N4) { c[cbase + (row0 + 0u) * N4 + cb0 + 3u] = s0_3; }
-	if (row0 + 1u < M && cb0 + 0u < N4) { c[cbase + (row0 + 1u) * N4 + cb0 + 0u] = s1_0; }
-	if (row0 + 1u < M && cb0 + 1u < N4) { c[cbase + (row0 + 1u) * N4 + cb0 + 1u] = s1_1; }
-	if (row0 + 1u < M && cb0 + 2u < N4) { c[cbase + (row0 + 1u) * N4 + cb0 + 2u] = s1_2; }
-	if (row0 + 1u < M && cb0 + 3u < N4) { c[cbase + (row0 + 1u) * N4 + cb0 + 3u] = s1_3; }
-	if (row0 + 2u < M && cb0 + 0u < N4) { c[cbase + (row0 + 2u) * N4 + cb0 + 0u] = s2_0; }
-	if (row0 + 2u < M && cb0 + 1u < N4) { c[cbase + (row0 + 2u) * N4 + cb0 + 1u] = s2_1; }
-	if (row0 + 2u < M && cb0 + 2u < N4) { c[cbase + (row0 + 2u) * N4 + cb0 + 2u] = s2_2; }
-	if (row0 + 2u < M && cb0 + 3u < N4) { c[cbase + (row0 + 2u) * N4 + cb0 + 3u] = s2_3; }
-	if (row0 + 3u < M && cb0 + 0u < N4) { c[cbase + (row0 + 3u) * N4 + cb0 + 0u] = s3_0; }
-	if (row0 + 3u < M && cb0 + 1u < N4) { c[cbase + (row0 + 3u) * N4 + cb0 + 1u] = s3_1; }
-	if (row0 + 3u < M && cb0 + 2u < N4) { c[cbase + (row0 + 3u) * N4 + cb0 + 2u] = s3_2; }
-	if (row0 + 3u < M && cb0 + 3u < N4) { c[cbase + (row0 + 3u) * N4 + cb0 + 3u] = s3_3; }
-	if (row0 + 4u < M && cb0 + 0u < N4) { c[cbase + (row0 + 4u) * N4 + cb0 + 0u] = s4_0; }
-	if (row0 + 4u < M && cb0 + 1u < N4) { c[cbase + (row0 + 4u) * N4 + cb0 + 1u] = s4_1; }
-	if (row0 + 4u < M && cb0 + 2u < N4) { c[cbase + (row0 + 4u) * N4 + cb0 + 2u] = s4_2; }
-	if (row0 + 4u < M && cb0 + 3u < N4) { c[cbase + (row0 + 4u) * N4 + cb0 + 3u] = s4_3; }
-	if (row0 + 5u < M && cb0 + 0u < N4) { c[cbase + (row0 + 5u) * N4 + cb0 + 0u] = s5_0; }
-	if (row0 + 5u < M && cb0 + 1u < N4) { c[cbase + (row0 + 5u) * N4 + cb0 + 1u] = s5_1; }
-	if (row0 + 5u < M && cb0 + 2u < N4) { c[cbase + (row0 + 5u) * N4 + cb0 + 2u] = s5_2; }
-	if (row0 + 5u < M && cb0 + 3u < N4) { c[cbase + (row0 + 5u) * N4 + cb0 + 3u] = s5_3; }
-	if (row0 + 6u < M && cb0 + 0u < N4) { c[cbase + (row0 + 6u) * N4 + cb0 + 0u] = s6_0; }
-	if (row0 + 6u < M && cb0 + 1u < N4) { c[cbase + (row0 + 6u) * N4 + cb0 + 1u] = s6_1; }
-	if (row0 + 6u < M && cb0 + 2u < N4) { c[cbase + (row0 + 6u) * N4 + cb0 + 2u] = s6_2; }
-	if (row0 + 6u < M && cb0 + 3u < N4) { c[cbase + (row0 + 6u) * N4 + cb0 + 3u] = s6_3; }
-	if (row0 + 7u < M && cb0 + 0u < N4) { c[cbase + (row0 + 7u) * N4 + cb0 + 0u] = s7_0; }
-	if (row0 + 7u < M && cb0 + 1u < N4) { c[cbase + (row0 + 7u) * N4 + cb0 + 1u] = s7_1; }
-	if (row0 + 7u < M && cb0 + 2u < N4) { c[cbase + (row0 + 7u) * N4 + cb0 + 2u] = s7_2; }
-	if (row0 + 7u < M && cb0 + 3u < N4) { c[cbase + (row0 + 7u) * N4 + cb0 + 3u] = s7_3; }
-	if (row0 + 8u < M && cb0 + 0u < N4) { c[cbase + (row0 + 8u) * N4 + cb0 + 0u] = s8_0; }
-	if (row0 + 8u < M && cb0 + 1u < N4) { c[cbase + (row0 + 8u) * N4 + cb0 + 1u] = s8_1; }
-	if (row0 + 8u < M && cb0 + 2u < N4) { c[cbase + (row0 + 8u) * N4 + cb0 + 2u] = s8_2; }
-	if (row0 + 8u < M && cb0 + 3u < N4) { c[cbase + (row0 + 8u) * N4 + cb0 + 3u] = s8_3; }
-	if (row0 + 9u < M && cb0 + 0u < N4) { c[cbase + (row0 + 9u) * N4 + cb0 + 0u] = s9_0; }
-	if (row0 + 9u < M && cb0 + 1u < N4) { c[cbase + (row0 + 9u) * N4 + cb0 + 1u] = s9_1; }
-	if (row0 + 9u < M && cb0 + 2u < N4) { c[cbase + (row0 + 9u) * N4 + cb0 + 2u] = s9_2; }
-	if (row0 + 9u < M && cb0 + 3u < N4) { c[cbase + (row0 + 9u) * N4 + cb0 + 3u] = s9_3; }
-	if (row0 + 10u < M && cb0 + 0u < N4) { c[cbase + (row0 + 10u) * N4 + cb0 + 0u] = s10_0; }
-	if (row0 + 10u < M && cb0 + 1u < N4) { c[cbase + (row0 + 10u) * N4 + cb0 + 1u] = s10_1; }
-	if (row0 + 10u < M && cb0 + 2u < N4) { c[cbase + (row0 + 10u) * N4 + cb0 + 2u] = s10_2; }
-	if (row0 + 10u < M && cb0 + 3u < N4) { c[cbase + (row0 + 10u) * N4 + cb0 + 3u] = s10_3; }
-	if (row0 + 11u < M && cb0 + 0u < N4) { c[cbase + (row0 + 11u) * N4 + cb0 + 0u] = s11_0; }
-	if (row0 + 11u < M && cb0 + 1u < N4) { c[cbase + (row0 + 11u) * N4 + cb0 + 1u] = s11_1; }
-	if (row0 + 11u < M && cb0 + 2u < N4) { c[cbase + (row0 + 11u) * N4 + cb0 + 2u] = s11_2; }
-	if (row0 + 11u < M && cb0 + 3u < N4) { c[cbase + (row0 + 11u) * N4 + cb0 + 3u] = s11_3; }
-	if (row0 + 12u < M && cb0 + 0u < N4) { c[cbase + (row0 + 12u) * N4 + cb0 + 0u] = s12_0; }
-	if (row0 + 12u < M && cb0 + 1u < N4) { c[cbase + (row0 + 12u) * N4 + cb0 + 1u] = s12_1; }
-	if (row0 + 12u < M && cb0 + 2u < N4) { c[cbase + (row0 + 12u) * N4 + cb0 + 2u] = s12_2; }
-	if (row0 + 12u < M && cb0 + 3u < N4) { c[cbase + (row0 + 12u) * N4 + cb0 + 3u] = s12_3; }
-	if (row0 + 13u < M && cb0 + 0u < N4) { c[cbase + (row0 + 13u) * N4 + cb0 + 0u] = s13_0; }
-	if (row0 + 13u < M && cb0 + 1u < N4) { c[cbase + (row0 + 13u) * N4 + cb0 + 1u] = s13_1; }
-	if (row0 + 13u < M && cb0 + 2u < N4) { c[cbase + (row0 + 13u) * N4 + cb0 + 2u] = s13_2; }
-	if (row0 + 13u < M && cb0 + 3u < N4) { c[cbase + (row0 + 13u) * N4 + cb0 + 3u] = s13_3; }
-	if (row0 + 14u < M && cb0 + 0u < N4) { c[cbase + (row0 + 14u) * N4 + cb0 + 0u] = s14_0; }
-	if (row0 + 14u < M && cb0 + 1u < N4) { c[cbase + (row0 + 14u) * N4 + cb0 + 1u] = s14_1; }
-	if (row0 + 14u < M && cb0 + 2u < N4) { c[cbase + (row0 + 14u) * N4 + cb0 + 2u] = s14_2; }
-	if (row0 + 14u < M && cb0 + 3u < N4) { c[cbase + (row0 + 14u) * N4 + cb0 + 3u] = s14_3; }
-	if (row0 + 15u < M && cb0 + 0u < N4) { c[cbase + (row0 + 15u) * N4 + cb0 + 0u] = s15_0; }
-	if (row0 + 15u < M && cb0 + 1u < N4) { c[cbase + (row0 + 15u) * N4 + cb0 + 1u] = s15_1; }
-	if (row0 + 15u < M && cb0 + 2u < N4) { c[cbase + (row0 + 15u) * N4 + cb0 + 2u] = s15_2; }
-	if (row0 + 15u < M && cb0 + 3u < N4) { c[cbase + (row0 + 15u) * N4 + cb0 + 3u] = s15_3; }
+	if (row0 + 0u < M && cb0 + 0u < N4) { put(cbase + (row0 + 0u) * N4 + cb0 + 0u, z, row0 + 0u, 4u * (cb0 + 0u), s0_0); }
+	if (row0 + 0u < M && cb0 + 1u < N4) { put(cbase + (row0 + 0u) * N4 + cb0 + 1u, z, row0 + 0u, 4u * (cb0 + 1u), s0_1); }
+	if (row0 + 0u < M && cb0 + 2u < N4) { put(cbase + (row0 + 0u) * N4 + cb0 + 2u, z, row0 + 0u, 4u * (cb0 + 2u), s0_2); }
+	if (row0 + 0u < M && cb0 + 3u < N4) { put(cbase + (row0 + 0u) * N4 + cb0 + 3u, z, row0 + 0u, 4u * (cb0 + 3u), s0_3); }
+	if (row0 + 1u < M && cb0 + 0u < N4) { put(cbase + (row0 + 1u) * N4 + cb0 + 0u, z, row0 + 1u, 4u * (cb0 + 0u), s1_0); }
+	if (row0 + 1u < M && cb0 + 1u < N4) { put(cbase + (row0 + 1u) * N4 + cb0 + 1u, z, row0 + 1u, 4u * (cb0 + 1u), s1_1); }
+	if (row0 + 1u < M && cb0 + 2u < N4) { put(cbase + (row0 + 1u) * N4 + cb0 + 2u, z, row0 + 1u, 4u * (cb0 + 2u), s1_2); }
+	if (row0 + 1u < M && cb0 + 3u < N4) { put(cbase + (row0 + 1u) * N4 + cb0 + 3u, z, row0 + 1u, 4u * (cb0 + 3u), s1_3); }
+	if (row0 + 2u < M && cb0 + 0u < N4) { put(cbase + (row0 + 2u) * N4 + cb0 + 0u, z, row0 + 2u, 4u * (cb0 + 0u), s2_0); }
+	if (row0 + 2u < M && cb0 + 1u < N4) { put(cbase + (row0 + 2u) * N4 + cb0 + 1u, z, row0 + 2u, 4u * (cb0 + 1u), s2_1); }
+	if (row0 + 2u < M && cb0 + 2u < N4) { put(cbase + (row0 + 2u) * N4 + cb0 + 2u, z, row0 + 2u, 4u * (cb0 + 2u), s2_2); }
+	if (row0 + 2u < M && cb0 + 3u < N4) { put(cbase + (row0 + 2u) * N4 + cb0 + 3u, z, row0 + 2u, 4u * (cb0 + 3u), s2_3); }
+	if (row0 + 3u < M && cb0 + 0u < N4) { put(cbase + (row0 + 3u) * N4 + cb0 + 0u, z, row0 + 3u, 4u * (cb0 + 0u), s3_0); }
+	if (row0 + 3u < M && cb0 + 1u < N4) { put(cbase + (row0 + 3u) * N4 + cb0 + 1u, z, row0 + 3u, 4u * (cb0 + 1u), s3_1); }
+	if (row0 + 3u < M && cb0 + 2u < N4) { put(cbase + (row0 + 3u) * N4 + cb0 + 2u, z, row0 + 3u, 4u * (cb0 + 2u), s3_2); }
+	if (row0 + 3u < M && cb0 + 3u < N4) { put(cbase + (row0 + 3u) * N4 + cb0 + 3u, z, row0 + 3u, 4u * (cb0 + 3u), s3_3); }
+	if (row0 + 4u < M && cb0 + 0u < N4) { put(cbase + (row0 + 4u) * N4 + cb0 + 0u, z, row0 + 4u, 4u * (cb0 + 0u), s4_0); }
+	if (row0 + 4u < M && cb0 + 1u < N4) { put(cbase + (row0 + 4u) * N4 + cb0 + 1u, z, row0 + 4u, 4u * (cb0 + 1u), s4_1); }
+	if (row0 + 4u < M && cb0 + 2u < N4) { put(cbase + (row0 + 4u) * N4 + cb0 + 2u, z, row0 + 4u, 4u * (cb0 + 2u), s4_2); }
+	if (row0 + 4u < M && cb0 + 3u < N4) { put(cbase + (row0 + 4u) * N4 + cb0 + 3u, z, row0 + 4u, 4u * (cb0 + 3u), s4_3); }
+	if (row0 + 5u < M && cb0 + 0u < N4) { put(cbase + (row0 + 5u) * N4 + cb0 + 0u, z, row0 + 5u, 4u * (cb0 + 0u), s5_0); }
+	if (row0 + 5u < M && cb0 + 1u < N4) { put(cbase + (row0 + 5u) * N4 + cb0 + 1u, z, row0 + 5u, 4u * (cb0 + 1u), s5_1); }
+	if (row0 + 5u < M && cb0 + 2u < N4) { put(cbase + (row0 + 5u) * N4 + cb0 + 2u, z, row0 + 5u, 4u * (cb0 + 2u), s5_2); }
+	if (row0 + 5u < M && cb0 + 3u < N4) { put(cbase + (row0 + 5u) * N4 + cb0 + 3u, z, row0 + 5u, 4u * (cb0 + 3u), s5_3); }
+	if (row0 + 6u < M && cb0 + 0u < N4) { put(cbase + (row0 + 6u) * N4 + cb0 + 0u, z, row0 + 6u, 4u * (cb0 + 0u), s6_0); }
+	if (row0 + 6u < M && cb0 + 1u < N4) { put(cbase + (row0 + 6u) * N4 + cb0 + 1u, z, row0 + 6u, 4u * (cb0 + 1u), s6_1); }
+	if (row0 + 6u < M && cb0 + 2u < N4) { put(cbase + (row0 + 6u) * N4 + cb0 + 2u, z, row0 + 6u, 4u * (cb0 + 2u), s6_2); }
+	if (row0 + 6u < M && cb0 + 3u < N4) { put(cbase + (row0 + 6u) * N4 + cb0 + 3u, z, row0 + 6u, 4u * (cb0 + 3u), s6_3); }
+	if (row0 + 7u < M && cb0 + 0u < N4) { put(cbase + (row0 + 7u) * N4 + cb0 + 0u, z, row0 + 7u, 4u * (cb0 + 0u), s7_0); }
+	if (row0 + 7u < M && cb0 + 1u < N4) { put(cbase + (row0 + 7u) * N4 + cb0 + 1u, z, row0 + 7u, 4u * (cb0 + 1u), s7_1); }
+	if (row0 + 7u < M && cb0 + 2u < N4) { put(cbase + (row0 + 7u) * N4 + cb0 + 2u, z, row0 + 7u, 4u * (cb0 + 2u), s7_2); }
+	if (row0 + 7u < M && cb0 + 3u < N4) { put(cbase + (row0 + 7u) * N4 + cb0 + 3u, z, row0 + 7u, 4u * (cb0 + 3u), s7_3); }
+	if (row0 + 8u < M && cb0 + 0u < N4) { put(cbase + (row0 + 8u) * N4 + cb0 + 0u, z, row0 + 8u, 4u * (cb0 + 0u), s8_0); }
+	if (row0 + 8u < M && cb0 + 1u < N4) { put(cbase + (row0 + 8u) * N4 + cb0 + 1u, z, row0 + 8u, 4u * (cb0 + 1u), s8_1); }
+	if (row0 + 8u < M && cb0 + 2u < N4) { put(cbase + (row0 + 8u) * N4 + cb0 + 2u, z, row0 + 8u, 4u * (cb0 + 2u), s8_2); }
+	if (row0 + 8u < M && cb0 + 3u < N4) { put(cbase + (row0 + 8u) * N4 + cb0 + 3u, z, row0 + 8u, 4u * (cb0 + 3u), s8_3); }
+	if (row0 + 9u < M && cb0 + 0u < N4) { put(cbase + (row0 + 9u) * N4 + cb0 + 0u, z, row0 + 9u, 4u * (cb0 + 0u), s9_0); }
+	if (row0 + 9u < M && cb0 + 1u < N4) { put(cbase + (row0 + 9u) * N4 + cb0 + 1u, z, row0 + 9u, 4u * (cb0 + 1u), s9_1); }
+	if (row0 + 9u < M && cb0 + 2u < N4) { put(cbase + (row0 + 9u) * N4 + cb0 + 2u, z, row0 + 9u, 4u * (cb0 + 2u), s9_2); }
+	if (row0 + 9u < M && cb0 + 3u < N4) { put(cbase + (row0 + 9u) * N4 + cb0 + 3u, z, row0 + 9u, 4u * (cb0 + 3u), s9_3); }
+	if (row0 + 10u < M && cb0 + 0u < N4) { put(cbase + (row0 + 10u) * N4 + cb0 + 0u, z, row0 + 10u, 4u * (cb0 + 0u), s10_0); }
+	if (row0 + 10u < M && cb0 + 1u < N4) { put(cbase + (row0 + 10u) * N4 + cb0 + 1u, z, row0 + 10u, 4u * (cb0 + 1u), s10_1); }
+	if (row0 + 10u < M && cb0 + 2u < N4) { put(cbase + (row0 + 10u) * N4 + cb0 + 2u, z, row0 + 10u, 4u * (cb0 + 2u), s10_2); }
+	if (row0 + 10u < M && cb0 + 3u < N4) { put(cbase + (row0 + 10u) * N4 + cb0 + 3u, z, row0 + 10u, 4u * (cb0 + 3u), s10_3); }
+	if (row0 + 11u < M && cb0 + 0u < N4) { put(cbase + (row0 + 11u) * N4 + cb0 + 0u, z, row0 + 11u, 4u * (cb0 + 0u), s11_0); }
+	if (row0 + 11u < M && cb0 + 1u < N4) { put(cbase + (row0 + 11u) * N4 + cb0 + 1u, z, row0 + 11u, 4u * (cb0 + 1u), s11_1); }
+	if (row0 + 11u < M && cb0 + 2u < N4) { put(cbase + (row0 + 11u) * N4 + cb0 + 2u, z, row0 + 11u, 4u * (cb0 + 2u), s11_2); }
+	if (row0 + 11u < M && cb0 + 3u < N4) { put(cbase + (row0 + 11u) * N4 + cb0 + 3u, z, row0 + 11u, 4u * (cb0 + 3u), s11_3); }
+	if (row0 + 12u < M && cb0 + 0u < N4) { put(cbase + (row0 + 12u) * N4 + cb0 + 0u, z, row0 + 12u, 4u * (cb0 + 0u), s12_0); }
+	if (row0 + 12u < M && cb0 + 1u < N4) { put(cbase + (row0 + 12u) * N4 + cb0 + 1u, z, row0 + 12u, 4u * (cb0 + 1u), s12_1); }
+	if (row0 + 12u < M && cb0 + 2u < N4) { put(cbase + (row0 + 12u) * N4 + cb0 + 2u, z, row0 + 12u, 4u * (cb0 + 2u), s12_2); }
+	if (row0 + 12u < M && cb0 + 3u < N4) { put(cbase + (row0 + 12u) * N4 + cb0 + 3u, z, row0 + 12u, 4u * (cb0 + 3u), s12_3); }
+	if (row0 + 13u < M && cb0 + 0u < N4) { put(cbase + (row0 + 13u) * N4 + cb0 + 0u, z, row0 + 13u, 4u * (cb0 + 0u), s13_0); }
+	if (row0 + 13u < M && cb0 + 1u < N4) { put(cbase + (row0 + 13u) * N4 + cb0 + 1u, z, row0 + 13u, 4u * (cb0 + 1u), s13_1); }
+	if (row0 + 13u < M && cb0 + 2u < N4) { put(cbase + (row0 + 13u) * N4 + cb0 + 2u, z, row0 + 13u, 4u * (cb0 + 2u), s13_2); }
+	if (row0 + 13u < M && cb0 + 3u < N4) { put(cbase + (row0 + 13u) * N4 + cb0 + 3u, z, row0 + 13u, 4u * (cb0 + 3u), s13_3); }
+	if (row0 + 14u < M && cb0 + 0u < N4) { put(cbase + (row0 + 14u) * N4 + cb0 + 0u, z, row0 + 14u, 4u * (cb0 + 0u), s14_0); }
+	if (row0 + 14u < M && cb0 + 1u < N4) { put(cbase + (row0 + 14u) * N4 + cb0 + 1u, z, row0 + 14u, 4u * (cb0 + 1u), s14_1); }
+	if (row0 + 14u < M && cb0 + 2u < N4) { put(cbase + (row0 + 14u) * N4 + cb0 + 2u, z, row0 + 14u, 4u * (cb0 + 2u), s14_2); }
+	if (row0 + 14u < M && cb0 + 3u < N4) { put(cbase + (row0 + 14u) * N4 + cb0 + 3u, z, row0 + 14u, 4u * (cb0 + 3u), s14_3); }
+	if (row0 + 15u < M && cb0 + 0u < N4) { put(cbase + (row0 + 15u) * N4 + cb0 + 0u, z, row0 + 15u, 4u * (cb0 + 0u), s15_0); }
+	if (row0 + 15u < M && cb0 + 1u < N4) { put(cbase + (row0 + 15u) * N4 + cb0 + 1u, z, row0 + 15u, 4u * (cb0 + 1u), s15_1); }
+	if (row0 + 15u < M && cb0 + 2u < N4) { put(cbase + (row0 + 15u) * N4 + cb0 + 2u, z, row0 + 15u, 4u * (cb0 + 2u), s15_2); }
+	if (row0 + 15u < M && cb0 + 3u < N4) { put(cbase + (row0 + 15u) * N4 + cb0 + 3u, z, row0 + 15u, 4u * (cb0 + 3u), s15_3); }
 }
