@@ -17,7 +17,8 @@ import (
 //
 // Program's leaves include exactly one Product leaf (the element of C);
 // its other leaves and its stored nodes are the kernel's bindings after A
-// and B (see Elementwise), C itself first among them when StoreC. Strided
+// and B (see Elementwise), C itself first among them when StoreC, then
+// the sums of SumA or SumB. Strided
 // leaves are read through strides over C's shape (the batch dimensions,
 // M, N), of rank Program.Rank, at offsets worked out from the element's
 // matrix, row and column (no division but over batch dimensions).
@@ -54,8 +55,13 @@ func (m MatMulEpilogue) Key() string {
 }
 
 // Name names m's kernel: "matmul+" and the program's ops, e.g.
-// "matmul+add+gelu".
-func (m MatMulEpilogue) Name() string { return "matmul+" + m.Program.Name() }
+// "matmul+add+gelu"; "matmul" for a program of no ops.
+func (m MatMulEpilogue) Name() string {
+	if len(m.Program.Nodes) == 0 {
+		return "matmul"
+	}
+	return "matmul+" + m.Program.Name()
+}
 
 // params is an empty block of m's shape.
 func (m MatMulEpilogue) params() *epilogueParams {
@@ -95,6 +101,10 @@ func (m MatMulEpilogue) Spec() wgpu.KernelSpec {
 	access := []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly}
 	if m.StoreC {
 		fmt.Fprintf(&b, "@group(0) @binding(2) var<storage, read_write> c: array<%s>;\n", elem)
+		access = append(access, wgpu.ReadWrite)
+	}
+	if m.SumA || m.SumB {
+		fmt.Fprintf(&b, "@group(0) @binding(%d) var<storage, read_write> sums: array<f32>;\n", len(access))
 		access = append(access, wgpu.ReadWrite)
 	}
 	access = append(access, m.Program.declare(&b, len(access))...)

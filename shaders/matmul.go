@@ -55,12 +55,22 @@ import (
 // 128×128 would mostly compute elements past the matrix edge: the grid's x
 // counts groups of SmallThreads blocks over every batch's blocks, so that
 // its work is in proportion to the product's.
+//
+// With SumA the kernel also writes the sums of op(A)'s rows, Σ_k op(A)[m,
+// k], and with SumB those of op(B)'s columns, Σ_k op(B)[k, n], to a
+// binding after C (see Bindings), from the values it loads for the product
+// anyway: the workgroups of the first column (SumA) or row (SumB) of tiles
+// add them up as they go, in the order of k, one rounding each, and
+// continue across dispatches that sum ranges of k as C's sums do. A
+// layer's bias gradient is such a sum of the output's gradient, which the
+// weight gradient's product reads. Only for BatchRank 0.
 type MatMul struct {
 	TransA, TransB bool
 	BatchRank      int
 	Register       bool
 	Vec4           bool
 	Small          bool
+	SumA, SumB     bool
 }
 
 // Vec4Fits reports whether the Vec4 kernel takes a product of these
@@ -94,7 +104,24 @@ const (
 
 // Key identifies m's pipeline.
 func (m MatMul) Key() string {
-	return fmt.Sprintf("matmul/%s/%v/%v/b%d", m.Kind(), m.TransA, m.TransB, m.BatchRank)
+	key := fmt.Sprintf("matmul/%s/%v/%v/b%d", m.Kind(), m.TransA, m.TransB, m.BatchRank)
+	if m.SumA {
+		key += "/sum_a"
+	}
+	if m.SumB {
+		key += "/sum_b"
+	}
+	return key
+}
+
+// Bindings are the access modes of m's bindings: A and B, C, and the sums
+// with SumA or SumB.
+func (m MatMul) Bindings() []wgpu.Access {
+	access := []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}
+	if m.SumA || m.SumB {
+		access = append(access, wgpu.ReadWrite)
+	}
+	return access
 }
 
 // Kind names m's kernel: "small", "vec4", "register" or "tiled".
@@ -211,7 +238,7 @@ type matmulKernel struct {
 func (m MatMul) Spec() wgpu.KernelSpec {
 	src := m.source(matmulKernel{MatMul: m, Params: declareParams(m.params()), Resume: true})
 	return wgpu.KernelSpec{Name: "matmul", Key: m.Key(), Source: src,
-		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSizeOf(m.params())}
+		Bindings: m.Bindings(), Params: true, ParamsSize: paramsSizeOf(m.params())}
 }
 
 // source generates m's kernel from data, whose Params, Resume and
@@ -268,6 +295,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 			fmt.Fprintf(&b, "\tvar s%d_%d = vec4<f32>(0.0);\n", i, j)
 		}
 	}
+	m.vec4SumsDeclare(&b)
 	if data.Resume {
 		b.WriteString("\tif (p.k_first > 0u) {\n")
 		for i := range vec4Rows {
@@ -275,16 +303,18 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 				fmt.Fprintf(&b, "\t\tif (row0 + %du < M && cb0 + %du < N4) { s%d_%d = c[cbase + (row0 + %du) * N4 + cb0 + %du]; }\n", i, j, i, j, i, j)
 			}
 		}
+		m.vec4SumsLoad(&b)
 		b.WriteString("\t}\n")
 	}
 	b.WriteString("\tfor (var kb = p.k_first / 4u; kb < p.k_end / 4u; kb++) {\n")
 	m.vec4Step(&b)
+	m.vec4SumsStep(&b)
 	b.WriteString("\t}\n")
 	if data.Epilogue != "" {
 		// One call of put in a loop, not one per sum: put inlines the
 		// epilogue, and 64 copies of it made kernels that crashed
 		// lavapipe's compiler.
-		fmt.Fprintf(&b, "\tvar sums = array<vec4<f32>, %d>(", vec4Rows*vec4Blocks)
+		fmt.Fprintf(&b, "\tvar stored = array<vec4<f32>, %d>(", vec4Rows*vec4Blocks)
 		for i := range vec4Rows {
 			for j := range vec4Blocks {
 				if i+j > 0 {
@@ -295,7 +325,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 		}
 		fmt.Fprintf(&b, ");\n\tfor (var q = 0u; q < %du; q++) {\n", vec4Rows*vec4Blocks)
 		fmt.Fprintf(&b, "\t\tlet i = q / %du; let j = q %% %du;\n", vec4Blocks, vec4Blocks)
-		b.WriteString("\t\tif (row0 + i < M && cb0 + j < N4) { put(cbase + (row0 + i) * N4 + cb0 + j, z, row0 + i, 4u * (cb0 + j), sums[q]); }\n\t}\n")
+		b.WriteString("\t\tif (row0 + i < M && cb0 + j < N4) { put(cbase + (row0 + i) * N4 + cb0 + j, z, row0 + i, 4u * (cb0 + j), stored[q]); }\n\t}\n")
 	} else {
 		for i := range vec4Rows {
 			for j := range vec4Blocks {
@@ -303,8 +333,86 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 			}
 		}
 	}
+	m.vec4SumsStore(&b)
 	b.WriteString("}\n")
 	return b.String()
+}
+
+// vec4SumsDeclare declares the Vec4 kernel's sums of A's rows (SumA: the
+// threads of column block 0, a scalar per row) and of B's columns (SumB:
+// the threads of row 0, a vec4 per block of four columns).
+func (m MatMul) vec4SumsDeclare(b *strings.Builder) {
+	if m.SumA {
+		b.WriteString("\tlet sumRows = cb0 == 0u;\n")
+		for i := range vec4Rows {
+			fmt.Fprintf(b, "\tvar rs%d = 0.0;\n", i)
+		}
+	}
+	if m.SumB {
+		b.WriteString("\tlet sumCols = row0 == 0u;\n")
+		for j := range vec4Blocks {
+			fmt.Fprintf(b, "\tvar cs%d = vec4<f32>(0.0);\n", j)
+		}
+	}
+}
+
+// vec4SumsLoad continues the sums a dispatch before this one wrote.
+func (m MatMul) vec4SumsLoad(b *strings.Builder) {
+	if m.SumA {
+		for i := range vec4Rows {
+			fmt.Fprintf(b, "\t\tif (sumRows && row0 + %du < M) { rs%d = sums[row0 + %du]; }\n", i, i, i)
+		}
+	}
+	if m.SumB {
+		for j := range vec4Blocks {
+			fmt.Fprintf(b, "\t\tif (sumCols && cb0 + %du < N4) { let o = 4u * (cb0 + %du); cs%d = vec4<f32>(sums[o], sums[o + 1u], sums[o + 2u], sums[o + 3u]); }\n", j, j, j)
+		}
+	}
+}
+
+// vec4SumsStep adds one trip's four k to the sums, in the order of k.
+func (m MatMul) vec4SumsStep(b *strings.Builder) {
+	if m.SumA {
+		b.WriteString("\t\tif (sumRows) {\n")
+		for i := range vec4Rows {
+			for kk := range 4 {
+				fmt.Fprintf(b, "\t\t\trs%d = rs%d + %s;\n", i, i, m.vec4AAt(i, kk))
+			}
+		}
+		b.WriteString("\t\t}\n")
+	}
+	if m.SumB {
+		b.WriteString("\t\tif (sumCols) {\n")
+		for j := range vec4Blocks {
+			for kk := range 4 {
+				fmt.Fprintf(b, "\t\t\tcs%d = cs%d + b%d_%d;\n", j, j, kk, j)
+			}
+		}
+		b.WriteString("\t\t}\n")
+	}
+}
+
+// vec4SumsStore writes the sums.
+func (m MatMul) vec4SumsStore(b *strings.Builder) {
+	if m.SumA {
+		for i := range vec4Rows {
+			fmt.Fprintf(b, "\tif (sumRows && row0 + %du < M) { sums[row0 + %du] = rs%d; }\n", i, i, i)
+		}
+	}
+	if m.SumB {
+		for j := range vec4Blocks {
+			fmt.Fprintf(b, "\tif (sumCols && cb0 + %du < N4) { let o = 4u * (cb0 + %du); sums[o] = cs%d.x; sums[o + 1u] = cs%d.y; sums[o + 2u] = cs%d.z; sums[o + 3u] = cs%d.w; }\n", j, j, j, j, j, j)
+		}
+	}
+}
+
+// vec4AAt is the value of A at row i of the thread's block and k = kb * 4
+// + kk, as vec4Step loads it.
+func (m MatMul) vec4AAt(i, kk int) string {
+	if m.TransA {
+		return fmt.Sprintf("a%d_%d.%c", kk, i/4, lanes[i%4])
+	}
+	return fmt.Sprintf("a%d.%c", i, lanes[kk])
 }
 
 // lanes names a vec4's components.
@@ -335,15 +443,12 @@ func (m MatMul) vec4Bases(b *strings.Builder) {
 // vec4Step writes one trip of the Vec4 kernel's loop: the products of
 // four k, kb * 4 to kb * 4 + 3, in that order for every sum.
 func (m MatMul) vec4Step(b *strings.Builder) {
-	// aAt is the value of A at row i and k = kb * 4 + kk.
-	aAt := func(i, kk int) string { return fmt.Sprintf("a%d.%c", i, lanes[kk]) }
 	if m.TransA {
 		for kk := range 4 {
 			for q := range vec4Rows / 4 {
 				fmt.Fprintf(b, "\t\tlet a%d_%d = a[ra%d + (kb * 4u + %du) * M4];\n", kk, q, q, kk)
 			}
 		}
-		aAt = func(i, kk int) string { return fmt.Sprintf("a%d_%d.%c", kk, i/4, lanes[i%4]) }
 	} else {
 		for i := range vec4Rows {
 			fmt.Fprintf(b, "\t\tlet a%d = a[ra%d + kb];\n", i, i)
@@ -366,7 +471,7 @@ func (m MatMul) vec4Step(b *strings.Builder) {
 				fmt.Fprintf(b, "\t\tlet b%d_%d = bm[bc%d + krow + %du * N4];\n", kk, j, j, kk)
 			}
 			for i := range vec4Rows {
-				fmt.Fprintf(b, "\t\ts%d_%d = fma(vec4<f32>(%s), b%d_%d, s%d_%d);\n", i, j, aAt(i, kk), kk, j, i, j)
+				fmt.Fprintf(b, "\t\ts%d_%d = fma(vec4<f32>(%s), b%d_%d, s%d_%d);\n", i, j, m.vec4AAt(i, kk), kk, j, i, j)
 			}
 		}
 	}

@@ -13,7 +13,12 @@ the four) of matrix z: the kernels store through it alone. With an
 {{.Epilogue}}
 {{- else}}
 @group(0) @binding(2) var<storage, read_write> c: array<{{.Elem}}>;
+{{- if or .SumA .SumB}}
+@group(0) @binding(3) var<storage, read_write> sums: array<f32>;
+@group(0) @binding(4) var<uniform> p: Params;
+{{- else}}
 @group(0) @binding(3) var<uniform> p: Params;
+{{- end}}
 fn put(i: u32, z: u32, r: u32, col: u32, v: {{.Elem}}) { c[i] = v; }
 {{- end}}
 {{- end}}
@@ -46,6 +51,16 @@ written. */ -}}
 	}
 	let cbase = z * M * N;
 	var acc: array<f32, {{.Sums}}>;
+{{- if .SumA}}
+	{{- /* The block holding column 0 also sums its rows of A. */}}
+	var rs: array<f32, {{.Block}}>;
+	let sumRows = col0 == 0u;
+{{- end}}
+{{- if .SumB}}
+	{{- /* The block holding row 0 also sums its columns of B. */}}
+	var cs: array<f32, {{.Block}}>;
+	let sumCols = row0 == 0u;
+{{- end}}
 {{- if .Resume}}
 	if (p.k_first > 0u) {
 		for (var i = 0u; i < {{.Block}}u; i++) {
@@ -53,6 +68,12 @@ written. */ -}}
 				if (row0 + i < M && col0 + j < N) { acc[i * {{.Block}}u + j] = c[cbase + (row0 + i) * N + col0 + j]; }
 			}
 		}
+{{- if .SumA}}
+		if (sumRows) { for (var i = 0u; i < {{.Block}}u; i++) { if (row0 + i < M) { rs[i] = sums[row0 + i]; } } }
+{{- end}}
+{{- if .SumB}}
+		if (sumCols) { for (var j = 0u; j < {{.Block}}u; j++) { if (col0 + j < N) { cs[j] = sums[col0 + j]; } } }
+{{- end}}
 	}
 {{- end}}
 	for (var k0 = p.k_first; k0 < p.k_end; k0 += {{.StepK}}u) {
@@ -63,6 +84,12 @@ written. */ -}}
 			var bv: array<f32, {{.Block}}>;
 			for (var i = 0u; i < {{.Block}}u; i++) { av[i] = a[aoff + {{if .TransA}}k * M + ri[i]{{else}}ri[i] * K + k{{end}}]; }
 			for (var j = 0u; j < {{.Block}}u; j++) { bv[j] = bm[boff + {{if .TransB}}ci[j] * K + k{{else}}k * N + ci[j]{{end}}]; }
+{{- if .SumA}}
+			if (sumRows) { for (var i = 0u; i < {{.Block}}u; i++) { rs[i] = rs[i] + av[i]; } }
+{{- end}}
+{{- if .SumB}}
+			if (sumCols) { for (var j = 0u; j < {{.Block}}u; j++) { cs[j] = cs[j] + bv[j]; } }
+{{- end}}
 			for (var i = 0u; i < {{.Block}}u; i++) {
 				for (var j = 0u; j < {{.Block}}u; j++) {
 					acc[i * {{.Block}}u + j] = fma(av[i], bv[j], acc[i * {{.Block}}u + j]);
@@ -77,4 +104,10 @@ written. */ -}}
 			if (r < M && col < N) { put(cbase + r * N + col, z, r, col, acc[i * {{.Block}}u + j]); }
 		}
 	}
+{{- if .SumA}}
+	if (sumRows) { for (var i = 0u; i < {{.Block}}u; i++) { if (row0 + i < M) { sums[row0 + i] = rs[i]; } } }
+{{- end}}
+{{- if .SumB}}
+	if (sumCols) { for (var j = 0u; j < {{.Block}}u; j++) { if (col0 + j < N) { sums[col0 + j] = cs[j]; } } }
+{{- end}}
 {{- end}}

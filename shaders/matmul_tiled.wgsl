@@ -18,11 +18,27 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 	{{- /* s_i holds row r0 + i, columns c0 to c0 + 3; a dispatch that
 	continues a range of k starts from the sums in C. */}}
 	var s0 = vec4<f32>(0.0); var s1 = s0; var s2 = s0; var s3 = s0;
+{{- if .SumA}}
+	{{- /* The threads of column 0 also sum their four rows of A. */}}
+	var rs = vec4<f32>(0.0);
+	let sumRows = c0 == 0u;
+{{- end}}
+{{- if .SumB}}
+	{{- /* The threads of row 0 also sum their four columns of B. */}}
+	var cs = vec4<f32>(0.0);
+	let sumCols = r0 == 0u;
+{{- end}}
 {{- if .Resume}}
 	if (p.k_first > 0u) {
 {{- range $i := seq 4}}{{range $j, $lane := lanes}}
 		if (r0 + {{$i}}u < M && c0 + {{$j}}u < N) { s{{$i}}.{{$lane}} = c[cbase + (r0 + {{$i}}u) * N + c0 + {{$j}}u]; }
 {{- end}}{{end}}
+{{- if .SumA}}
+		if (sumRows) { for (var t = 0u; t < 4u; t++) { if (r0 + t < M) { rs[t] = sums[r0 + t]; } } }
+{{- end}}
+{{- if .SumB}}
+		if (sumCols) { for (var t = 0u; t < 4u; t++) { if (c0 + t < N) { cs[t] = sums[c0 + t]; } } }
+{{- end}}
 	}
 {{- end}}
 	for (var k0 = p.k_first; k0 < p.k_end; k0 += {{.StepK}}u) {
@@ -52,19 +68,31 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 			s1 = fma(vec4<f32>(av.y), bv, s1);
 			s2 = fma(vec4<f32>(av.z), bv, s2);
 			s3 = fma(vec4<f32>(av.w), bv, s3);
+{{- if .SumA}}
+			if (sumRows) { rs = rs + av; }
+{{- end}}
+{{- if .SumB}}
+			if (sumCols) { cs = cs + bv; }
+{{- end}}
 		}
 		workgroupBarrier();
 	}
 {{- if .Epilogue}}
 	{{- /* One call of put, which inlines the epilogue, in a loop. */}}
-	var sums = array<vec4<f32>, 4>(s0, s1, s2, s3);
+	var stored = array<vec4<f32>, 4>(s0, s1, s2, s3);
 	for (var q = 0u; q < 16u; q++) {
 		let i = q / 4u; let j = q % 4u;
-		if (r0 + i < M && c0 + j < N) { put(cbase + (r0 + i) * N + c0 + j, z, r0 + i, c0 + j, sums[i][j]); }
+		if (r0 + i < M && c0 + j < N) { put(cbase + (r0 + i) * N + c0 + j, z, r0 + i, c0 + j, stored[i][j]); }
 	}
 {{- else}}
 {{- range $i := seq 4}}{{range $j, $lane := lanes}}
 	if (r0 + {{$i}}u < M && c0 + {{$j}}u < N) { put(cbase + (r0 + {{$i}}u) * N + c0 + {{$j}}u, z, r0 + {{$i}}u, c0 + {{$j}}u, s{{$i}}.{{$lane}}); }
 {{- end}}{{end}}
+{{- end}}
+{{- if .SumA}}
+	if (sumRows) { for (var t = 0u; t < 4u; t++) { if (r0 + t < M) { sums[r0 + t] = rs[t]; } } }
+{{- end}}
+{{- if .SumB}}
+	if (sumCols) { for (var t = 0u; t < 4u; t++) { if (c0 + t < N) { sums[c0 + t] = cs[t]; } } }
 {{- end}}
 }

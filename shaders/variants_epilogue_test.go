@@ -28,6 +28,23 @@ func epilogueVariants() []variant {
 			vs = append(vs, variant{Name: fmt.Sprintf("matmul_epilogue_%s%s", kind, flag(storeC, "_c")), Kernel: m, Spec: m.Spec(), ParamsLen: len(p)})
 		}
 	}
+	// The sums of A's rows and B's columns, with each transpose of their
+	// operand, alone and with an epilogue.
+	for _, kind := range []string{"tiled", "register", "vec4", "small"} {
+		for _, sumA := range []bool{false, true} {
+			for _, trans := range []bool{false, true} {
+				m := MatMul{Register: kind == "register", Vec4: kind == "vec4", Small: kind == "small", SumA: sumA, SumB: !sumA}
+				m.TransA, m.TransB = sumA && trans, !sumA && trans
+				name := fmt.Sprintf("matmul_%s%s%s_sum_%s", kind, flag(m.TransA, "_ta"), flag(m.TransB, "_tb"), map[bool]string{true: "a", false: "b"}[sumA])
+				vs = append(vs, variant{Name: name, Kernel: m, Spec: m.Spec(), ParamsLen: len(m.params().Bytes())})
+			}
+			ep := MatMulEpilogue{MatMul: MatMul{Register: kind == "register", Vec4: kind == "vec4", Small: kind == "small", SumA: sumA, SumB: !sumA},
+				Program: Elementwise{Rank: 2, Leaves: prog.Leaves[:2], Nodes: prog.Nodes[:1]}}
+			ep.Program.Nodes = []Node{{Name: "add", Out: F32, Expr: "a0 + a1", Args: []Ref{{true, 0}, {true, 1}}, Store: true}}
+			p := ep.Params(ep.MatMul.params(), make([]NodeParams, 1), make([]uint32, ep.Program.MetaWords()))
+			vs = append(vs, variant{Name: fmt.Sprintf("matmul_epilogue_%s_sum_%s", kind, map[bool]string{true: "a", false: "b"}[sumA]), Kernel: ep, Spec: ep.Spec(), ParamsLen: len(p)})
+		}
+	}
 	return vs
 }
 
@@ -36,7 +53,10 @@ func epilogueVariants() []variant {
 // only through put.
 func TestMatMulEpilogueBindings(t *testing.T) {
 	for _, v := range epilogueVariants() {
-		m := v.Kernel.(MatMulEpilogue)
+		m, ok := v.Kernel.(MatMulEpilogue)
+		if !ok || m.SumA || m.SumB {
+			continue
+		}
 		want := 6 // A, B, the bias and the residual, two stored nodes
 		if m.StoreC {
 			want++

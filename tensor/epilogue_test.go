@@ -289,3 +289,136 @@ func TestMatMulEpilogueEdges(t *testing.T) {
 		assert.Empty(t, prof.Dispatches)
 	})
 }
+
+// The sum over a tensor's leading dimensions that comes before a product
+// reading the tensor as its K×N operand (a bias's gradient before its
+// weight's) is computed by the product's kernel: one dispatch, the
+// product's bits unchanged, the sums within (K-1)·2⁻²⁴·Σ|x| of float64's,
+// with every kernel, at edge shapes, both operand sides, and NaN, ±Inf, -0
+// and subnormals in the summed tensor.
+func TestMatMulComputesTheBiasGradient(t *testing.T) {
+	cases := []struct{ K, N, M int }{{1, 1, 2}, {3, 5, 7}, {64, 8, 64}, {65, 68, 129}, {300, 130, 3}, {16, 4, 4}}
+	for _, kernel := range []string{"tiled", "register", "vec4", "small"} {
+		t.Run(kernel, func(t *testing.T) {
+			t.Setenv("WGT_MATMUL", kernel)
+			e := testgpu.Engine(t)
+			rng := rand.New(rand.NewPCG(8, uint64(len(kernel))))
+			for _, c := range cases {
+				for _, sideA := range []bool{false, true} {
+					t.Run(fmt.Sprintf("K%d/N%d/M%d/A=%v", c.K, c.N, c.M, sideA), func(t *testing.T) {
+						checkBiasGradient(t, e, rng, c.K, c.N, c.M, sideA)
+					})
+				}
+			}
+		})
+	}
+}
+
+func checkBiasGradient(t *testing.T, e *tensor.Engine, rng *rand.Rand, K, N, M int, sideA bool) {
+	dyv, hv := randF32(rng, K*N, -1, 1), randF32(rng, K*M, -1, 1)
+	edges := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Copysign(0, -1)), math.Float32frombits(3)}
+	for range 2 {
+		dyv[rng.IntN(len(dyv))] = edges[rng.IntN(len(edges))]
+	}
+	dy, h := e.FromFloat32s(dyv, K, N), e.FromFloat32s(hv, K, M)
+	defer dy.Dispose()
+	defer h.Dispose()
+	product := func() *tensor.Tensor {
+		if sideA {
+			return e.MatMulT(dy, h, true, false) // [N, M]: a Linear's dW, its weight [out, in]
+		}
+		return e.MatMulT(h, dy, true, false) // [M, N]: dW of x·W
+	}
+	var s, w *tensor.Tensor
+	prof, err := e.Profile(ctxT(t), func() error {
+		s = e.Sum(dy, false, 0)
+		w = product()
+		return e.Flush()
+	})
+	require.NoError(t, err)
+	defer s.Dispose()
+	defer w.Dispose()
+	require.Len(t, prof.Dispatches, 1, "the sum runs in the product's kernel")
+	assert.Contains(t, prof.Dispatches[0].Key, map[bool]string{true: "/sum_a", false: "/sum_b"}[sideA])
+	got, gotW := f32s(t, s), f32s(t, w)
+
+	require.NoError(t, e.SetFusion(false))
+	apart, apartW := e.Sum(dy, false, 0), product()
+	require.NoError(t, e.SetFusion(true))
+	defer apart.Dispose()
+	defer apartW.Dispose()
+	want, wantW := f32s(t, apart), f32s(t, apartW)
+	for i := range wantW {
+		if wantW[i] == wantW[i] || gotW[i] == gotW[i] {
+			require.Equal(t, math.Float32bits(wantW[i]), math.Float32bits(gotW[i]), "product element %d", i)
+		}
+	}
+	for n := range N {
+		var exact, abs float64
+		for k := range K {
+			v := float64(dyv[k*N+n])
+			exact += v
+			abs += math.Abs(v)
+		}
+		g := float64(got[n])
+		switch {
+		case math.IsNaN(exact):
+			assert.True(t, math.IsNaN(g), "column %d: %v, want NaN", n, g)
+		case math.IsInf(exact, 0):
+			assert.Equal(t, exact, g, "column %d", n)
+		default:
+			bound := float64(max(K-1, 0))*math.Ldexp(abs, -24) + 1e-45
+			assert.InDelta(t, exact, g, bound, "column %d against float64", n)
+			assert.InDelta(t, float64(want[n]), g, 2*bound, "column %d against Sum's own kernel", n)
+		}
+	}
+}
+
+// A pending sum is dispatched on its own when something needs it before a
+// product comes, when the product does not read the summed tensor, or is
+// disposed unread; disposed, it is not computed.
+func TestPendingSumEdges(t *testing.T) {
+	e := testgpu.Engine(t)
+	rng := rand.New(rand.NewPCG(9, 9))
+	dyv := randF32(rng, 6*4, -1, 1)
+	dy, h := e.FromFloat32s(dyv, 6, 4), e.FromFloat32s(randF32(rng, 6*3, -1, 1), 6, 3)
+	defer dy.Dispose()
+	defer h.Dispose()
+	want := make([]float32, 4)
+	for k := range 6 {
+		for n := range 4 {
+			want[n] += dyv[k*4+n]
+		}
+	}
+	kernels := func(f func() error) []string {
+		p, err := e.Profile(ctxT(t), f)
+		require.NoError(t, err)
+		var ks []string
+		for _, d := range p.Dispatches {
+			ks = append(ks, d.Kernel)
+		}
+		return ks
+	}
+	var s, w *tensor.Tensor
+	assert.Equal(t, []string{"sum", "matmul"}, kernels(func() error {
+		s = e.Sum(dy, false, 0)
+		w = e.MatMulT(h, h, true, false) // another operand
+		return e.Flush()
+	}))
+	closeTo(t, want, f32s(t, s), 1e-6, 1e-6, "sum apart")
+	s.Dispose()
+	w.Dispose()
+	assert.Equal(t, []string{"matmul"}, kernels(func() error {
+		s = e.Sum(dy, false, 0)
+		w = e.MatMulT(h, dy, true, false)
+		w.Dispose() // the product's result is not needed: only its sums
+		return e.Flush()
+	}))
+	closeTo(t, want, f32s(t, s), 1e-6, 1e-6, "sums without the product")
+	s.Dispose()
+	assert.Empty(t, kernels(func() error {
+		s = e.Sum(dy, false, 0)
+		s.Dispose()
+		return e.Flush()
+	}))
+}

@@ -46,6 +46,18 @@ type group struct {
 	// result is the first node, its operands the first two leaves, and the
 	// ops are its epilogue (see deferProduct).
 	head *product
+	// sum, if set, is a sum over a tensor's leading dimensions waiting for
+	// a product that reads the tensor to compute it on the way (see
+	// deferSum); alone, its group takes no other op.
+	sum *colSum
+}
+
+// colSum is the sum over the leading dimensions of a float32 tensor seen
+// as a K×N matrix: its N column sums (a bias's gradient).
+type colSum struct {
+	n    *node    // its result, counted in the group's live nodes but not one of its nodes
+	x    *storage // the tensor summed: the group's first leaf, or its product's operand
+	K, N int
 }
 
 // product is a matrix product whose dispatch waits for the elementwise
@@ -132,7 +144,7 @@ func (e *Engine) record(res *Tensor, n shaders.Node, params shaders.NodeParams, 
 	}
 	e.fuseMu.Lock()
 	defer e.fuseMu.Unlock()
-	if g := e.group; g != nil && (!g.shape.Equal(res.shape) || g.head != nil && !e.epilogueTakes(g, n, in)) {
+	if g := e.group; g != nil && (!g.shape.Equal(res.shape) || g.head != nil && !e.epilogueTakes(g, n, in) || g.head == nil && g.sum != nil) {
 		_ = e.flushGroupLocked()
 	}
 	args, ok := e.argsLocked(res.shape, in)
@@ -287,6 +299,9 @@ func (g *group) drop() {
 	for _, n := range g.nodes {
 		n.st.pending.CompareAndSwap(n, nil)
 	}
+	if g.sum != nil {
+		g.sum.n.st.pending.CompareAndSwap(g.sum.n, nil)
+	}
 	for _, l := range g.leaves {
 		l.st.readers.remove(g)
 		l.st.release()
@@ -312,8 +327,13 @@ func (e *Engine) deferProduct(out, a, b *Tensor, k shaders.MatMul, g matmulGeom)
 	if !e.fuse {
 		return false
 	}
+	sum := e.takeSumLocked(a, b, &k, g)
 	_ = e.flushGroupLocked() // a failure is recorded on its results
 	gr := &group{e: e, shape: out.shape, head: &product{k: k, g: g}}
+	if sum != nil {
+		sum.n.g, gr.sum = gr, sum
+		gr.live++
+	}
 	for _, st := range []*storage{a.st, b.st} {
 		st.retain()
 		st.readers.add(gr)
@@ -321,10 +341,76 @@ func (e *Engine) deferProduct(out, a, b *Tensor, k shaders.MatMul, g matmulGeom)
 	}
 	nd := &node{g: gr, st: out.st, op: shaders.Node{Name: "matmul", Out: shaders.F32}}
 	gr.nodes = append(gr.nodes, nd)
-	gr.live = 1
+	gr.live++
 	out.st.pending.Store(nd)
 	e.group = gr
 	return true
+}
+
+// takeSumLocked takes e's group's pending sum for the product of a and b
+// that the caller is deferring, if the product reads the summed tensor
+// as its K×N operand, so that its kernel computes the sums (with k's SumB:
+// the columns of B; with SumA, those of A stored transposed, the rows of
+// op(A)). It leaves e without a group then; a sum it does not take stays.
+func (e *Engine) takeSumLocked(a, b *Tensor, k *shaders.MatMul, g matmulGeom) *colSum {
+	gr := e.group
+	if gr == nil || gr.sum == nil || gr.head != nil || g.batches != 1 || k.BatchRank != 0 {
+		return nil
+	}
+	s := gr.sum
+	switch {
+	case !k.TransB && b.st == s.x && g.K == s.K && g.N == s.N:
+		k.SumB = true
+	case k.TransA && a.st == s.x && g.K == s.K && g.M == s.N:
+		k.SumA = true
+	default:
+		return nil
+	}
+	e.group = nil
+	for _, l := range gr.leaves { // the product holds the summed tensor now
+		l.st.readers.remove(gr)
+		l.st.release()
+	}
+	return s
+}
+
+// deferSum makes out, the sums of x's K×N view over its K rows (Sum over
+// x's leading dimensions), a pending group of its own instead of
+// dispatching it, so that a product recorded next that reads x as its K×N
+// operand computes them (takeSumLocked): a bias's gradient is such a sum
+// of the output's gradient, and the weight's gradient the product. If
+// anything else comes first, the sum is dispatched as Sum dispatches it
+// (dispatchSum). It reports false, deferring nothing, where fusion is off.
+func (e *Engine) deferSum(out, x *Tensor, K, N int) bool {
+	x.st.materialize()
+	if x.st.err() != nil {
+		return false
+	}
+	e.fuseMu.Lock()
+	defer e.fuseMu.Unlock()
+	if !e.fuse {
+		return false
+	}
+	_ = e.flushGroupLocked()
+	gr := &group{e: e, shape: out.shape}
+	x.st.retain()
+	x.st.readers.add(gr)
+	gr.leaves = []leaf{{st: x.st, dtype: Float32, operand: true}}
+	n := &node{g: gr, index: -1, st: out.st}
+	gr.sum = &colSum{n: n, x: x.st, K: K, N: N}
+	gr.live = 1
+	out.st.pending.Store(n)
+	e.group = gr
+	return true
+}
+
+// dispatchSum dispatches s as Sum would have: the row kernel over its
+// columns, writing out.
+func (e *Engine) dispatchSum(s *colSum, out *wgpu.Buffer) error {
+	o := &op{e: e, name: "sum"}
+	k := shaders.Reduce{Op: shaders.Sum, In: shaders.F32, PerThread: e.perThread(s.N, s.K)}
+	p := &shaders.RowParams{Length: uint32(s.K), Scale: 1 / float32(s.K), Stride: uint32(s.N)}
+	return o.rows(k.Key(), k.Spec, !k.PerThread, s.N, k.RowWork(s.K), p, s.x.buf, out)
 }
 
 // materialize dispatches the group whose op writes s, if one is pending.
@@ -369,11 +455,26 @@ func (e *Engine) flushGroupLocked() error {
 			}
 		}
 	}
+	sumStore := g.sum != nil && !g.sum.n.dead && g.sum.n.st.retainIfAlive()
 	var err error
-	if head := g.head != nil && need[0]; head {
-		err = g.dispatchProduct(store, need)
-	} else if prog, params, meta, bufs := g.program(store, need, false); len(prog.Nodes) > 0 {
-		err = e.dispatchElementwise(prog, params, meta, bufs, g.shape)
+	switch {
+	case g.head != nil && (need[0] || sumStore):
+		err = g.dispatchProduct(store, need, sumStore)
+	case g.sum != nil && sumStore:
+		err = e.dispatchSum(g.sum, g.sum.n.st.buf)
+	default:
+		if prog, params, meta, bufs := g.program(store, need, false); len(prog.Nodes) > 0 {
+			err = e.dispatchElementwise(prog, params, meta, bufs, g.shape)
+		}
+	}
+	if g.sum != nil {
+		g.sum.n.st.pending.CompareAndSwap(g.sum.n, nil)
+		if sumStore {
+			if err != nil {
+				g.sum.n.st.failed.Store(&err)
+			}
+			g.sum.n.st.release()
+		}
 	}
 	for i, n := range g.nodes {
 		n.st.pending.CompareAndSwap(n, nil)
@@ -463,25 +564,32 @@ func (g *group) program(store, need []bool, epilogue bool) (shaders.Elementwise,
 }
 
 // dispatchProduct dispatches g's head with the needed nodes of g as its
-// epilogue (there may be none), writing the head's result if store[0]
-// and the other stored nodes. Its kernel sums the whole inner dimension
-// in each dispatch, as deferProduct made sure it could.
-func (g *group) dispatchProduct(store, need []bool) error {
+// epilogue (there may be none), writing the head's result if store[0],
+// the other stored nodes, and with sum g's sum. Its kernel sums the whole
+// inner dimension in each dispatch, as deferProduct made sure it could.
+func (g *group) dispatchProduct(store, need []bool, sum bool) error {
 	e, h := g.e, g.head
 	prog, params, meta, bufs := g.program(store, need, true)
 	fixed := []*wgpu.Buffer{g.leaves[0].st.buf, g.leaves[1].st.buf}
 	if store[0] {
 		fixed = append(fixed, g.nodes[0].st.buf)
 	}
+	k := h.k
+	if !sum {
+		k.SumA, k.SumB = false, false
+	} else {
+		fixed = append(fixed, g.sum.n.st.buf)
+	}
 	bufs = append(fixed, bufs...)
-	ep := shaders.MatMulEpilogue{MatMul: h.k, Program: prog, StoreC: store[0]}
+	ep := shaders.MatMulEpilogue{MatMul: k, Program: prog, StoreC: store[0]}
 	name, key, spec := ep.Name(), ep.Key(), ep.Spec
 	var t tiler = ep
-	if len(prog.Nodes) == 0 { // the product alone
-		name, key, spec, t = "matmul", h.k.Key(), h.k.Spec, h.k
+	alone := len(prog.Nodes) == 0 && store[0] // the product alone: its own kernel
+	if alone {
+		name, key, spec, t = "matmul", k.Key(), k.Spec, k
 	}
 	fail := func(err error) error { return &OpError{Op: name, Shapes: []Shape{g.shape}, Err: err} }
-	k, err := e.dev.KernelFor(key, spec)
+	kern, err := e.dev.KernelFor(key, spec)
 	if err != nil {
 		return fail(err)
 	}
@@ -491,10 +599,10 @@ func (g *group) dispatchProduct(store, need []bool) error {
 			FirstCol: pc.first[0], FirstRow: pc.first[1], FirstBatch: pc.first[2], KFirst: pc.first[3], KEnd: uint32(pc.kEnd),
 			BatchDims: mg.batchDims, AStrides: mg.aStrides, BStrides: mg.bStrides}
 		block := p.Bytes()
-		if len(prog.Nodes) > 0 {
+		if !alone {
 			block = ep.Params(p, params, meta)
 		}
-		if err := e.dev.DispatchWork(k, pc.groups, pc.work, block, bufs...); err != nil {
+		if err := e.dev.DispatchWork(kern, pc.groups, pc.work, block, bufs...); err != nil {
 			return fail(err)
 		}
 	}

@@ -7,6 +7,16 @@ import (
 
 // Sum adds x's elements over axes (all of them when axes is empty); with
 // keepDims the reduced dimensions stay as size 1.
+//
+// A float32 sum over x's leading dimensions (x seen as K×N, summed over its
+// K rows, K at most shaders.MatMulKRange: a bias's gradient) waits, like an
+// elementwise op, for what comes next: if that is a product that reads x
+// as its K×N operand (MatMulT(h, x, true, false), or MatMulT(x, h, true,
+// false): the weight's gradient), the product's kernel adds the columns as
+// it reads them (see shaders.MatMul's SumA and SumB), one dispatch fewer.
+// Its sums are then taken in the order of k where Sum's own kernel adds
+// partial sums, so the two may differ in the last bits: each is within
+// (K-1)·2⁻²⁴·Σ|x| of the exact sum of its column.
 func (e *Engine) Sum(x *Tensor, keepDims bool, axes ...int) *Tensor {
 	return e.reduce(callerSite(), shaders.Sum, x, keepDims, axes)
 }
@@ -106,6 +116,12 @@ func (o *op) reduce(rop shaders.ReduceOp, x *Tensor, keepDims bool, axes []int) 
 	src := x
 	if inner, ok := innerOfBlock(x.shape, mask); ok {
 		stride = inner
+		// A sum over the leading dimensions (a bias's gradient) waits for a
+		// product that reads x to compute it (Engine.deferSum).
+		if rop == shaders.Sum && x.dtype == Float32 && stride == rows && rows > 0 && length > 0 &&
+			length <= shaders.MatMulKRange && o.e.deferSum(out, x, length, rows) {
+			return out
+		}
 	} else {
 		// Move the reduced dimensions last, then reduce rows.
 		src = o.transpose(x, reducedLast(mask))

@@ -88,9 +88,9 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 		}
 		workgroupBarrier();
 	}
-	var sums = array<vec4<f32>, 4>(s0, s1, s2, s3);
+	var stored = array<vec4<f32>, 4>(s0, s1, s2, s3);
 	for (var q = 0u; q < 16u; q++) {
 		let i = q / 4u; let j = q % 4u;
-		if (r0 + i < M && c0 + j < N) { put(cbase + (r0 + i) * N + c0 + j, z, r0 + i, c0 + j, sums[i][j]); }
+		if (r0 + i < M && c0 + j < N) { put(cbase + (r0 + i) * N + c0 + j, z, r0 + i, c0 + j, stored[i][j]); }
 	}
 }

@@ -447,9 +447,9 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 		s14_3 = fma(vec4<f32>(a14.w), b3_3, s14_3);
 		s15_3 = fma(vec4<f32>(a15.w), b3_3, s15_3);
 	}
-	var sums = array<vec4<f32>, 64>(s0_0, s0_1, s0_2, s0_3, s1_0, s1_1, s1_2, s1_3, s2_0, s2_1, s2_2, s2_3, s3_0, s3_1, s3_2, s3_3, s4_0, s4_1, s4_2, s4_3, s5_0, s5_1, s5_2, s5_3, s6_0, s6_1, s6_2, s6_3, s7_0, s7_1, s7_2, s7_3, s8_0, s8_1, s8_2, s8_3, s9_0, s9_1, s9_2, s9_3, s10_0, s10_1, s10_2, s10_3, s11_0, s11_1, s11_2, s11_3, s12_0, s12_1, s12_2, s12_3, s13_0, s13_1, s13_2, s13_3, s14_0, s14_1, s14_2, s14_3, s15_0, s15_1, s15_2, s15_3);
+	var stored = array<vec4<f32>, 64>(s0_0, s0_1, s0_2, s0_3, s1_0, s1_1, s1_2, s1_3, s2_0, s2_1, s2_2, s2_3, s3_0, s3_1, s3_2, s3_3, s4_0, s4_1, s4_2, s4_3, s5_0, s5_1, s5_2, s5_3, s6_0, s6_1, s6_2, s6_3, s7_0, s7_1, s7_2, s7_3, s8_0, s8_1, s8_2, s8_3, s9_0, s9_1, s9_2, s9_3, s10_0, s10_1, s10_2, s10_3, s11_0, s11_1, s11_2, s11_3, s12_0, s12_1, s12_2, s12_3, s13_0, s13_1, s13_2, s13_3, s14_0, s14_1, s14_2, s14_3, s15_0, s15_1, s15_2, s15_3);
 	for (var q = 0u; q < 64u; q++) {
 		let i = q / 4u; let j = q % 4u;
-		if (row0 + i < M && cb0 + j < N4) { put(cbase + (row0 + i) * N4 + cb0 + j, z, row0 + i, 4u * (cb0 + j), sums[q]); }
+		if (row0 + i < M && cb0 + j < N4) { put(cbase + (row0 + i) * N4 + cb0 + j, z, row0 + i, 4u * (cb0 + j), stored[q]); }
 	}
 }

@@ -1,0 +1,105 @@
+struct Params {
+	m: u32,
+	n: u32,
+	k: u32,
+	first_col: u32,
+	first_row: u32,
+	first_batch: u32,
+	k_first: u32,
+	k_end: u32,
+	batch_dims: array<vec4<u32>, 1>,
+	a_strides: array<vec4<u32>, 1>,
+	b_strides: array<vec4<u32>, 1>,
+}
+@group(0) @binding(0) var<storage, read> a: array<f32>;
+@group(0) @binding(1) var<storage, read> bm: array<f32>;
+@group(0) @binding(2) var<storage, read_write> c: array<f32>;
+@group(0) @binding(3) var<storage, read_write> sums: array<f32>;
+@group(0) @binding(4) var<uniform> p: Params;
+fn put(i: u32, z: u32, r: u32, col: u32, v: f32) { c[i] = v; }
+var<workgroup> As: array<vec4<f32>, 128>; // [k][m/4], 8×16: four rows of A
+var<workgroup> Bs: array<vec4<f32>, 128>; // [k][n/4], 8×16: four columns of B
+@compute @workgroup_size(16, 16)
+fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>,
+		@builtin(local_invocation_index) li: u32) {
+	let M = p.m; let N = p.n; let K = p.k;
+	let z = w.z + p.first_batch;
+	var rem = z;
+	var aoff = 0u;
+	var boff = 0u;
+	aoff = aoff * M * K;
+	boff = boff * K * N;
+	let row0 = (w.y + p.first_row) * 64u;
+	let col0 = (w.x + p.first_col) * 64u;
+	let cbase = z * M * N;
+	let r0 = row0 + 4u * l.y;
+	let c0 = col0 + 4u * l.x;
+	var s0 = vec4<f32>(0.0); var s1 = s0; var s2 = s0; var s3 = s0;
+	var cs = vec4<f32>(0.0);
+	let sumCols = r0 == 0u;
+	if (p.k_first > 0u) {
+		if (r0 + 0u < M && c0 + 0u < N) { s0.x = c[cbase + (r0 + 0u) * N + c0 + 0u]; }
+		if (r0 + 0u < M && c0 + 1u < N) { s0.y = c[cbase + (r0 + 0u) * N + c0 + 1u]; }
+		if (r0 + 0u < M && c0 + 2u < N) { s0.z = c[cbase + (r0 + 0u) * N + c0 + 2u]; }
+		if (r0 + 0u < M && c0 + 3u < N) { s0.w = c[cbase + (r0 + 0u) * N + c0 + 3u]; }
+		if (r0 + 1u < M && c0 + 0u < N) { s1.x = c[cbase + (r0 + 1u) * N + c0 + 0u]; }
+		if (r0 + 1u < M && c0 + 1u < N) { s1.y = c[cbase + (r0 + 1u) * N + c0 + 1u]; }
+		if (r0 + 1u < M && c0 + 2u < N) { s1.z = c[cbase + (r0 + 1u) * N + c0 + 2u]; }
+		if (r0 + 1u < M && c0 + 3u < N) { s1.w = c[cbase + (r0 + 1u) * N + c0 + 3u]; }
+		if (r0 + 2u < M && c0 + 0u < N) { s2.x = c[cbase + (r0 + 2u) * N + c0 + 0u]; }
+		if (r0 + 2u < M && c0 + 1u < N) { s2.y = c[cbase + (r0 + 2u) * N + c0 + 1u]; }
+		if (r0 + 2u < M && c0 + 2u < N) { s2.z = c[cbase + (r0 + 2u) * N + c0 + 2u]; }
+		if (r0 + 2u < M && c0 + 3u < N) { s2.w = c[cbase + (r0 + 2u) * N + c0 + 3u]; }
+		if (r0 + 3u < M && c0 + 0u < N) { s3.x = c[cbase + (r0 + 3u) * N + c0 + 0u]; }
+		if (r0 + 3u < M && c0 + 1u < N) { s3.y = c[cbase + (r0 + 3u) * N + c0 + 1u]; }
+		if (r0 + 3u < M && c0 + 2u < N) { s3.z = c[cbase + (r0 + 3u) * N + c0 + 2u]; }
+		if (r0 + 3u < M && c0 + 3u < N) { s3.w = c[cbase + (r0 + 3u) * N + c0 + 3u]; }
+		if (sumCols) { for (var t = 0u; t < 4u; t++) { if (c0 + t < N) { cs[t] = sums[c0 + t]; } } }
+	}
+	for (var k0 = p.k_first; k0 < p.k_end; k0 += 8u) {
+		if (li < 128u) {
+			let kk = li % 8u; let q = li / 8u; let gk = k0 + kk; var v = vec4<f32>(0.0);
+			if (gk < K && row0 + 4u * q + 0u < M) { v.x = a[aoff + (row0 + 4u * q + 0u) * K + gk]; }
+			if (gk < K && row0 + 4u * q + 1u < M) { v.y = a[aoff + (row0 + 4u * q + 1u) * K + gk]; }
+			if (gk < K && row0 + 4u * q + 2u < M) { v.z = a[aoff + (row0 + 4u * q + 2u) * K + gk]; }
+			if (gk < K && row0 + 4u * q + 3u < M) { v.w = a[aoff + (row0 + 4u * q + 3u) * K + gk]; }
+			As[kk * 16u + q] = v;
+		} else {
+			let e = li - 128u;
+			let kk = e % 8u; let q = e / 8u; let gk = k0 + kk; var v = vec4<f32>(0.0);
+			if (gk < K && col0 + 4u * q + 0u < N) { v.x = bm[boff + (col0 + 4u * q + 0u) * K + gk]; }
+			if (gk < K && col0 + 4u * q + 1u < N) { v.y = bm[boff + (col0 + 4u * q + 1u) * K + gk]; }
+			if (gk < K && col0 + 4u * q + 2u < N) { v.z = bm[boff + (col0 + 4u * q + 2u) * K + gk]; }
+			if (gk < K && col0 + 4u * q + 3u < N) { v.w = bm[boff + (col0 + 4u * q + 3u) * K + gk]; }
+			Bs[kk * 16u + q] = v;
+		}
+		workgroupBarrier();
+		for (var kk = 0u; kk < 8u; kk++) {
+			let av = As[kk * 16u + l.y];
+			let bv = Bs[kk * 16u + l.x];
+			s0 = fma(vec4<f32>(av.x), bv, s0);
+			s1 = fma(vec4<f32>(av.y), bv, s1);
+			s2 = fma(vec4<f32>(av.z), bv, s2);
+			s3 = fma(vec4<f32>(av.w), bv, s3);
+			if (sumCols) { cs = cs + bv; }
+		}
+		workgroupBarrier();
+	}
+	if (r0 + 0u < M && c0 + 0u < N) { put(cbase + (r0 + 0u) * N + c0 + 0u, z, r0 + 0u, c0 + 0u, s0.x); }
+	if (r0 + 0u < M && c0 + 1u < N) { put(cbase + (r0 + 0u) * N + c0 + 1u, z, r0 + 0u, c0 + 1u, s0.y); }
+	if (r0 + 0u < M && c0 + 2u < N) { put(cbase + (r0 + 0u) * N + c0 + 2u, z, r0 + 0u, c0 + 2u, s0.z); }
+	if (r0 + 0u < M && c0 + 3u < N) { put(cbase + (r0 + 0u) * N + c0 + 3u, z, r0 + 0u, c0 + 3u, s0.w); }
+	if (r0 + 1u < M && c0 + 0u < N) { put(cbase + (r0 + 1u) * N + c0 + 0u, z, r0 + 1u, c0 + 0u, s1.x); }
+	if (r0 + 1u < M && c0 + 1u < N) { put(cbase + (r0 + 1u) * N + c0 + 1u, z, r0 + 1u, c0 + 1u, s1.y); }
+	if (r0 + 1u < M && c0 + 2u < N) { put(cbase + (r0 + 1u) * N + c0 + 2u, z, r0 + 1u, c0 + 2u, s1.z); }
+	if (r0 + 1u < M && c0 + 3u < N) { put(cbase + (r0 + 1u) * N + c0 + 3u, z, r0 + 1u, c0 + 3u, s1.w); }
+	if (r0 + 2u < M && c0 + 0u < N) { put(cbase + (r0 + 2u) * N + c0 + 0u, z, r0 + 2u, c0 + 0u, s2.x); }
+	if (r0 + 2u < M && c0 + 1u < N) { put(cbase + (r0 + 2u) * N + c0 + 1u, z, r0 + 2u, c0 + 1u, s2.y); }
+	if (r0 + 2u < M && c0 + 2u < N) { put(cbase + (r0 + 2u) * N + c0 + 2u, z, r0 + 2u, c0 + 2u, s2.z); }
+	if (r0 + 2u < M && c0 + 3u < N) { put(cbase + (r0 + 2u) * N + c0 + 3u, z, r0 + 2u, c0 + 3u, s2.w); }
+	if (r0 + 3u < M && c0 + 0u < N) { put(cbase + (r0 + 3u) * N + c0 + 0u, z, r0 + 3u, c0 + 0u, s3.x); }
+	if (r0 + 3u < M && c0 + 1u < N) { put(cbase + (r0 + 3u) * N + c0 + 1u, z, r0 + 3u, c0 + 1u, s3.y); }
+	if (r0 + 3u < M && c0 + 2u < N) { put(cbase + (r0 + 3u) * N + c0 + 2u, z, r0 + 3u, c0 + 2u, s3.z); }
+	if (r0 + 3u < M && c0 + 3u < N) { put(cbase + (r0 + 3u) * N + c0 + 3u, z, r0 + 3u, c0 + 3u, s3.w); }
+	if (sumCols) { for (var t = 0u; t < 4u; t++) { if (c0 + t < N) { sums[c0 + t] = cs[t]; } } }
+}
