@@ -29,10 +29,19 @@ import (
 // and adds the same sums in the same order as the kernel by element, so
 // both give the same bits.
 //
+// With Vec4 (an inner size that is a multiple of four) a thread owns four
+// consecutive elements along the inner dimension and reads updates and dst
+// as vec4s: one index loaded and compared for four additions, and one wide
+// access for four narrow ones, which a CPU adapter's loop over the indices
+// spends most of its time on (an embedding's gradient of 2,048 indices
+// into [64, 128] took 8.6 ms by element on lavapipe). Each lane adds its
+// element's updates in the same order: the bits are the same.
+//
 // Its source is scatter.wgsl; its parameters are ScatterAddParams.
 type ScatterAdd struct {
 	T       Type
 	ByIndex bool
+	Vec4    bool
 }
 
 // ScatterAddParams is the ScatterAdd kernel's parameter block: the inner
@@ -50,15 +59,31 @@ func (p *ScatterAddParams) Bytes() []byte { return encodeParams(p) }
 const ScatterChunk = 1 << 11
 
 // Key identifies s's pipeline.
-func (s ScatterAdd) Key() string { return fmt.Sprintf("scatter_add/%s/%v", s.T, s.ByIndex) }
+func (s ScatterAdd) Key() string {
+	if s.Vec4 {
+		return fmt.Sprintf("scatter_add/%s/%v/vec4", s.T, s.ByIndex)
+	}
+	return fmt.Sprintf("scatter_add/%s/%v", s.T, s.ByIndex)
+}
 
 // Spec generates s's kernel.
 func (s ScatterAdd) Spec() wgpu.KernelSpec {
 	p := &ScatterAddParams{}
-	src := fill("scatter.wgsl", map[string]any{"Params": declareParams(p), "WorkgroupSize": WorkgroupSize, "T": s.T, "ByIndex": s.ByIndex})
+	elem := string(s.T)
+	if s.Vec4 {
+		elem = fmt.Sprintf("vec4<%s>", s.T)
+	}
+	src := fill("scatter.wgsl", map[string]any{"Params": declareParams(p), "WorkgroupSize": WorkgroupSize, "T": s.T, "Elem": elem,
+		"ByIndex": s.ByIndex, "Vec4": s.Vec4})
 	return wgpu.KernelSpec{Name: "scatter_add", Key: s.Key(), Source: src,
 		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSizeOf(p)}
 }
 
-// ThreadWork is the work of one thread of s over count indices.
-func (ScatterAdd) ThreadWork(count int) float64 { return 24 + 3*float64(count) }
+// ThreadWork is the work of one thread of s over count indices (with
+// Vec4, of four elements).
+func (s ScatterAdd) ThreadWork(count int) float64 {
+	if s.Vec4 {
+		return 24 + 4*float64(count)
+	}
+	return 24 + 3*float64(count)
+}

@@ -1,14 +1,14 @@
-{{- /* ScatterAdd: dst[o, idx[j], k] += upd[o, j, k], added to dst in index order; by element of dst over the indices [p.begin, p.stop), or with .ByIndex by element of upd over every index; see ScatterAdd. */ -}}
+{{- /* ScatterAdd: dst[o, idx[j], k] += upd[o, j, k], added to dst in index order; by element of dst over the indices [p.begin, p.stop), or with .ByIndex by element of upd over every index; with .Vec4 by four elements along the inner dimension (inner counts vec4s then); see ScatterAdd. */ -}}
 {{.Params -}}
 @group(0) @binding(0) var<storage, read> idx: array<i32>;
-@group(0) @binding(1) var<storage, read> upd: array<{{.T}}>;
-@group(0) @binding(2) var<storage, read_write> dst: array<{{.T}}>;
+@group(0) @binding(1) var<storage, read> upd: array<{{.Elem}}>;
+@group(0) @binding(2) var<storage, read_write> dst: array<{{.Elem}}>;
 @group(0) @binding(3) var<uniform> p: Params;
 @compute @workgroup_size({{.WorkgroupSize}})
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let i = g.x + g.y * p.row + p.first;
 	if (i >= p.end) { return; }
-	let inner = p.inner;
+	let inner = p.inner{{if .Vec4}} / 4u{{end}};
 	let count = p.count;
 	let axis = p.axis;
 	let k = i % inner;

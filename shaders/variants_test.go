@@ -110,6 +110,7 @@ func variants() []variant {
 	vs = append(vs, attentionVariants()...)
 	vs = append(vs, layerNormVariants()...)
 	vs = append(vs, epilogueVariants()...)
+	vs = append(vs, scatterVariants()...)
 	for _, p := range elementwisePrograms() {
 		vs = append(vs, variant{Name: p.name, Kernel: p.k, Spec: p.k.Spec(),
 			ParamsLen: len(p.k.Params(0, 0, 0, make([]NodeParams, len(p.k.Nodes)), make([]uint32, p.k.MetaWords())))})

@@ -73,17 +73,21 @@ func (o *op) scatterAdd(x, indices, updates, out *Tensor, ax int) error {
 	if n == 0 || count == 0 {
 		return nil
 	}
-	k := shaders.ScatterAdd{T: x.dtype.wgsl(), ByIndex: count <= shaders.ScatterChunk && count < x.shape[ax]}
 	inner := Shape(x.shape[ax+1:]).Size()
+	k := shaders.ScatterAdd{T: x.dtype.wgsl(), ByIndex: count <= shaders.ScatterChunk && count < x.shape[ax], Vec4: inner%4 == 0}
 	params := func(begin, end int) *shaders.ScatterAddParams {
 		return &shaders.ScatterAddParams{Inner: uint32(inner), Count: uint32(count), Axis: uint32(x.shape[ax]), Begin: uint32(begin), Stop: uint32(end)}
 	}
+	per := 1 // elements a thread owns
+	if k.Vec4 {
+		per = 4
+	}
 	if k.ByIndex {
-		return o.run(k.Key(), k.Spec, updates.Size(), k.ThreadWork(count), params(0, count), indices.buf(), updates.buf(), out.buf())
+		return o.run(k.Key(), k.Spec, updates.Size()/per, k.ThreadWork(count), params(0, count), indices.buf(), updates.buf(), out.buf())
 	}
 	for begin := 0; begin < count; begin += shaders.ScatterChunk {
 		end := min(begin+shaders.ScatterChunk, count)
-		if err := o.run(k.Key(), k.Spec, n, k.ThreadWork(end-begin), params(begin, end), indices.buf(), updates.buf(), out.buf()); err != nil {
+		if err := o.run(k.Key(), k.Spec, n/per, k.ThreadWork(end-begin), params(begin, end), indices.buf(), updates.buf(), out.buf()); err != nil {
 			return err
 		}
 	}

@@ -121,6 +121,11 @@ func TestScatterAddAgainstReference(t *testing.T) {
 		{[]int{3, 100, 2}, []int{4, 5}, 1},
 		{[]int{2, 3000}, []int{shaders.ScatterChunk}, -1},
 		{[]int{9}, []int{1}, 0},
+		// Inner sizes in whole vec4s: a thread per four elements.
+		{[]int{6, 8}, []int{shaders.ScatterChunk + 5}, 0},
+		{[]int{4, 3, 12}, []int{9}, 1},
+		{[]int{64, 128}, []int{2048}, 0}, // an embedding's gradient
+		{[]int{40, 2, 4}, []int{3}, 0},
 	} {
 		for _, dt := range []tensor.DType{tensor.Float32, tensor.Int32, tensor.Uint32} {
 			checkScatterAdd(t, e, r, c.xs, c.is, c.axis, dt)
@@ -263,6 +268,43 @@ func TestScatterAddKernelsAgree(t *testing.T) {
 		return f32s(t, y)[:5*3]
 	}
 	assert.Equal(t, into(5), into(200))
+}
+
+// The kernels by four elements along the inner dimension sum each
+// element's updates in the order the scalar kernels do: an inner size of
+// 8 (vec4) and of 9 (scalar, its ninth column apart) give the same bits,
+// by element and by index, with negative and out-of-range indices.
+func TestScatterAddVec4IsTheScalarKernel(t *testing.T) {
+	e := testgpu.Engine(t)
+	r := rand.New(rand.NewPCG(15, 16))
+	for _, c := range []struct{ positions, count int }{{5, 300}, {400, 37}} {
+		iv := make([]int32, c.count)
+		for i := range iv {
+			iv[i] = int32(r.IntN(c.positions+2) - 1) // -1 counts from the end; positions is out of range
+		}
+		idx := e.FromInt32s(iv, c.count)
+		u9 := randF32(r, c.count*9, -1e3, 1e3)
+		u8 := make([]float32, 0, c.count*8)
+		for j := range c.count {
+			u8 = append(u8, u9[j*9:j*9+8]...)
+		}
+		into := func(inner int, uv []float32) []float32 {
+			x := e.Zeros(tensor.Float32, c.positions, inner)
+			u := e.FromFloat32s(uv, c.count, inner)
+			defer x.Dispose()
+			defer u.Dispose()
+			y := e.ScatterAdd(x, idx, u, 0)
+			defer y.Dispose()
+			return f32s(t, y)
+		}
+		got8, got9 := into(8, u8), into(9, u9)
+		idx.Dispose()
+		for p := range c.positions {
+			for k := range 8 {
+				require.Equal(t, math.Float32bits(got9[p*9+k]), math.Float32bits(got8[p*8+k]), "%d positions, %d indices: [%d %d]", c.positions, c.count, p, k)
+			}
+		}
+	}
 }
 
 func TestScatterAddErrors(t *testing.T) {
