@@ -109,6 +109,7 @@ func variants() []variant {
 	vs = append(vs, poolVariants()...)
 	vs = append(vs, attentionVariants()...)
 	vs = append(vs, layerNormVariants()...)
+	vs = append(vs, convVariants()...)
 	vs = append(vs, epilogueVariants()...)
 	vs = append(vs, scatterVariants()...)
 	for _, p := range elementwisePrograms() {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/wgtensor/wgtensor/shaders"
 	"github.com/wgtensor/wgtensor/wgpu"
@@ -38,7 +39,10 @@ type Conv2DOptions struct {
 // outC must be multiples of the groups. There is no bias: add one.
 //
 // It runs as one kernel, an implicit matrix product (see shaders.Conv2D),
-// split in dispatches by the device's work budget like MatMul.
+// split in dispatches by the device's work budget like MatMul. On CPU
+// adapters (lavapipe, llvmpipe) the kernel's tiles take the shapes
+// measured fastest there (shaders.Conv2D's CPU), on GPUs the others: the
+// results are the same bits.
 func (e *Engine) Conv2D(x, filter *Tensor, o Conv2DOptions) *Tensor {
 	op, bad := e.begin("conv2d", callerSite(), x, filter)
 	if bad != nil {
@@ -238,15 +242,11 @@ func (o *op) conv(kind shaders.ConvOp, g convGeometry, shape Shape, a, b *Tensor
 	if M == 0 || N == 0 {
 		return out
 	}
-	k := shaders.Conv2D{Op: kind, Vec4: convVec4() && shaders.Conv2DVec4Fits(kind, g.inC/g.groups, g.outC/g.groups)}
-	k.Narrow = shaders.Conv2DNarrowFits(k, N)
-	k = k.WithShort(M)
-	k.Unit = kind == shaders.ConvInput && g.win.StrideH == 1 && g.win.StrideW == 1
-	k.B4 = !k.Vec4 && shaders.Conv2DB4Fits(kind, g.outC/g.groups, g.outC)
 	slices, kSlice := 1, K
 	if kind == shaders.ConvFilter {
 		slices, kSlice = filterSlices(out.Size(), K)
 	}
+	k := o.e.convKernel(kind, g, M, N, slices)
 	sums := out
 	if slices > 1 {
 		if sums, err = o.alloc(Shape{slices, out.Size()}, Float32); err != nil {
@@ -302,10 +302,33 @@ func filterSlices(size, K int) (slices, kSlice int) {
 	return ceilDiv(K, kSlice), kSlice
 }
 
-// convVec4 reports whether convolutions may use the Vec4 kernel where it
-// fits: always, unless WGT_CONV=scalar forces the scalar kernel (for tests
-// and comparisons).
-func convVec4() bool { return os.Getenv("WGT_CONV") != "scalar" }
+// convKernel chooses the kernel of a product kind of g, M×N per group,
+// summed in slices (see filterSlices): the Vec4 kernel where the channels
+// allow it, else the scalar one; on CPU adapters the CPU tile shapes where
+// they fit, elsewhere a tile of 64 columns or, for a product of few
+// columns (or rows), a narrower (or shorter) one. Every choice gives the
+// same bits (see shaders.Conv2D). WGT_CONV, a comma-separated list, forces
+// choices for tests and comparisons: "scalar" the scalar kernel, "cpu" and
+// "gpu" the tile shapes of CPU adapters or of GPUs on any adapter.
+func (e *Engine) convKernel(kind shaders.ConvOp, g convGeometry, M, N, slices int) shaders.Conv2D {
+	vec4, cpu := true, e.dev.Info().Type == wgpu.AdapterCPU
+	for _, f := range strings.Split(os.Getenv("WGT_CONV"), ",") {
+		switch f {
+		case "scalar":
+			vec4 = false
+		case "cpu", "gpu":
+			cpu = f == "cpu"
+		}
+	}
+	gin, gout := g.inC/g.groups, g.outC/g.groups
+	k := shaders.Conv2D{Op: kind, Vec4: vec4 && shaders.Conv2DVec4Fits(kind, gin, gout)}
+	k.Unit = kind == shaders.ConvInput && g.win.StrideH == 1 && g.win.StrideW == 1
+	k.CPU = cpu && shaders.Conv2DCPUFits(kind, k.Vec4, gout, g.outC, slices*g.groups)
+	k.Narrow = shaders.Conv2DNarrowFits(k, N)
+	k = k.WithShort(M)
+	k.B4 = k.B4Fits(gout, g.outC)
+	return k
+}
 
 // checkFloat32 returns an error unless every tensor is float32.
 func checkFloat32(ts ...*Tensor) error {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wgtensor/wgtensor/internal/testgpu"
 	"github.com/wgtensor/wgtensor/tensor"
+	"github.com/wgtensor/wgtensor/tidy"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
@@ -166,17 +167,40 @@ func convCases() []convCase {
 		// The scalar kernel reading B by vec4s: groups of 8 output channels
 		// (a 16-column tile, its second thread past N).
 		{"b4 two groups stride 2", 2, 9, 8, 6, 3, 3, 16, o([2]int{2, 1}, one, tensor.Same(), 2)},
+		// The CPU kernels (shaders.Conv2D.CPU), each just past its tiles:
+		// the Vec4 kernel's 192 rows and 32 columns (16 for 16 columns or
+		// fewer, Narrow; 20 input channels are the input gradient's
+		// columns), its filter gradient's 48 rows (96 Narrow); the
+		// scalar kernel's 128 rows, in groups of 16 output channels (two
+		// tiles across here); and the scalar filter gradient's 9 rows and
+		// 16 columns per thread, eight slices of k (times groups) a
+		// workgroup, its last workgroup partly past them (9 and 18). Then
+		// a single pixel and an empty batch.
+		{"cpu vec4 past a tile", 1, 15, 13, 20, 3, 3, 36, o(one, one, tensor.Same(), 1)},
+		{"cpu vec4 past a tile stride 2", 1, 31, 25, 20, 3, 3, 36, o([2]int{2, 2}, one, tensor.Same(), 1)},
+		{"cpu vec4 narrow odd", 1, 13, 15, 4, 3, 3, 12, o(one, one, tensor.Same(), 1)},
+		{"cpu scalar past a tile", 1, 12, 11, 3, 3, 3, 32, o(one, one, tensor.Same(), 1)},
+		{"cpu filter lanes", 5, 30, 30, 2, 3, 3, 32, o(one, one, tensor.Same(), 1)},
+		{"cpu filter lanes two groups stride 1x2", 5, 30, 59, 4, 3, 3, 32, o([2]int{1, 2}, one, tensor.Same(), 2)},
+		{"cpu one pixel vec4", 1, 1, 1, 4, 1, 1, 16, tensor.Conv2DOptions{}},
+		{"cpu one pixel scalar", 1, 1, 1, 1, 1, 1, 16, tensor.Conv2DOptions{}},
+		{"cpu empty batch", 0, 5, 5, 4, 3, 3, 16, o(one, one, tensor.Same(), 1)},
 	}
 }
 
+// convKernels are the choices of kernels WGT_CONV forces (see
+// tensor.Engine.Conv2D's kernels): the scalar kernel where the Vec4 one
+// fits, and the tile shapes of CPU adapters or of GPUs whatever the
+// adapter.
+var convKernels = []string{"default", "scalar", "cpu", "scalar,cpu", "gpu", "scalar,gpu"}
+
 // Conv2D and both its gradients match the plain-Go reference over
-// strides, paddings, dilations, groups and odd sizes, with each kernel
-// (WGT_CONV=scalar forces the scalar one where the Vec4 kernel fits).
+// strides, paddings, dilations, groups and odd sizes, with each kernel.
 func TestConv2DMatchesReference(t *testing.T) {
-	for _, kernel := range []string{"default", "scalar"} {
+	for _, kernel := range convKernels {
 		t.Run(kernel, func(t *testing.T) {
-			if kernel == "scalar" {
-				t.Setenv("WGT_CONV", "scalar")
+			if kernel != "default" {
+				t.Setenv("WGT_CONV", kernel)
 			}
 			e := testgpu.Engine(t)
 			r := rand.New(rand.NewPCG(1, 2))
@@ -213,30 +237,38 @@ func checkProduct(t *testing.T, got *tensor.Tensor, shape []int, what string, re
 	near(t, want, abs, f32s(t, got), what)
 }
 
-// The scalar and Vec4 kernels give the same bits, a filter gradient
-// summed in slices of k included.
+// Every kernel gives the same bits (the scalar and Vec4 kernels, the CPU
+// and GPU tiles), a filter gradient summed in slices of k included: of
+// channels the Vec4 kernel takes, and of channels only the scalar one
+// does, in groups of 16 output channels and slices enough for the CPU
+// filter gradient's workgroups of eight.
 func TestConv2DKernelsAgree(t *testing.T) {
 	e := testgpu.Engine(t)
 	r := rand.New(rand.NewPCG(7, 8))
-	c := convCase{"sliced", 2, 24, 23, 8, 3, 3, 16, tensor.Conv2DOptions{Padding: tensor.Same(), Groups: 2}}
-	ref := newConvRef(t, c)
-	xv, fv := randF32(r, size(c.xShape()), -1, 1), randF32(r, size(c.fShape()), -1, 1)
-	dyv := randF32(r, size(ref.yShape()), -1, 1)
-	x, f, dy := e.FromFloat32s(xv, c.xShape()...), e.FromFloat32s(fv, c.fShape()...), e.FromFloat32s(dyv, ref.yShape()...)
-	defer x.Dispose()
-	defer f.Dispose()
-	defer dy.Dispose()
-	products := func() [][]float32 {
-		var got [][]float32
-		for _, y := range []*tensor.Tensor{e.Conv2D(x, f, c.opts), e.Conv2DBackpropInput(dy, f, c.xShape(), c.opts), e.Conv2DBackpropFilter(x, dy, c.fShape(), c.opts)} {
-			got = append(got, f32s(t, y))
-			y.Dispose()
+	for _, c := range []convCase{
+		{"sliced", 2, 24, 23, 8, 3, 3, 16, tensor.Conv2DOptions{Padding: tensor.Same(), Groups: 2}},
+		{"sliced scalar", 4, 32, 33, 2, 3, 3, 32, tensor.Conv2DOptions{Padding: tensor.Same()}},
+	} {
+		ref := newConvRef(t, c)
+		xv, fv := randF32(r, size(c.xShape()), -1, 1), randF32(r, size(c.fShape()), -1, 1)
+		dyv := randF32(r, size(ref.yShape()), -1, 1)
+		x, f, dy := e.FromFloat32s(xv, c.xShape()...), e.FromFloat32s(fv, c.fShape()...), e.FromFloat32s(dyv, ref.yShape()...)
+		products := func() [][]float32 {
+			var got [][]float32
+			for _, y := range []*tensor.Tensor{e.Conv2D(x, f, c.opts), e.Conv2DBackpropInput(dy, f, c.xShape(), c.opts), e.Conv2DBackpropFilter(x, dy, c.fShape(), c.opts)} {
+				got = append(got, f32s(t, y))
+				y.Dispose()
+			}
+			return got
 		}
-		return got
+		want := products()
+		for _, kernel := range convKernels[1:] {
+			t.Setenv("WGT_CONV", kernel)
+			assert.Equal(t, want, products(), "%s: %s", c.name, kernel)
+		}
+		t.Setenv("WGT_CONV", "")
+		tidy.Dispose([]*tensor.Tensor{x, f, dy})
 	}
-	vec4 := products()
-	t.Setenv("WGT_CONV", "scalar")
-	assert.Equal(t, vec4, products())
 }
 
 // NaN and infinities in the input, the filter and dy propagate as in a
@@ -292,7 +324,7 @@ func TestConv2DLongSums(t *testing.T) {
 			opts := testgpu.DefaultOptions()
 			opts.WorkBudget = budget
 			e := testgpu.EngineOn(t, testgpu.OpenWith(t, opts))
-			a, b := modValues(K*4, 5), modValues(K*4, 3)
+			a, b := modValues(K*16, 5), modValues(K*16, 3)
 			forward := func(x, f *tensor.Tensor) *tensor.Tensor { return e.Conv2D(x, f, tensor.Conv2DOptions{}) }
 			// Each case's operands are a[:size(xs)] and b[:size(ys)],
 			// a[i] = i mod 5, b[i] = i mod 3; term(k, j) is the k-th term
@@ -308,9 +340,13 @@ func TestConv2DLongSums(t *testing.T) {
 			}{
 				{"forward vec4", forward, []int{1, 1, 1, K}, []int{1, 1, K, 4}, []int{1, 1, 1, 4}, byRow(4), false},
 				{"forward scalar", forward, []int{1, 1, 1, K}, []int{1, 1, K, 4}, []int{1, 1, 1, 4}, byRow(4), true},
+				{"forward scalar 16 channels", forward, []int{1, 1, 1, K}, []int{1, 1, K, 16}, []int{1, 1, 1, 16}, byRow(16), true},
 				{"filter gradient", func(x, dy *tensor.Tensor) *tensor.Tensor {
 					return e.Conv2DBackpropFilter(x, dy, tensor.Shape{1, 1, 1, 1}, tensor.Conv2DOptions{})
 				}, []int{1, 1, K, 1}, []int{1, 1, K, 1}, []int{1, 1, 1, 1}, byRow(1), false},
+				{"filter gradient 16 channels", func(x, dy *tensor.Tensor) *tensor.Tensor {
+					return e.Conv2DBackpropFilter(x, dy, tensor.Shape{1, 1, 1, 16}, tensor.Conv2DOptions{})
+				}, []int{1, 1, K, 1}, []int{1, 1, K, 16}, []int{1, 1, 1, 16}, func(k, j int) int { return (k % 5) * ((k*16 + j) % 3) }, false},
 				{"filter gradient vec4", func(x, dy *tensor.Tensor) *tensor.Tensor {
 					return e.Conv2DBackpropFilter(x, dy, tensor.Shape{1, 1, 4, 4}, tensor.Conv2DOptions{})
 				}, []int{1, 1, K, 4}, []int{1, 1, K, 4}, []int{1, 1, 4, 4}, func(k, j int) int { return ((k*4 + j/4) % 5) * ((k*4 + j%4) % 3) }, false},
@@ -354,6 +390,9 @@ func TestConv2DSplitsByWorkBudget(t *testing.T) {
 	for _, c := range []convCase{
 		{"vec4", 2, 40, 33, 8, 3, 3, 72, tensor.Conv2DOptions{Padding: tensor.Same()}},
 		{"scalar groups", 2, 30, 31, 6, 3, 3, 70, tensor.Conv2DOptions{Padding: tensor.Same(), Groups: 2}},
+		// On CPU adapters, the filter gradient's workgroups of eight
+		// slices, each slice summed in ranges.
+		{"scalar slices", 5, 30, 30, 2, 3, 3, 32, tensor.Conv2DOptions{Padding: tensor.Same()}},
 	} {
 		checkConv(t, e, r, c)
 	}

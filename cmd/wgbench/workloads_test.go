@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wgtensor/wgtensor/internal/testgpu"
+	"github.com/wgtensor/wgtensor/wgpu"
 )
 
 // The matmul workload's kernel is the one its timed products run, which
@@ -33,13 +34,18 @@ func TestMatMulWorkloadNamesTheKernelItTimes(t *testing.T) {
 }
 
 // conv2d_3x3 passes its check, names the kernel it timed (the Vec4 one:
-// 64 channels in and out) and reports its processor time.
+// 64 channels in and out, with a CPU adapter's tiles on one) and reports
+// its processor time.
 func TestConv2D3x3Workload(t *testing.T) {
 	e := testgpu.Engine(t)
 	r, err := conv2D3x3.run(context.Background(), e)
 	require.NoError(t, err)
 	require.True(t, r.Ok, r.Check)
-	require.Equal(t, "conv2d/forward/true", r.Kernel)
+	want := "conv2d/forward/true"
+	if e.Device().Info().Type == wgpu.AdapterCPU {
+		want += "/cpu"
+	}
+	require.Equal(t, want, r.Kernel)
 	require.Equal(t, "GFLOP/s", r.Unit)
 	require.Positive(t, r.Value)
 }

@@ -1,3 +1,4 @@
+
 struct Params {
 	in_h: u32,
 	in_w: u32,
@@ -28,10 +29,11 @@ struct Params {
 }
 @group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read> bm: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read_write> c: array<f32>;
+@group(0) @binding(2) var<storage, read_write> c: array<vec4<f32>>;
 @group(0) @binding(3) var<uniform> p: Params;
-@compute @workgroup_size(2, 4)
-fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+@compute @workgroup_size(8)
+fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+	let lx = li % 2u; let ly = li / 2u;
 	let M = p.m; let N = p.n;
 	let z = w.z + p.first_group;
 	let g = z % p.groups;
@@ -39,49 +41,109 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 	let k_first = p.k_first + slice * p.k_slice;
 	let k_end = min(p.k_end + slice * p.k_slice, p.k);
 	let out0 = slice * p.slice_size;
-	let row0 = ((w.y + p.first_row) * 4u + l.y) * 8u;
-	let col0 = ((w.x + p.first_col) * 2u + l.x) * 8u;
+	let row0 = ((w.y + p.first_row) * 4u + ly) * 8u;
+	let col0 = ((w.x + p.first_col) * 2u + lx) * 8u;
 	let cstride = p.out_c;
-	let m0 = min(row0 + 0u, M - 1u);
-	let ry0 = m0 / p.group_in / p.kernel_w * p.dilation_h - p.pad_top;
-	let rx0 = m0 / p.group_in % p.kernel_w * p.dilation_w - p.pad_left;
+	let m0 = min(row0, M - 1u);
+	var tci = m0 % p.group_in;
+	var tkx = m0 / p.group_in % p.kernel_w;
+	var tky = m0 / p.group_in / p.kernel_w;
+	let tc0 = tci; let tx0 = tkx; let ty0 = tky;
+	let st1 = row0 + 1u * 1u < M;
+	tci += select(0u, 1u, st1);
+	let wc1 = tci == p.group_in;
+	tci = select(tci, 0u, wc1);
+	tkx += select(0u, 1u, wc1);
+	let wx1 = tkx == p.kernel_w;
+	tkx = select(tkx, 0u, wx1);
+	tky += select(0u, 1u, wx1);
+	let tc1 = tci; let tx1 = tkx; let ty1 = tky;
+	let st2 = row0 + 2u * 1u < M;
+	tci += select(0u, 1u, st2);
+	let wc2 = tci == p.group_in;
+	tci = select(tci, 0u, wc2);
+	tkx += select(0u, 1u, wc2);
+	let wx2 = tkx == p.kernel_w;
+	tkx = select(tkx, 0u, wx2);
+	tky += select(0u, 1u, wx2);
+	let tc2 = tci; let tx2 = tkx; let ty2 = tky;
+	let st3 = row0 + 3u * 1u < M;
+	tci += select(0u, 1u, st3);
+	let wc3 = tci == p.group_in;
+	tci = select(tci, 0u, wc3);
+	tkx += select(0u, 1u, wc3);
+	let wx3 = tkx == p.kernel_w;
+	tkx = select(tkx, 0u, wx3);
+	tky += select(0u, 1u, wx3);
+	let tc3 = tci; let tx3 = tkx; let ty3 = tky;
+	let st4 = row0 + 4u * 1u < M;
+	tci += select(0u, 1u, st4);
+	let wc4 = tci == p.group_in;
+	tci = select(tci, 0u, wc4);
+	tkx += select(0u, 1u, wc4);
+	let wx4 = tkx == p.kernel_w;
+	tkx = select(tkx, 0u, wx4);
+	tky += select(0u, 1u, wx4);
+	let tc4 = tci; let tx4 = tkx; let ty4 = tky;
+	let st5 = row0 + 5u * 1u < M;
+	tci += select(0u, 1u, st5);
+	let wc5 = tci == p.group_in;
+	tci = select(tci, 0u, wc5);
+	tkx += select(0u, 1u, wc5);
+	let wx5 = tkx == p.kernel_w;
+	tkx = select(tkx, 0u, wx5);
+	tky += select(0u, 1u, wx5);
+	let tc5 = tci; let tx5 = tkx; let ty5 = tky;
+	let st6 = row0 + 6u * 1u < M;
+	tci += select(0u, 1u, st6);
+	let wc6 = tci == p.group_in;
+	tci = select(tci, 0u, wc6);
+	tkx += select(0u, 1u, wc6);
+	let wx6 = tkx == p.kernel_w;
+	tkx = select(tkx, 0u, wx6);
+	tky += select(0u, 1u, wx6);
+	let tc6 = tci; let tx6 = tkx; let ty6 = tky;
+	let st7 = row0 + 7u * 1u < M;
+	tci += select(0u, 1u, st7);
+	let wc7 = tci == p.group_in;
+	tci = select(tci, 0u, wc7);
+	tkx += select(0u, 1u, wc7);
+	let wx7 = tkx == p.kernel_w;
+	tkx = select(tkx, 0u, wx7);
+	tky += select(0u, 1u, wx7);
+	let tc7 = tci; let tx7 = tkx; let ty7 = tky;
+	let ry0 = ty0 * p.dilation_h - p.pad_top;
+	let rx0 = tx0 * p.dilation_w - p.pad_left;
 	let rb0 = 0u;
-	let rc0 = g * p.group_in + m0 % p.group_in;
-	let m1 = min(row0 + 1u, M - 1u);
-	let ry1 = m1 / p.group_in / p.kernel_w * p.dilation_h - p.pad_top;
-	let rx1 = m1 / p.group_in % p.kernel_w * p.dilation_w - p.pad_left;
+	let rc0 = g * p.group_in + tc0;
+	let ry1 = ty1 * p.dilation_h - p.pad_top;
+	let rx1 = tx1 * p.dilation_w - p.pad_left;
 	let rb1 = 0u;
-	let rc1 = g * p.group_in + m1 % p.group_in;
-	let m2 = min(row0 + 2u, M - 1u);
-	let ry2 = m2 / p.group_in / p.kernel_w * p.dilation_h - p.pad_top;
-	let rx2 = m2 / p.group_in % p.kernel_w * p.dilation_w - p.pad_left;
+	let rc1 = g * p.group_in + tc1;
+	let ry2 = ty2 * p.dilation_h - p.pad_top;
+	let rx2 = tx2 * p.dilation_w - p.pad_left;
 	let rb2 = 0u;
-	let rc2 = g * p.group_in + m2 % p.group_in;
-	let m3 = min(row0 + 3u, M - 1u);
-	let ry3 = m3 / p.group_in / p.kernel_w * p.dilation_h - p.pad_top;
-	let rx3 = m3 / p.group_in % p.kernel_w * p.dilation_w - p.pad_left;
+	let rc2 = g * p.group_in + tc2;
+	let ry3 = ty3 * p.dilation_h - p.pad_top;
+	let rx3 = tx3 * p.dilation_w - p.pad_left;
 	let rb3 = 0u;
-	let rc3 = g * p.group_in + m3 % p.group_in;
-	let m4 = min(row0 + 4u, M - 1u);
-	let ry4 = m4 / p.group_in / p.kernel_w * p.dilation_h - p.pad_top;
-	let rx4 = m4 / p.group_in % p.kernel_w * p.dilation_w - p.pad_left;
+	let rc3 = g * p.group_in + tc3;
+	let ry4 = ty4 * p.dilation_h - p.pad_top;
+	let rx4 = tx4 * p.dilation_w - p.pad_left;
 	let rb4 = 0u;
-	let rc4 = g * p.group_in + m4 % p.group_in;
-	let m5 = min(row0 + 5u, M - 1u);
-	let ry5 = m5 / p.group_in / p.kernel_w * p.dilation_h - p.pad_top;
-	let rx5 = m5 / p.group_in % p.kernel_w * p.dilation_w - p.pad_left;
+	let rc4 = g * p.group_in + tc4;
+	let ry5 = ty5 * p.dilation_h - p.pad_top;
+	let rx5 = tx5 * p.dilation_w - p.pad_left;
 	let rb5 = 0u;
-	let rc5 = g * p.group_in + m5 % p.group_in;
-	let m6 = min(row0 + 6u, M - 1u);
-	let ry6 = m6 / p.group_in / p.kernel_w * p.dilation_h - p.pad_top;
-	let rx6 = m6 / p.group_in % p.kernel_w * p.dilation_w - p.pad_left;
+	let rc5 = g * p.group_in + tc5;
+	let ry6 = ty6 * p.dilation_h - p.pad_top;
+	let rx6 = tx6 * p.dilation_w - p.pad_left;
 	let rb6 = 0u;
-	let rc6 = g * p.group_in + m6 % p.group_in;
-	let m7 = min(row0 + 7u, M - 1u);
-	let ry7 = m7 / p.group_in / p.kernel_w * p.dilation_h - p.pad_top;
-	let rx7 = m7 / p.group_in % p.kernel_w * p.dilation_w - p.pad_left;
+	let rc6 = g * p.group_in + tc6;
+	let ry7 = ty7 * p.dilation_h - p.pad_top;
+	let rx7 = tx7 * p.dilation_w - p.pad_left;
 	let rb7 = 0u;
-	let rc7 = g * p.group_in + m7 % p.group_in;
+	let rc7 = g * p.group_in + tc7;
 	let c0 = min(col0 + 0u, N - 1u);
 	let c1 = min(col0 + 1u, N - 1u);
 	let c2 = min(col0 + 2u, N - 1u);
@@ -155,70 +217,102 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 	var s7_6 = 0.0;
 	var s7_7 = 0.0;
 	if (p.k_first > 0u) {
-		if (row0 + 0u < M && col0 + 0u < N) { s0_0 = c[out0 + (row0 + 0u) * cstride + g * N + col0 + 0u]; }
-		if (row0 + 0u < M && col0 + 1u < N) { s0_1 = c[out0 + (row0 + 0u) * cstride + g * N + col0 + 1u]; }
-		if (row0 + 0u < M && col0 + 2u < N) { s0_2 = c[out0 + (row0 + 0u) * cstride + g * N + col0 + 2u]; }
-		if (row0 + 0u < M && col0 + 3u < N) { s0_3 = c[out0 + (row0 + 0u) * cstride + g * N + col0 + 3u]; }
-		if (row0 + 0u < M && col0 + 4u < N) { s0_4 = c[out0 + (row0 + 0u) * cstride + g * N + col0 + 4u]; }
-		if (row0 + 0u < M && col0 + 5u < N) { s0_5 = c[out0 + (row0 + 0u) * cstride + g * N + col0 + 5u]; }
-		if (row0 + 0u < M && col0 + 6u < N) { s0_6 = c[out0 + (row0 + 0u) * cstride + g * N + col0 + 6u]; }
-		if (row0 + 0u < M && col0 + 7u < N) { s0_7 = c[out0 + (row0 + 0u) * cstride + g * N + col0 + 7u]; }
-		if (row0 + 1u < M && col0 + 0u < N) { s1_0 = c[out0 + (row0 + 1u) * cstride + g * N + col0 + 0u]; }
-		if (row0 + 1u < M && col0 + 1u < N) { s1_1 = c[out0 + (row0 + 1u) * cstride + g * N + col0 + 1u]; }
-		if (row0 + 1u < M && col0 + 2u < N) { s1_2 = c[out0 + (row0 + 1u) * cstride + g * N + col0 + 2u]; }
-		if (row0 + 1u < M && col0 + 3u < N) { s1_3 = c[out0 + (row0 + 1u) * cstride + g * N + col0 + 3u]; }
-		if (row0 + 1u < M && col0 + 4u < N) { s1_4 = c[out0 + (row0 + 1u) * cstride + g * N + col0 + 4u]; }
-		if (row0 + 1u < M && col0 + 5u < N) { s1_5 = c[out0 + (row0 + 1u) * cstride + g * N + col0 + 5u]; }
-		if (row0 + 1u < M && col0 + 6u < N) { s1_6 = c[out0 + (row0 + 1u) * cstride + g * N + col0 + 6u]; }
-		if (row0 + 1u < M && col0 + 7u < N) { s1_7 = c[out0 + (row0 + 1u) * cstride + g * N + col0 + 7u]; }
-		if (row0 + 2u < M && col0 + 0u < N) { s2_0 = c[out0 + (row0 + 2u) * cstride + g * N + col0 + 0u]; }
-		if (row0 + 2u < M && col0 + 1u < N) { s2_1 = c[out0 + (row0 + 2u) * cstride + g * N + col0 + 1u]; }
-		if (row0 + 2u < M && col0 + 2u < N) { s2_2 = c[out0 + (row0 + 2u) * cstride + g * N + col0 + 2u]; }
-		if (row0 + 2u < M && col0 + 3u < N) { s2_3 = c[out0 + (row0 + 2u) * cstride + g * N + col0 + 3u]; }
-		if (row0 + 2u < M && col0 + 4u < N) { s2_4 = c[out0 + (row0 + 2u) * cstride + g * N + col0 + 4u]; }
-		if (row0 + 2u < M && col0 + 5u < N) { s2_5 = c[out0 + (row0 + 2u) * cstride + g * N + col0 + 5u]; }
-		if (row0 + 2u < M && col0 + 6u < N) { s2_6 = c[out0 + (row0 + 2u) * cstride + g * N + col0 + 6u]; }
-		if (row0 + 2u < M && col0 + 7u < N) { s2_7 = c[out0 + (row0 + 2u) * cstride + g * N + col0 + 7u]; }
-		if (row0 + 3u < M && col0 + 0u < N) { s3_0 = c[out0 + (row0 + 3u) * cstride + g * N + col0 + 0u]; }
-		if (row0 + 3u < M && col0 + 1u < N) { s3_1 = c[out0 + (row0 + 3u) * cstride + g * N + col0 + 1u]; }
-		if (row0 + 3u < M && col0 + 2u < N) { s3_2 = c[out0 + (row0 + 3u) * cstride + g * N + col0 + 2u]; }
-		if (row0 + 3u < M && col0 + 3u < N) { s3_3 = c[out0 + (row0 + 3u) * cstride + g * N + col0 + 3u]; }
-		if (row0 + 3u < M && col0 + 4u < N) { s3_4 = c[out0 + (row0 + 3u) * cstride + g * N + col0 + 4u]; }
-		if (row0 + 3u < M && col0 + 5u < N) { s3_5 = c[out0 + (row0 + 3u) * cstride + g * N + col0 + 5u]; }
-		if (row0 + 3u < M && col0 + 6u < N) { s3_6 = c[out0 + (row0 + 3u) * cstride + g * N + col0 + 6u]; }
-		if (row0 + 3u < M && col0 + 7u < N) { s3_7 = c[out0 + (row0 + 3u) * cstride + g * N + col0 + 7u]; }
-		if (row0 + 4u < M && col0 + 0u < N) { s4_0 = c[out0 + (row0 + 4u) * cstride + g * N + col0 + 0u]; }
-		if (row0 + 4u < M && col0 + 1u < N) { s4_1 = c[out0 + (row0 + 4u) * cstride + g * N + col0 + 1u]; }
-		if (row0 + 4u < M && col0 + 2u < N) { s4_2 = c[out0 + (row0 + 4u) * cstride + g * N + col0 + 2u]; }
-		if (row0 + 4u < M && col0 + 3u < N) { s4_3 = c[out0 + (row0 + 4u) * cstride + g * N + col0 + 3u]; }
-		if (row0 + 4u < M && col0 + 4u < N) { s4_4 = c[out0 + (row0 + 4u) * cstride + g * N + col0 + 4u]; }
-		if (row0 + 4u < M && col0 + 5u < N) { s4_5 = c[out0 + (row0 + 4u) * cstride + g * N + col0 + 5u]; }
-		if (row0 + 4u < M && col0 + 6u < N) { s4_6 = c[out0 + (row0 + 4u) * cstride + g * N + col0 + 6u]; }
-		if (row0 + 4u < M && col0 + 7u < N) { s4_7 = c[out0 + (row0 + 4u) * cstride + g * N + col0 + 7u]; }
-		if (row0 + 5u < M && col0 + 0u < N) { s5_0 = c[out0 + (row0 + 5u) * cstride + g * N + col0 + 0u]; }
-		if (row0 + 5u < M && col0 + 1u < N) { s5_1 = c[out0 + (row0 + 5u) * cstride + g * N + col0 + 1u]; }
-		if (row0 + 5u < M && col0 + 2u < N) { s5_2 = c[out0 + (row0 + 5u) * cstride + g * N + col0 + 2u]; }
-		if (row0 + 5u < M && col0 + 3u < N) { s5_3 = c[out0 + (row0 + 5u) * cstride + g * N + col0 + 3u]; }
-		if (row0 + 5u < M && col0 + 4u < N) { s5_4 = c[out0 + (row0 + 5u) * cstride + g * N + col0 + 4u]; }
-		if (row0 + 5u < M && col0 + 5u < N) { s5_5 = c[out0 + (row0 + 5u) * cstride + g * N + col0 + 5u]; }
-		if (row0 + 5u < M && col0 + 6u < N) { s5_6 = c[out0 + (row0 + 5u) * cstride + g * N + col0 + 6u]; }
-		if (row0 + 5u < M && col0 + 7u < N) { s5_7 = c[out0 + (row0 + 5u) * cstride + g * N + col0 + 7u]; }
-		if (row0 + 6u < M && col0 + 0u < N) { s6_0 = c[out0 + (row0 + 6u) * cstride + g * N + col0 + 0u]; }
-		if (row0 + 6u < M && col0 + 1u < N) { s6_1 = c[out0 + (row0 + 6u) * cstride + g * N + col0 + 1u]; }
-		if (row0 + 6u < M && col0 + 2u < N) { s6_2 = c[out0 + (row0 + 6u) * cstride + g * N + col0 + 2u]; }
-		if (row0 + 6u < M && col0 + 3u < N) { s6_3 = c[out0 + (row0 + 6u) * cstride + g * N + col0 + 3u]; }
-		if (row0 + 6u < M && col0 + 4u < N) { s6_4 = c[out0 + (row0 + 6u) * cstride + g * N + col0 + 4u]; }
-		if (row0 + 6u < M && col0 + 5u < N) { s6_5 = c[out0 + (row0 + 6u) * cstride + g * N + col0 + 5u]; }
-		if (row0 + 6u < M && col0 + 6u < N) { s6_6 = c[out0 + (row0 + 6u) * cstride + g * N + col0 + 6u]; }
-		if (row0 + 6u < M && col0 + 7u < N) { s6_7 = c[out0 + (row0 + 6u) * cstride + g * N + col0 + 7u]; }
-		if (row0 + 7u < M && col0 + 0u < N) { s7_0 = c[out0 + (row0 + 7u) * cstride + g * N + col0 + 0u]; }
-		if (row0 + 7u < M && col0 + 1u < N) { s7_1 = c[out0 + (row0 + 7u) * cstride + g * N + col0 + 1u]; }
-		if (row0 + 7u < M && col0 + 2u < N) { s7_2 = c[out0 + (row0 + 7u) * cstride + g * N + col0 + 2u]; }
-		if (row0 + 7u < M && col0 + 3u < N) { s7_3 = c[out0 + (row0 + 7u) * cstride + g * N + col0 + 3u]; }
-		if (row0 + 7u < M && col0 + 4u < N) { s7_4 = c[out0 + (row0 + 7u) * cstride + g * N + col0 + 4u]; }
-		if (row0 + 7u < M && col0 + 5u < N) { s7_5 = c[out0 + (row0 + 7u) * cstride + g * N + col0 + 5u]; }
-		if (row0 + 7u < M && col0 + 6u < N) { s7_6 = c[out0 + (row0 + 7u) * cstride + g * N + col0 + 6u]; }
-		if (row0 + 7u < M && col0 + 7u < N) { s7_7 = c[out0 + (row0 + 7u) * cstride + g * N + col0 + 7u]; }
+		if (row0 + 0u < M && col0 < N) {
+			let v0 = c[(out0 + (row0 + 0u) * cstride + g * N + col0) / 4u + 0u];
+			s0_0 = v0.x;
+			s0_1 = v0.y;
+			s0_2 = v0.z;
+			s0_3 = v0.w;
+			let v1 = c[(out0 + (row0 + 0u) * cstride + g * N + col0) / 4u + 1u];
+			s0_4 = v1.x;
+			s0_5 = v1.y;
+			s0_6 = v1.z;
+			s0_7 = v1.w;
+		}
+		if (row0 + 1u < M && col0 < N) {
+			let v0 = c[(out0 + (row0 + 1u) * cstride + g * N + col0) / 4u + 0u];
+			s1_0 = v0.x;
+			s1_1 = v0.y;
+			s1_2 = v0.z;
+			s1_3 = v0.w;
+			let v1 = c[(out0 + (row0 + 1u) * cstride + g * N + col0) / 4u + 1u];
+			s1_4 = v1.x;
+			s1_5 = v1.y;
+			s1_6 = v1.z;
+			s1_7 = v1.w;
+		}
+		if (row0 + 2u < M && col0 < N) {
+			let v0 = c[(out0 + (row0 + 2u) * cstride + g * N + col0) / 4u + 0u];
+			s2_0 = v0.x;
+			s2_1 = v0.y;
+			s2_2 = v0.z;
+			s2_3 = v0.w;
+			let v1 = c[(out0 + (row0 + 2u) * cstride + g * N + col0) / 4u + 1u];
+			s2_4 = v1.x;
+			s2_5 = v1.y;
+			s2_6 = v1.z;
+			s2_7 = v1.w;
+		}
+		if (row0 + 3u < M && col0 < N) {
+			let v0 = c[(out0 + (row0 + 3u) * cstride + g * N + col0) / 4u + 0u];
+			s3_0 = v0.x;
+			s3_1 = v0.y;
+			s3_2 = v0.z;
+			s3_3 = v0.w;
+			let v1 = c[(out0 + (row0 + 3u) * cstride + g * N + col0) / 4u + 1u];
+			s3_4 = v1.x;
+			s3_5 = v1.y;
+			s3_6 = v1.z;
+			s3_7 = v1.w;
+		}
+		if (row0 + 4u < M && col0 < N) {
+			let v0 = c[(out0 + (row0 + 4u) * cstride + g * N + col0) / 4u + 0u];
+			s4_0 = v0.x;
+			s4_1 = v0.y;
+			s4_2 = v0.z;
+			s4_3 = v0.w;
+			let v1 = c[(out0 + (row0 + 4u) * cstride + g * N + col0) / 4u + 1u];
+			s4_4 = v1.x;
+			s4_5 = v1.y;
+			s4_6 = v1.z;
+			s4_7 = v1.w;
+		}
+		if (row0 + 5u < M && col0 < N) {
+			let v0 = c[(out0 + (row0 + 5u) * cstride + g * N + col0) / 4u + 0u];
+			s5_0 = v0.x;
+			s5_1 = v0.y;
+			s5_2 = v0.z;
+			s5_3 = v0.w;
+			let v1 = c[(out0 + (row0 + 5u) * cstride + g * N + col0) / 4u + 1u];
+			s5_4 = v1.x;
+			s5_5 = v1.y;
+			s5_6 = v1.z;
+			s5_7 = v1.w;
+		}
+		if (row0 + 6u < M && col0 < N) {
+			let v0 = c[(out0 + (row0 + 6u) * cstride + g * N + col0) / 4u + 0u];
+			s6_0 = v0.x;
+			s6_1 = v0.y;
+			s6_2 = v0.z;
+			s6_3 = v0.w;
+			let v1 = c[(out0 + (row0 + 6u) * cstride + g * N + col0) / 4u + 1u];
+			s6_4 = v1.x;
+			s6_5 = v1.y;
+			s6_6 = v1.z;
+			s6_7 = v1.w;
+		}
+		if (row0 + 7u < M && col0 < N) {
+			let v0 = c[(out0 + (row0 + 7u) * cstride + g * N + col0) / 4u + 0u];
+			s7_0 = v0.x;
+			s7_1 = v0.y;
+			s7_2 = v0.z;
+			s7_3 = v0.w;
+			let v1 = c[(out0 + (row0 + 7u) * cstride + g * N + col0) / 4u + 1u];
+			s7_4 = v1.x;
+			s7_5 = v1.y;
+			s7_6 = v1.z;
+			s7_7 = v1.w;
+		}
 	}
 	let lim0 = p.out_w; let lim1 = p.out_h;
 	var k0 = k_first % lim0;
@@ -344,68 +438,36 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 		k1 = select(k1, 0u, wrap1);
 		k2 += select(0u, 1u, wrap1);
 	}
-	if (row0 + 0u < M && col0 + 0u < N) { c[out0 + (row0 + 0u) * cstride + g * N + col0 + 0u] = s0_0; }
-	if (row0 + 0u < M && col0 + 1u < N) { c[out0 + (row0 + 0u) * cstride + g * N + col0 + 1u] = s0_1; }
-	if (row0 + 0u < M && col0 + 2u < N) { c[out0 + (row0 + 0u) * cstride + g * N + col0 + 2u] = s0_2; }
-	if (row0 + 0u < M && col0 + 3u < N) { c[out0 + (row0 + 0u) * cstride + g * N + col0 + 3u] = s0_3; }
-	if (row0 + 0u < M && col0 + 4u < N) { c[out0 + (row0 + 0u) * cstride + g * N + col0 + 4u] = s0_4; }
-	if (row0 + 0u < M && col0 + 5u < N) { c[out0 + (row0 + 0u) * cstride + g * N + col0 + 5u] = s0_5; }
-	if (row0 + 0u < M && col0 + 6u < N) { c[out0 + (row0 + 0u) * cstride + g * N + col0 + 6u] = s0_6; }
-	if (row0 + 0u < M && col0 + 7u < N) { c[out0 + (row0 + 0u) * cstride + g * N + col0 + 7u] = s0_7; }
-	if (row0 + 1u < M && col0 + 0u < N) { c[out0 + (row0 + 1u) * cstride + g * N + col0 + 0u] = s1_0; }
-	if (row0 + 1u < M && col0 + 1u < N) { c[out0 + (row0 + 1u) * cstride + g * N + col0 + 1u] = s1_1; }
-	if (row0 + 1u < M && col0 + 2u < N) { c[out0 + (row0 + 1u) * cstride + g * N + col0 + 2u] = s1_2; }
-	if (row0 + 1u < M && col0 + 3u < N) { c[out0 + (row0 + 1u) * cstride + g * N + col0 + 3u] = s1_3; }
-	if (row0 + 1u < M && col0 + 4u < N) { c[out0 + (row0 + 1u) * cstride + g * N + col0 + 4u] = s1_4; }
-	if (row0 + 1u < M && col0 + 5u < N) { c[out0 + (row0 + 1u) * cstride + g * N + col0 + 5u] = s1_5; }
-	if (row0 + 1u < M && col0 + 6u < N) { c[out0 + (row0 + 1u) * cstride + g * N + col0 + 6u] = s1_6; }
-	if (row0 + 1u < M && col0 + 7u < N) { c[out0 + (row0 + 1u) * cstride + g * N + col0 + 7u] = s1_7; }
-	if (row0 + 2u < M && col0 + 0u < N) { c[out0 + (row0 + 2u) * cstride + g * N + col0 + 0u] = s2_0; }
-	if (row0 + 2u < M && col0 + 1u < N) { c[out0 + (row0 + 2u) * cstride + g * N + col0 + 1u] = s2_1; }
-	if (row0 + 2u < M && col0 + 2u < N) { c[out0 + (row0 + 2u) * cstride + g * N + col0 + 2u] = s2_2; }
-	if (row0 + 2u < M && col0 + 3u < N) { c[out0 + (row0 + 2u) * cstride + g * N + col0 + 3u] = s2_3; }
-	if (row0 + 2u < M && col0 + 4u < N) { c[out0 + (row0 + 2u) * cstride + g * N + col0 + 4u] = s2_4; }
-	if (row0 + 2u < M && col0 + 5u < N) { c[out0 + (row0 + 2u) * cstride + g * N + col0 + 5u] = s2_5; }
-	if (row0 + 2u < M && col0 + 6u < N) { c[out0 + (row0 + 2u) * cstride + g * N + col0 + 6u] = s2_6; }
-	if (row0 + 2u < M && col0 + 7u < N) { c[out0 + (row0 + 2u) * cstride + g * N + col0 + 7u] = s2_7; }
-	if (row0 + 3u < M && col0 + 0u < N) { c[out0 + (row0 + 3u) * cstride + g * N + col0 + 0u] = s3_0; }
-	if (row0 + 3u < M && col0 + 1u < N) { c[out0 + (row0 + 3u) * cstride + g * N + col0 + 1u] = s3_1; }
-	if (row0 + 3u < M && col0 + 2u < N) { c[out0 + (row0 + 3u) * cstride + g * N + col0 + 2u] = s3_2; }
-	if (row0 + 3u < M && col0 + 3u < N) { c[out0 + (row0 + 3u) * cstride + g * N + col0 + 3u] = s3_3; }
-	if (row0 + 3u < M && col0 + 4u < N) { c[out0 + (row0 + 3u) * cstride + g * N + col0 + 4u] = s3_4; }
-	if (row0 + 3u < M && col0 + 5u < N) { c[out0 + (row0 + 3u) * cstride + g * N + col0 + 5u] = s3_5; }
-	if (row0 + 3u < M && col0 + 6u < N) { c[out0 + (row0 + 3u) * cstride + g * N + col0 + 6u] = s3_6; }
-	if (row0 + 3u < M && col0 + 7u < N) { c[out0 + (row0 + 3u) * cstride + g * N + col0 + 7u] = s3_7; }
-	if (row0 + 4u < M && col0 + 0u < N) { c[out0 + (row0 + 4u) * cstride + g * N + col0 + 0u] = s4_0; }
-	if (row0 + 4u < M && col0 + 1u < N) { c[out0 + (row0 + 4u) * cstride + g * N + col0 + 1u] = s4_1; }
-	if (row0 + 4u < M && col0 + 2u < N) { c[out0 + (row0 + 4u) * cstride + g * N + col0 + 2u] = s4_2; }
-	if (row0 + 4u < M && col0 + 3u < N) { c[out0 + (row0 + 4u) * cstride + g * N + col0 + 3u] = s4_3; }
-	if (row0 + 4u < M && col0 + 4u < N) { c[out0 + (row0 + 4u) * cstride + g * N + col0 + 4u] = s4_4; }
-	if (row0 + 4u < M && col0 + 5u < N) { c[out0 + (row0 + 4u) * cstride + g * N + col0 + 5u] = s4_5; }
-	if (row0 + 4u < M && col0 + 6u < N) { c[out0 + (row0 + 4u) * cstride + g * N + col0 + 6u] = s4_6; }
-	if (row0 + 4u < M && col0 + 7u < N) { c[out0 + (row0 + 4u) * cstride + g * N + col0 + 7u] = s4_7; }
-	if (row0 + 5u < M && col0 + 0u < N) { c[out0 + (row0 + 5u) * cstride + g * N + col0 + 0u] = s5_0; }
-	if (row0 + 5u < M && col0 + 1u < N) { c[out0 + (row0 + 5u) * cstride + g * N + col0 + 1u] = s5_1; }
-	if (row0 + 5u < M && col0 + 2u < N) { c[out0 + (row0 + 5u) * cstride + g * N + col0 + 2u] = s5_2; }
-	if (row0 + 5u < M && col0 + 3u < N) { c[out0 + (row0 + 5u) * cstride + g * N + col0 + 3u] = s5_3; }
-	if (row0 + 5u < M && col0 + 4u < N) { c[out0 + (row0 + 5u) * cstride + g * N + col0 + 4u] = s5_4; }
-	if (row0 + 5u < M && col0 + 5u < N) { c[out0 + (row0 + 5u) * cstride + g * N + col0 + 5u] = s5_5; }
-	if (row0 + 5u < M && col0 + 6u < N) { c[out0 + (row0 + 5u) * cstride + g * N + col0 + 6u] = s5_6; }
-	if (row0 + 5u < M && col0 + 7u < N) { c[out0 + (row0 + 5u) * cstride + g * N + col0 + 7u] = s5_7; }
-	if (row0 + 6u < M && col0 + 0u < N) { c[out0 + (row0 + 6u) * cstride + g * N + col0 + 0u] = s6_0; }
-	if (row0 + 6u < M && col0 + 1u < N) { c[out0 + (row0 + 6u) * cstride + g * N + col0 + 1u] = s6_1; }
-	if (row0 + 6u < M && col0 + 2u < N) { c[out0 + (row0 + 6u) * cstride + g * N + col0 + 2u] = s6_2; }
-	if (row0 + 6u < M && col0 + 3u < N) { c[out0 + (row0 + 6u) * cstride + g * N + col0 + 3u] = s6_3; }
-	if (row0 + 6u < M && col0 + 4u < N) { c[out0 + (row0 + 6u) * cstride + g * N + col0 + 4u] = s6_4; }
-	if (row0 + 6u < M && col0 + 5u < N) { c[out0 + (row0 + 6u) * cstride + g * N + col0 + 5u] = s6_5; }
-	if (row0 + 6u < M && col0 + 6u < N) { c[out0 + (row0 + 6u) * cstride + g * N + col0 + 6u] = s6_6; }
-	if (row0 + 6u < M && col0 + 7u < N) { c[out0 + (row0 + 6u) * cstride + g * N + col0 + 7u] = s6_7; }
-	if (row0 + 7u < M && col0 + 0u < N) { c[out0 + (row0 + 7u) * cstride + g * N + col0 + 0u] = s7_0; }
-	if (row0 + 7u < M && col0 + 1u < N) { c[out0 + (row0 + 7u) * cstride + g * N + col0 + 1u] = s7_1; }
-	if (row0 + 7u < M && col0 + 2u < N) { c[out0 + (row0 + 7u) * cstride + g * N + col0 + 2u] = s7_2; }
-	if (row0 + 7u < M && col0 + 3u < N) { c[out0 + (row0 + 7u) * cstride + g * N + col0 + 3u] = s7_3; }
-	if (row0 + 7u < M && col0 + 4u < N) { c[out0 + (row0 + 7u) * cstride + g * N + col0 + 4u] = s7_4; }
-	if (row0 + 7u < M && col0 + 5u < N) { c[out0 + (row0 + 7u) * cstride + g * N + col0 + 5u] = s7_5; }
-	if (row0 + 7u < M && col0 + 6u < N) { c[out0 + (row0 + 7u) * cstride + g * N + col0 + 6u] = s7_6; }
-	if (row0 + 7u < M && col0 + 7u < N) { c[out0 + (row0 + 7u) * cstride + g * N + col0 + 7u] = s7_7; }
+	if (row0 + 0u < M && col0 < N) {
+		c[(out0 + (row0 + 0u) * cstride + g * N + col0) / 4u + 0u] = vec4<f32>(s0_0, s0_1, s0_2, s0_3);
+		c[(out0 + (row0 + 0u) * cstride + g * N + col0) / 4u + 1u] = vec4<f32>(s0_4, s0_5, s0_6, s0_7);
+	}
+	if (row0 + 1u < M && col0 < N) {
+		c[(out0 + (row0 + 1u) * cstride + g * N + col0) / 4u + 0u] = vec4<f32>(s1_0, s1_1, s1_2, s1_3);
+		c[(out0 + (row0 + 1u) * cstride + g * N + col0) / 4u + 1u] = vec4<f32>(s1_4, s1_5, s1_6, s1_7);
+	}
+	if (row0 + 2u < M && col0 < N) {
+		c[(out0 + (row0 + 2u) * cstride + g * N + col0) / 4u + 0u] = vec4<f32>(s2_0, s2_1, s2_2, s2_3);
+		c[(out0 + (row0 + 2u) * cstride + g * N + col0) / 4u + 1u] = vec4<f32>(s2_4, s2_5, s2_6, s2_7);
+	}
+	if (row0 + 3u < M && col0 < N) {
+		c[(out0 + (row0 + 3u) * cstride + g * N + col0) / 4u + 0u] = vec4<f32>(s3_0, s3_1, s3_2, s3_3);
+		c[(out0 + (row0 + 3u) * cstride + g * N + col0) / 4u + 1u] = vec4<f32>(s3_4, s3_5, s3_6, s3_7);
+	}
+	if (row0 + 4u < M && col0 < N) {
+		c[(out0 + (row0 + 4u) * cstride + g * N + col0) / 4u + 0u] = vec4<f32>(s4_0, s4_1, s4_2, s4_3);
+		c[(out0 + (row0 + 4u) * cstride + g * N + col0) / 4u + 1u] = vec4<f32>(s4_4, s4_5, s4_6, s4_7);
+	}
+	if (row0 + 5u < M && col0 < N) {
+		c[(out0 + (row0 + 5u) * cstride + g * N + col0) / 4u + 0u] = vec4<f32>(s5_0, s5_1, s5_2, s5_3);
+		c[(out0 + (row0 + 5u) * cstride + g * N + col0) / 4u + 1u] = vec4<f32>(s5_4, s5_5, s5_6, s5_7);
+	}
+	if (row0 + 6u < M && col0 < N) {
+		c[(out0 + (row0 + 6u) * cstride + g * N + col0) / 4u + 0u] = vec4<f32>(s6_0, s6_1, s6_2, s6_3);
+		c[(out0 + (row0 + 6u) * cstride + g * N + col0) / 4u + 1u] = vec4<f32>(s6_4, s6_5, s6_6, s6_7);
+	}
+	if (row0 + 7u < M && col0 < N) {
+		c[(out0 + (row0 + 7u) * cstride + g * N + col0) / 4u + 0u] = vec4<f32>(s7_0, s7_1, s7_2, s7_3);
+		c[(out0 + (row0 + 7u) * cstride + g * N + col0) / 4u + 1u] = vec4<f32>(s7_4, s7_5, s7_6, s7_7);
+	}
 }

@@ -1,3 +1,4 @@
+
 struct Params {
 	in_h: u32,
 	in_w: u32,
@@ -30,8 +31,9 @@ struct Params {
 @group(0) @binding(1) var<storage, read> bm: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> c: array<vec4<f32>>;
 @group(0) @binding(3) var<uniform> p: Params;
-@compute @workgroup_size(2, 8)
-fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+@compute @workgroup_size(16)
+fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+	let lx = li % 2u; let ly = li / 2u;
 	let M = p.m; let N4 = p.n / 4u;
 	let z = w.z + p.first_group;
 	let g = z % p.groups;
@@ -39,8 +41,8 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 	let k_first = p.k_first + slice * p.k_slice;
 	let k_end = min(p.k_end + slice * p.k_slice, p.k);
 	let out0 = slice * (p.slice_size / 4u);
-	let row0 = ((w.y + p.first_row) * 8u + l.y) * 16u;
-	let cb0 = ((w.x + p.first_col) * 2u + l.x) * 2u;
+	let row0 = ((w.y + p.first_row) * 8u + ly) * 16u;
+	let cb0 = ((w.x + p.first_col) * 2u + lx) * 2u;
 	let C4 = p.in_c / 4u; let O4 = p.out_c / 4u;
 	let cs = O4;
 	let bc0 = g * N4 + min(cb0 + 0u, N4 - 1u);
@@ -111,22 +113,50 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 		if (row0 + 15u < M && cb0 + 0u < N4) { s15_0 = c[out0 + (row0 + 15u) * cs + bc0]; }
 		if (row0 + 15u < M && cb0 + 1u < N4) { s15_1 = c[out0 + (row0 + 15u) * cs + bc1]; }
 	}
-	let m0 = min(row0 + 0u, M - 4u);
-	let ry0 = m0 / p.group_in / p.kernel_w * p.dilation_h - p.pad_top;
-	let rx0 = m0 / p.group_in % p.kernel_w * p.dilation_w - p.pad_left;
-	let rc0 = (g * p.group_in + m0 % p.group_in) / 4u;
-	let m1 = min(row0 + 4u, M - 4u);
-	let ry1 = m1 / p.group_in / p.kernel_w * p.dilation_h - p.pad_top;
-	let rx1 = m1 / p.group_in % p.kernel_w * p.dilation_w - p.pad_left;
-	let rc1 = (g * p.group_in + m1 % p.group_in) / 4u;
-	let m2 = min(row0 + 8u, M - 4u);
-	let ry2 = m2 / p.group_in / p.kernel_w * p.dilation_h - p.pad_top;
-	let rx2 = m2 / p.group_in % p.kernel_w * p.dilation_w - p.pad_left;
-	let rc2 = (g * p.group_in + m2 % p.group_in) / 4u;
-	let m3 = min(row0 + 12u, M - 4u);
-	let ry3 = m3 / p.group_in / p.kernel_w * p.dilation_h - p.pad_top;
-	let rx3 = m3 / p.group_in % p.kernel_w * p.dilation_w - p.pad_left;
-	let rc3 = (g * p.group_in + m3 % p.group_in) / 4u;
+	let m0 = min(row0, M - 4u);
+	var tci = m0 % p.group_in;
+	var tkx = m0 / p.group_in % p.kernel_w;
+	var tky = m0 / p.group_in / p.kernel_w;
+	let tc0 = tci; let tx0 = tkx; let ty0 = tky;
+	let st1 = row0 + 1u * 4u < M;
+	tci += select(0u, 4u, st1);
+	let wc1 = tci == p.group_in;
+	tci = select(tci, 0u, wc1);
+	tkx += select(0u, 1u, wc1);
+	let wx1 = tkx == p.kernel_w;
+	tkx = select(tkx, 0u, wx1);
+	tky += select(0u, 1u, wx1);
+	let tc1 = tci; let tx1 = tkx; let ty1 = tky;
+	let st2 = row0 + 2u * 4u < M;
+	tci += select(0u, 4u, st2);
+	let wc2 = tci == p.group_in;
+	tci = select(tci, 0u, wc2);
+	tkx += select(0u, 1u, wc2);
+	let wx2 = tkx == p.kernel_w;
+	tkx = select(tkx, 0u, wx2);
+	tky += select(0u, 1u, wx2);
+	let tc2 = tci; let tx2 = tkx; let ty2 = tky;
+	let st3 = row0 + 3u * 4u < M;
+	tci += select(0u, 4u, st3);
+	let wc3 = tci == p.group_in;
+	tci = select(tci, 0u, wc3);
+	tkx += select(0u, 1u, wc3);
+	let wx3 = tkx == p.kernel_w;
+	tkx = select(tkx, 0u, wx3);
+	tky += select(0u, 1u, wx3);
+	let tc3 = tci; let tx3 = tkx; let ty3 = tky;
+	let ry0 = ty0 * p.dilation_h - p.pad_top;
+	let rx0 = tx0 * p.dilation_w - p.pad_left;
+	let rc0 = (g * p.group_in + tc0) / 4u;
+	let ry1 = ty1 * p.dilation_h - p.pad_top;
+	let rx1 = tx1 * p.dilation_w - p.pad_left;
+	let rc1 = (g * p.group_in + tc1) / 4u;
+	let ry2 = ty2 * p.dilation_h - p.pad_top;
+	let rx2 = tx2 * p.dilation_w - p.pad_left;
+	let rc2 = (g * p.group_in + tc2) / 4u;
+	let ry3 = ty3 * p.dilation_h - p.pad_top;
+	let rx3 = tx3 * p.dilation_w - p.pad_left;
+	let rc3 = (g * p.group_in + tc3) / 4u;
 	let lim0 = p.out_w; let lim1 = p.out_h;
 	var k0 = k_first % lim0;
 	var k1 = k_first / lim0 % lim1;

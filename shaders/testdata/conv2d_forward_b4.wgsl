@@ -1,3 +1,4 @@
+
 struct Params {
 	in_h: u32,
 	in_w: u32,
@@ -28,56 +29,116 @@ struct Params {
 }
 @group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read> bm: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read_write> c: array<f32>;
+@group(0) @binding(2) var<storage, read_write> c: array<vec4<f32>>;
 @group(0) @binding(3) var<uniform> p: Params;
-@compute @workgroup_size(8, 8)
-fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+	let lx = li % 8u; let ly = li / 8u;
 	let M = p.m; let N = p.n;
 	let g = w.z + p.first_group;
 	let k_first = p.k_first; let k_end = p.k_end; let out0 = 0u;
-	let row0 = ((w.y + p.first_row) * 8u + l.y) * 8u;
-	let col0 = ((w.x + p.first_col) * 8u + l.x) * 8u;
+	let row0 = ((w.y + p.first_row) * 8u + ly) * 8u;
+	let col0 = ((w.x + p.first_col) * 8u + lx) * 8u;
 	let cstride = p.out_c;
-	let pixels = p.out_h * p.out_w;
-	let m0 = min(row0 + 0u, M - 1u);
-	let ry0 = (m0 % pixels) / p.out_w * p.stride_h - p.pad_top;
-	let rx0 = (m0 % pixels) % p.out_w * p.stride_w - p.pad_left;
-	let rb0 = m0 / pixels * p.in_h;
+	let m0 = min(row0, M - 1u);
+	var cx = m0 % p.out_w;
+	var cy = m0 / p.out_w % p.out_h;
+	var cn = m0 / p.out_w / p.out_h;
+	let px0 = cx; let py0 = cy; let pn0 = cn;
+	let st1 = row0 + 1u < M;
+	cx += select(0u, 1u, st1);
+	let wx1 = cx == p.out_w;
+	cx = select(cx, 0u, wx1);
+	cy += select(0u, 1u, wx1);
+	let wy1 = cy == p.out_h;
+	cy = select(cy, 0u, wy1);
+	cn += select(0u, 1u, wy1);
+	let px1 = cx; let py1 = cy; let pn1 = cn;
+	let st2 = row0 + 2u < M;
+	cx += select(0u, 1u, st2);
+	let wx2 = cx == p.out_w;
+	cx = select(cx, 0u, wx2);
+	cy += select(0u, 1u, wx2);
+	let wy2 = cy == p.out_h;
+	cy = select(cy, 0u, wy2);
+	cn += select(0u, 1u, wy2);
+	let px2 = cx; let py2 = cy; let pn2 = cn;
+	let st3 = row0 + 3u < M;
+	cx += select(0u, 1u, st3);
+	let wx3 = cx == p.out_w;
+	cx = select(cx, 0u, wx3);
+	cy += select(0u, 1u, wx3);
+	let wy3 = cy == p.out_h;
+	cy = select(cy, 0u, wy3);
+	cn += select(0u, 1u, wy3);
+	let px3 = cx; let py3 = cy; let pn3 = cn;
+	let st4 = row0 + 4u < M;
+	cx += select(0u, 1u, st4);
+	let wx4 = cx == p.out_w;
+	cx = select(cx, 0u, wx4);
+	cy += select(0u, 1u, wx4);
+	let wy4 = cy == p.out_h;
+	cy = select(cy, 0u, wy4);
+	cn += select(0u, 1u, wy4);
+	let px4 = cx; let py4 = cy; let pn4 = cn;
+	let st5 = row0 + 5u < M;
+	cx += select(0u, 1u, st5);
+	let wx5 = cx == p.out_w;
+	cx = select(cx, 0u, wx5);
+	cy += select(0u, 1u, wx5);
+	let wy5 = cy == p.out_h;
+	cy = select(cy, 0u, wy5);
+	cn += select(0u, 1u, wy5);
+	let px5 = cx; let py5 = cy; let pn5 = cn;
+	let st6 = row0 + 6u < M;
+	cx += select(0u, 1u, st6);
+	let wx6 = cx == p.out_w;
+	cx = select(cx, 0u, wx6);
+	cy += select(0u, 1u, wx6);
+	let wy6 = cy == p.out_h;
+	cy = select(cy, 0u, wy6);
+	cn += select(0u, 1u, wy6);
+	let px6 = cx; let py6 = cy; let pn6 = cn;
+	let st7 = row0 + 7u < M;
+	cx += select(0u, 1u, st7);
+	let wx7 = cx == p.out_w;
+	cx = select(cx, 0u, wx7);
+	cy += select(0u, 1u, wx7);
+	let wy7 = cy == p.out_h;
+	cy = select(cy, 0u, wy7);
+	cn += select(0u, 1u, wy7);
+	let px7 = cx; let py7 = cy; let pn7 = cn;
+	let ry0 = py0 * p.stride_h - p.pad_top;
+	let rx0 = px0 * p.stride_w - p.pad_left;
+	let rb0 = pn0 * p.in_h;
 	let rc0 = g * p.group_in;
-	let m1 = min(row0 + 1u, M - 1u);
-	let ry1 = (m1 % pixels) / p.out_w * p.stride_h - p.pad_top;
-	let rx1 = (m1 % pixels) % p.out_w * p.stride_w - p.pad_left;
-	let rb1 = m1 / pixels * p.in_h;
+	let ry1 = py1 * p.stride_h - p.pad_top;
+	let rx1 = px1 * p.stride_w - p.pad_left;
+	let rb1 = pn1 * p.in_h;
 	let rc1 = g * p.group_in;
-	let m2 = min(row0 + 2u, M - 1u);
-	let ry2 = (m2 % pixels) / p.out_w * p.stride_h - p.pad_top;
-	let rx2 = (m2 % pixels) % p.out_w * p.stride_w - p.pad_left;
-	let rb2 = m2 / pixels * p.in_h;
+	let ry2 = py2 * p.stride_h - p.pad_top;
+	let rx2 = px2 * p.stride_w - p.pad_left;
+	let rb2 = pn2 * p.in_h;
 	let rc2 = g * p.group_in;
-	let m3 = min(row0 + 3u, M - 1u);
-	let ry3 = (m3 % pixels) / p.out_w * p.stride_h - p.pad_top;
-	let rx3 = (m3 % pixels) % p.out_w * p.stride_w - p.pad_left;
-	let rb3 = m3 / pixels * p.in_h;
+	let ry3 = py3 * p.stride_h - p.pad_top;
+	let rx3 = px3 * p.stride_w - p.pad_left;
+	let rb3 = pn3 * p.in_h;
 	let rc3 = g * p.group_in;
-	let m4 = min(row0 + 4u, M - 1u);
-	let ry4 = (m4 % pixels) / p.out_w * p.stride_h - p.pad_top;
-	let rx4 = (m4 % pixels) % p.out_w * p.stride_w - p.pad_left;
-	let rb4 = m4 / pixels * p.in_h;
+	let ry4 = py4 * p.stride_h - p.pad_top;
+	let rx4 = px4 * p.stride_w - p.pad_left;
+	let rb4 = pn4 * p.in_h;
 	let rc4 = g * p.group_in;
-	let m5 = min(row0 + 5u, M - 1u);
-	let ry5 = (m5 % pixels) / p.out_w * p.stride_h - p.pad_top;
-	let rx5 = (m5 % pixels) % p.out_w * p.stride_w - p.pad_left;
-	let rb5 = m5 / pixels * p.in_h;
+	let ry5 = py5 * p.stride_h - p.pad_top;
+	let rx5 = px5 * p.stride_w - p.pad_left;
+	let rb5 = pn5 * p.in_h;
 	let rc5 = g * p.group_in;
-	let m6 = min(row0 + 6u, M - 1u);
-	let ry6 = (m6 % pixels) / p.out_w * p.stride_h - p.pad_top;
-	let rx6 = (m6 % pixels) % p.out_w * p.stride_w - p.pad_left;
-	let rb6 = m6 / pixels * p.in_h;
+	let ry6 = py6 * p.stride_h - p.pad_top;
+	let rx6 = px6 * p.stride_w - p.pad_left;
+	let rb6 = pn6 * p.in_h;
 	let rc6 = g * p.group_in;
-	let m7 = min(row0 + 7u, M - 1u);
-	let ry7 = (m7 % pixels) / p.out_w * p.stride_h - p.pad_top;
-	let rx7 = (m7 % pixels) % p.out_w * p.stride_w - p.pad_left;
-	let rb7 = m7 / pixels * p.in_h;
+	let ry7 = py7 * p.stride_h - p.pad_top;
+	let rx7 = px7 * p.stride_w - p.pad_left;
+	let rb7 = pn7 * p.in_h;
 	let rc7 = g * p.group_in;
 	let c0 = min(col0 + 0u, N - 1u);
 	let c1 = min(col0 + 1u, N - 1u);
@@ -152,70 +213,102 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 	var s7_6 = 0.0;
 	var s7_7 = 0.0;
 	if (p.k_first > 0u) {
-		if (row0 + 0u < M && col0 + 0u < N) { s0_0 = c[out0 + (row0 + 0u) * cstride + g * N + col0 + 0u]; }
-		if (row0 + 0u < M && col0 + 1u < N) { s0_1 = c[out0 + (row0 + 0u) * cstride + g * N + col0 + 1u]; }
-		if (row0 + 0u < M && col0 + 2u < N) { s0_2 = c[out0 + (row0 + 0u) * cstride + g * N + col0 + 2u]; }
-		if (row0 + 0u < M && col0 + 3u < N) { s0_3 = c[out0 + (row0 + 0u) * cstride + g * N + col0 + 3u]; }
-		if (row0 + 0u < M && col0 + 4u < N) { s0_4 = c[out0 + (row0 + 0u) * cstride + g * N + col0 + 4u]; }
-		if (row0 + 0u < M && col0 + 5u < N) { s0_5 = c[out0 + (row0 + 0u) * cstride + g * N + col0 + 5u]; }
-		if (row0 + 0u < M && col0 + 6u < N) { s0_6 = c[out0 + (row0 + 0u) * cstride + g * N + col0 + 6u]; }
-		if (row0 + 0u < M && col0 + 7u < N) { s0_7 = c[out0 + (row0 + 0u) * cstride + g * N + col0 + 7u]; }
-		if (row0 + 1u < M && col0 + 0u < N) { s1_0 = c[out0 + (row0 + 1u) * cstride + g * N + col0 + 0u]; }
-		if (row0 + 1u < M && col0 + 1u < N) { s1_1 = c[out0 + (row0 + 1u) * cstride + g * N + col0 + 1u]; }
-		if (row0 + 1u < M && col0 + 2u < N) { s1_2 = c[out0 + (row0 + 1u) * cstride + g * N + col0 + 2u]; }
-		if (row0 + 1u < M && col0 + 3u < N) { s1_3 = c[out0 + (row0 + 1u) * cstride + g * N + col0 + 3u]; }
-		if (row0 + 1u < M && col0 + 4u < N) { s1_4 = c[out0 + (row0 + 1u) * cstride + g * N + col0 + 4u]; }
-		if (row0 + 1u < M && col0 + 5u < N) { s1_5 = c[out0 + (row0 + 1u) * cstride + g * N + col0 + 5u]; }
-		if (row0 + 1u < M && col0 + 6u < N) { s1_6 = c[out0 + (row0 + 1u) * cstride + g * N + col0 + 6u]; }
-		if (row0 + 1u < M && col0 + 7u < N) { s1_7 = c[out0 + (row0 + 1u) * cstride + g * N + col0 + 7u]; }
-		if (row0 + 2u < M && col0 + 0u < N) { s2_0 = c[out0 + (row0 + 2u) * cstride + g * N + col0 + 0u]; }
-		if (row0 + 2u < M && col0 + 1u < N) { s2_1 = c[out0 + (row0 + 2u) * cstride + g * N + col0 + 1u]; }
-		if (row0 + 2u < M && col0 + 2u < N) { s2_2 = c[out0 + (row0 + 2u) * cstride + g * N + col0 + 2u]; }
-		if (row0 + 2u < M && col0 + 3u < N) { s2_3 = c[out0 + (row0 + 2u) * cstride + g * N + col0 + 3u]; }
-		if (row0 + 2u < M && col0 + 4u < N) { s2_4 = c[out0 + (row0 + 2u) * cstride + g * N + col0 + 4u]; }
-		if (row0 + 2u < M && col0 + 5u < N) { s2_5 = c[out0 + (row0 + 2u) * cstride + g * N + col0 + 5u]; }
-		if (row0 + 2u < M && col0 + 6u < N) { s2_6 = c[out0 + (row0 + 2u) * cstride + g * N + col0 + 6u]; }
-		if (row0 + 2u < M && col0 + 7u < N) { s2_7 = c[out0 + (row0 + 2u) * cstride + g * N + col0 + 7u]; }
-		if (row0 + 3u < M && col0 + 0u < N) { s3_0 = c[out0 + (row0 + 3u) * cstride + g * N + col0 + 0u]; }
-		if (row0 + 3u < M && col0 + 1u < N) { s3_1 = c[out0 + (row0 + 3u) * cstride + g * N + col0 + 1u]; }
-		if (row0 + 3u < M && col0 + 2u < N) { s3_2 = c[out0 + (row0 + 3u) * cstride + g * N + col0 + 2u]; }
-		if (row0 + 3u < M && col0 + 3u < N) { s3_3 = c[out0 + (row0 + 3u) * cstride + g * N + col0 + 3u]; }
-		if (row0 + 3u < M && col0 + 4u < N) { s3_4 = c[out0 + (row0 + 3u) * cstride + g * N + col0 + 4u]; }
-		if (row0 + 3u < M && col0 + 5u < N) { s3_5 = c[out0 + (row0 + 3u) * cstride + g * N + col0 + 5u]; }
-		if (row0 + 3u < M && col0 + 6u < N) { s3_6 = c[out0 + (row0 + 3u) * cstride + g * N + col0 + 6u]; }
-		if (row0 + 3u < M && col0 + 7u < N) { s3_7 = c[out0 + (row0 + 3u) * cstride + g * N + col0 + 7u]; }
-		if (row0 + 4u < M && col0 + 0u < N) { s4_0 = c[out0 + (row0 + 4u) * cstride + g * N + col0 + 0u]; }
-		if (row0 + 4u < M && col0 + 1u < N) { s4_1 = c[out0 + (row0 + 4u) * cstride + g * N + col0 + 1u]; }
-		if (row0 + 4u < M && col0 + 2u < N) { s4_2 = c[out0 + (row0 + 4u) * cstride + g * N + col0 + 2u]; }
-		if (row0 + 4u < M && col0 + 3u < N) { s4_3 = c[out0 + (row0 + 4u) * cstride + g * N + col0 + 3u]; }
-		if (row0 + 4u < M && col0 + 4u < N) { s4_4 = c[out0 + (row0 + 4u) * cstride + g * N + col0 + 4u]; }
-		if (row0 + 4u < M && col0 + 5u < N) { s4_5 = c[out0 + (row0 + 4u) * cstride + g * N + col0 + 5u]; }
-		if (row0 + 4u < M && col0 + 6u < N) { s4_6 = c[out0 + (row0 + 4u) * cstride + g * N + col0 + 6u]; }
-		if (row0 + 4u < M && col0 + 7u < N) { s4_7 = c[out0 + (row0 + 4u) * cstride + g * N + col0 + 7u]; }
-		if (row0 + 5u < M && col0 + 0u < N) { s5_0 = c[out0 + (row0 + 5u) * cstride + g * N + col0 + 0u]; }
-		if (row0 + 5u < M && col0 + 1u < N) { s5_1 = c[out0 + (row0 + 5u) * cstride + g * N + col0 + 1u]; }
-		if (row0 + 5u < M && col0 + 2u < N) { s5_2 = c[out0 + (row0 + 5u) * cstride + g * N + col0 + 2u]; }
-		if (row0 + 5u < M && col0 + 3u < N) { s5_3 = c[out0 + (row0 + 5u) * cstride + g * N + col0 + 3u]; }
-		if (row0 + 5u < M && col0 + 4u < N) { s5_4 = c[out0 + (row0 + 5u) * cstride + g * N + col0 + 4u]; }
-		if (row0 + 5u < M && col0 + 5u < N) { s5_5 = c[out0 + (row0 + 5u) * cstride + g * N + col0 + 5u]; }
-		if (row0 + 5u < M && col0 + 6u < N) { s5_6 = c[out0 + (row0 + 5u) * cstride + g * N + col0 + 6u]; }
-		if (row0 + 5u < M && col0 + 7u < N) { s5_7 = c[out0 + (row0 + 5u) * cstride + g * N + col0 + 7u]; }
-		if (row0 + 6u < M && col0 + 0u < N) { s6_0 = c[out0 + (row0 + 6u) * cstride + g * N + col0 + 0u]; }
-		if (row0 + 6u < M && col0 + 1u < N) { s6_1 = c[out0 + (row0 + 6u) * cstride + g * N + col0 + 1u]; }
-		if (row0 + 6u < M && col0 + 2u < N) { s6_2 = c[out0 + (row0 + 6u) * cstride + g * N + col0 + 2u]; }
-		if (row0 + 6u < M && col0 + 3u < N) { s6_3 = c[out0 + (row0 + 6u) * cstride + g * N + col0 + 3u]; }
-		if (row0 + 6u < M && col0 + 4u < N) { s6_4 = c[out0 + (row0 + 6u) * cstride + g * N + col0 + 4u]; }
-		if (row0 + 6u < M && col0 + 5u < N) { s6_5 = c[out0 + (row0 + 6u) * cstride + g * N + col0 + 5u]; }
-		if (row0 + 6u < M && col0 + 6u < N) { s6_6 = c[out0 + (row0 + 6u) * cstride + g * N + col0 + 6u]; }
-		if (row0 + 6u < M && col0 + 7u < N) { s6_7 = c[out0 + (row0 + 6u) * cstride + g * N + col0 + 7u]; }
-		if (row0 + 7u < M && col0 + 0u < N) { s7_0 = c[out0 + (row0 + 7u) * cstride + g * N + col0 + 0u]; }
-		if (row0 + 7u < M && col0 + 1u < N) { s7_1 = c[out0 + (row0 + 7u) * cstride + g * N + col0 + 1u]; }
-		if (row0 + 7u < M && col0 + 2u < N) { s7_2 = c[out0 + (row0 + 7u) * cstride + g * N + col0 + 2u]; }
-		if (row0 + 7u < M && col0 + 3u < N) { s7_3 = c[out0 + (row0 + 7u) * cstride + g * N + col0 + 3u]; }
-		if (row0 + 7u < M && col0 + 4u < N) { s7_4 = c[out0 + (row0 + 7u) * cstride + g * N + col0 + 4u]; }
-		if (row0 + 7u < M && col0 + 5u < N) { s7_5 = c[out0 + (row0 + 7u) * cstride + g * N + col0 + 5u]; }
-		if (row0 + 7u < M && col0 + 6u < N) { s7_6 = c[out0 + (row0 + 7u) * cstride + g * N + col0 + 6u]; }
-		if (row0 + 7u < M && col0 + 7u < N) { s7_7 = c[out0 + (row0 + 7u) * cstride + g * N + col0 + 7u]; }
+		if (row0 + 0u < M && col0 < N) {
+			let v0 = c[(out0 + (row0 + 0u) * cstride + g * N + col0) / 4u + 0u];
+			s0_0 = v0.x;
+			s0_1 = v0.y;
+			s0_2 = v0.z;
+			s0_3 = v0.w;
+			let v1 = c[(out0 + (row0 + 0u) * cstride + g * N + col0) / 4u + 1u];
+			s0_4 = v1.x;
+			s0_5 = v1.y;
+			s0_6 = v1.z;
+			s0_7 = v1.w;
+		}
+		if (row0 + 1u < M && col0 < N) {
+			let v0 = c[(out0 + (row0 + 1u) * cstride + g * N + col0) / 4u + 0u];
+			s1_0 = v0.x;
+			s1_1 = v0.y;
+			s1_2 = v0.z;
+			s1_3 = v0.w;
+			let v1 = c[(out0 + (row0 + 1u) * cstride + g * N + col0) / 4u + 1u];
+			s1_4 = v1.x;
+			s1_5 = v1.y;
+			s1_6 = v1.z;
+			s1_7 = v1.w;
+		}
+		if (row0 + 2u < M && col0 < N) {
+			let v0 = c[(out0 + (row0 + 2u) * cstride + g * N + col0) / 4u + 0u];
+			s2_0 = v0.x;
+			s2_1 = v0.y;
+			s2_2 = v0.z;
+			s2_3 = v0.w;
+			let v1 = c[(out0 + (row0 + 2u) * cstride + g * N + col0) / 4u + 1u];
+			s2_4 = v1.x;
+			s2_5 = v1.y;
+			s2_6 = v1.z;
+			s2_7 = v1.w;
+		}
+		if (row0 + 3u < M && col0 < N) {
+			let v0 = c[(out0 + (row0 + 3u) * cstride + g * N + col0) / 4u + 0u];
+			s3_0 = v0.x;
+			s3_1 = v0.y;
+			s3_2 = v0.z;
+			s3_3 = v0.w;
+			let v1 = c[(out0 + (row0 + 3u) * cstride + g * N + col0) / 4u + 1u];
+			s3_4 = v1.x;
+			s3_5 = v1.y;
+			s3_6 = v1.z;
+			s3_7 = v1.w;
+		}
+		if (row0 + 4u < M && col0 < N) {
+			let v0 = c[(out0 + (row0 + 4u) * cstride + g * N + col0) / 4u + 0u];
+			s4_0 = v0.x;
+			s4_1 = v0.y;
+			s4_2 = v0.z;
+			s4_3 = v0.w;
+			let v1 = c[(out0 + (row0 + 4u) * cstride + g * N + col0) / 4u + 1u];
+			s4_4 = v1.x;
+			s4_5 = v1.y;
+			s4_6 = v1.z;
+			s4_7 = v1.w;
+		}
+		if (row0 + 5u < M && col0 < N) {
+			let v0 = c[(out0 + (row0 + 5u) * cstride + g * N + col0) / 4u + 0u];
+			s5_0 = v0.x;
+			s5_1 = v0.y;
+			s5_2 = v0.z;
+			s5_3 = v0.w;
+			let v1 = c[(out0 + (row0 + 5u) * cstride + g * N + col0) / 4u + 1u];
+			s5_4 = v1.x;
+			s5_5 = v1.y;
+			s5_6 = v1.z;
+			s5_7 = v1.w;
+		}
+		if (row0 + 6u < M && col0 < N) {
+			let v0 = c[(out0 + (row0 + 6u) * cstride + g * N + col0) / 4u + 0u];
+			s6_0 = v0.x;
+			s6_1 = v0.y;
+			s6_2 = v0.z;
+			s6_3 = v0.w;
+			let v1 = c[(out0 + (row0 + 6u) * cstride + g * N + col0) / 4u + 1u];
+			s6_4 = v1.x;
+			s6_5 = v1.y;
+			s6_6 = v1.z;
+			s6_7 = v1.w;
+		}
+		if (row0 + 7u < M && col0 < N) {
+			let v0 = c[(out0 + (row0 + 7u) * cstride + g * N + col0) / 4u + 0u];
+			s7_0 = v0.x;
+			s7_1 = v0.y;
+			s7_2 = v0.z;
+			s7_3 = v0.w;
+			let v1 = c[(out0 + (row0 + 7u) * cstride + g * N + col0) / 4u + 1u];
+			s7_4 = v1.x;
+			s7_5 = v1.y;
+			s7_6 = v1.z;
+			s7_7 = v1.w;
+		}
 	}
 	let lim0 = p.group_in; let lim1 = p.kernel_w;
 	var k0 = k_first % lim0;
@@ -341,68 +434,36 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 		k1 = select(k1, 0u, wrap1);
 		k2 += select(0u, 1u, wrap1);
 	}
-	if (row0 + 0u < M && col0 + 0u < N) { c[out0 + (row0 + 0u) * cstride + g * N + col0 + 0u] = s0_0; }
-	if (row0 + 0u < M && col0 + 1u < N) { c[out0 + (row0 + 0u) * cstride + g * N + col0 + 1u] = s0_1; }
-	if (row0 + 0u < M && col0 + 2u < N) { c[out0 + (row0 + 0u) * cstride + g * N + col0 + 2u] = s0_2; }
-	if (row0 + 0u < M && col0 + 3u < N) { c[out0 + (row0 + 0u) * cstride + g * N + col0 + 3u] = s0_3; }
-	if (row0 + 0u < M && col0 + 4u < N) { c[out0 + (row0 + 0u) * cstride + g * N + col0 + 4u] = s0_4; }
-	if (row0 + 0u < M && col0 + 5u < N) { c[out0 + (row0 + 0u) * cstride + g * N + col0 + 5u] = s0_5; }
-	if (row0 + 0u < M && col0 + 6u < N) { c[out0 + (row0 + 0u) * cstride + g * N + col0 + 6u] = s0_6; }
-	if (row0 + 0u < M && col0 + 7u < N) { c[out0 + (row0 + 0u) * cstride + g * N + col0 + 7u] = s0_7; }
-	if (row0 + 1u < M && col0 + 0u < N) { c[out0 + (row0 + 1u) * cstride + g * N + col0 + 0u] = s1_0; }
-	if (row0 + 1u < M && col0 + 1u < N) { c[out0 + (row0 + 1u) * cstride + g * N + col0 + 1u] = s1_1; }
-	if (row0 + 1u < M && col0 + 2u < N) { c[out0 + (row0 + 1u) * cstride + g * N + col0 + 2u] = s1_2; }
-	if (row0 + 1u < M && col0 + 3u < N) { c[out0 + (row0 + 1u) * cstride + g * N + col0 + 3u] = s1_3; }
-	if (row0 + 1u < M && col0 + 4u < N) { c[out0 + (row0 + 1u) * cstride + g * N + col0 + 4u] = s1_4; }
-	if (row0 + 1u < M && col0 + 5u < N) { c[out0 + (row0 + 1u) * cstride + g * N + col0 + 5u] = s1_5; }
-	if (row0 + 1u < M && col0 + 6u < N) { c[out0 + (row0 + 1u) * cstride + g * N + col0 + 6u] = s1_6; }
-	if (row0 + 1u < M && col0 + 7u < N) { c[out0 + (row0 + 1u) * cstride + g * N + col0 + 7u] = s1_7; }
-	if (row0 + 2u < M && col0 + 0u < N) { c[out0 + (row0 + 2u) * cstride + g * N + col0 + 0u] = s2_0; }
-	if (row0 + 2u < M && col0 + 1u < N) { c[out0 + (row0 + 2u) * cstride + g * N + col0 + 1u] = s2_1; }
-	if (row0 + 2u < M && col0 + 2u < N) { c[out0 + (row0 + 2u) * cstride + g * N + col0 + 2u] = s2_2; }
-	if (row0 + 2u < M && col0 + 3u < N) { c[out0 + (row0 + 2u) * cstride + g * N + col0 + 3u] = s2_3; }
-	if (row0 + 2u < M && col0 + 4u < N) { c[out0 + (row0 + 2u) * cstride + g * N + col0 + 4u] = s2_4; }
-	if (row0 + 2u < M && col0 + 5u < N) { c[out0 + (row0 + 2u) * cstride + g * N + col0 + 5u] = s2_5; }
-	if (row0 + 2u < M && col0 + 6u < N) { c[out0 + (row0 + 2u) * cstride + g * N + col0 + 6u] = s2_6; }
-	if (row0 + 2u < M && col0 + 7u < N) { c[out0 + (row0 + 2u) * cstride + g * N + col0 + 7u] = s2_7; }
-	if (row0 + 3u < M && col0 + 0u < N) { c[out0 + (row0 + 3u) * cstride + g * N + col0 + 0u] = s3_0; }
-	if (row0 + 3u < M && col0 + 1u < N) { c[out0 + (row0 + 3u) * cstride + g * N + col0 + 1u] = s3_1; }
-	if (row0 + 3u < M && col0 + 2u < N) { c[out0 + (row0 + 3u) * cstride + g * N + col0 + 2u] = s3_2; }
-	if (row0 + 3u < M && col0 + 3u < N) { c[out0 + (row0 + 3u) * cstride + g * N + col0 + 3u] = s3_3; }
-	if (row0 + 3u < M && col0 + 4u < N) { c[out0 + (row0 + 3u) * cstride + g * N + col0 + 4u] = s3_4; }
-	if (row0 + 3u < M && col0 + 5u < N) { c[out0 + (row0 + 3u) * cstride + g * N + col0 + 5u] = s3_5; }
-	if (row0 + 3u < M && col0 + 6u < N) { c[out0 + (row0 + 3u) * cstride + g * N + col0 + 6u] = s3_6; }
-	if (row0 + 3u < M && col0 + 7u < N) { c[out0 + (row0 + 3u) * cstride + g * N + col0 + 7u] = s3_7; }
-	if (row0 + 4u < M && col0 + 0u < N) { c[out0 + (row0 + 4u) * cstride + g * N + col0 + 0u] = s4_0; }
-	if (row0 + 4u < M && col0 + 1u < N) { c[out0 + (row0 + 4u) * cstride + g * N + col0 + 1u] = s4_1; }
-	if (row0 + 4u < M && col0 + 2u < N) { c[out0 + (row0 + 4u) * cstride + g * N + col0 + 2u] = s4_2; }
-	if (row0 + 4u < M && col0 + 3u < N) { c[out0 + (row0 + 4u) * cstride + g * N + col0 + 3u] = s4_3; }
-	if (row0 + 4u < M && col0 + 4u < N) { c[out0 + (row0 + 4u) * cstride + g * N + col0 + 4u] = s4_4; }
-	if (row0 + 4u < M && col0 + 5u < N) { c[out0 + (row0 + 4u) * cstride + g * N + col0 + 5u] = s4_5; }
-	if (row0 + 4u < M && col0 + 6u < N) { c[out0 + (row0 + 4u) * cstride + g * N + col0 + 6u] = s4_6; }
-	if (row0 + 4u < M && col0 + 7u < N) { c[out0 + (row0 + 4u) * cstride + g * N + col0 + 7u] = s4_7; }
-	if (row0 + 5u < M && col0 + 0u < N) { c[out0 + (row0 + 5u) * cstride + g * N + col0 + 0u] = s5_0; }
-	if (row0 + 5u < M && col0 + 1u < N) { c[out0 + (row0 + 5u) * cstride + g * N + col0 + 1u] = s5_1; }
-	if (row0 + 5u < M && col0 + 2u < N) { c[out0 + (row0 + 5u) * cstride + g * N + col0 + 2u] = s5_2; }
-	if (row0 + 5u < M && col0 + 3u < N) { c[out0 + (row0 + 5u) * cstride + g * N + col0 + 3u] = s5_3; }
-	if (row0 + 5u < M && col0 + 4u < N) { c[out0 + (row0 + 5u) * cstride + g * N + col0 + 4u] = s5_4; }
-	if (row0 + 5u < M && col0 + 5u < N) { c[out0 + (row0 + 5u) * cstride + g * N + col0 + 5u] = s5_5; }
-	if (row0 + 5u < M && col0 + 6u < N) { c[out0 + (row0 + 5u) * cstride + g * N + col0 + 6u] = s5_6; }
-	if (row0 + 5u < M && col0 + 7u < N) { c[out0 + (row0 + 5u) * cstride + g * N + col0 + 7u] = s5_7; }
-	if (row0 + 6u < M && col0 + 0u < N) { c[out0 + (row0 + 6u) * cstride + g * N + col0 + 0u] = s6_0; }
-	if (row0 + 6u < M && col0 + 1u < N) { c[out0 + (row0 + 6u) * cstride + g * N + col0 + 1u] = s6_1; }
-	if (row0 + 6u < M && col0 + 2u < N) { c[out0 + (row0 + 6u) * cstride + g * N + col0 + 2u] = s6_2; }
-	if (row0 + 6u < M && col0 + 3u < N) { c[out0 + (row0 + 6u) * cstride + g * N + col0 + 3u] = s6_3; }
-	if (row0 + 6u < M && col0 + 4u < N) { c[out0 + (row0 + 6u) * cstride + g * N + col0 + 4u] = s6_4; }
-	if (row0 + 6u < M && col0 + 5u < N) { c[out0 + (row0 + 6u) * cstride + g * N + col0 + 5u] = s6_5; }
-	if (row0 + 6u < M && col0 + 6u < N) { c[out0 + (row0 + 6u) * cstride + g * N + col0 + 6u] = s6_6; }
-	if (row0 + 6u < M && col0 + 7u < N) { c[out0 + (row0 + 6u) * cstride + g * N + col0 + 7u] = s6_7; }
-	if (row0 + 7u < M && col0 + 0u < N) { c[out0 + (row0 + 7u) * cstride + g * N + col0 + 0u] = s7_0; }
-	if (row0 + 7u < M && col0 + 1u < N) { c[out0 + (row0 + 7u) * cstride + g * N + col0 + 1u] = s7_1; }
-	if (row0 + 7u < M && col0 + 2u < N) { c[out0 + (row0 + 7u) * cstride + g * N + col0 + 2u] = s7_2; }
-	if (row0 + 7u < M && col0 + 3u < N) { c[out0 + (row0 + 7u) * cstride + g * N + col0 + 3u] = s7_3; }
-	if (row0 + 7u < M && col0 + 4u < N) { c[out0 + (row0 + 7u) * cstride + g * N + col0 + 4u] = s7_4; }
-	if (row0 + 7u < M && col0 + 5u < N) { c[out0 + (row0 + 7u) * cstride + g * N + col0 + 5u] = s7_5; }
-	if (row0 + 7u < M && col0 + 6u < N) { c[out0 + (row0 + 7u) * cstride + g * N + col0 + 6u] = s7_6; }
-	if (row0 + 7u < M && col0 + 7u < N) { c[out0 + (row0 + 7u) * cstride + g * N + col0 + 7u] = s7_7; }
+	if (row0 + 0u < M && col0 < N) {
+		c[(out0 + (row0 + 0u) * cstride + g * N + col0) / 4u + 0u] = vec4<f32>(s0_0, s0_1, s0_2, s0_3);
+		c[(out0 + (row0 + 0u) * cstride + g * N + col0) / 4u + 1u] = vec4<f32>(s0_4, s0_5, s0_6, s0_7);
+	}
+	if (row0 + 1u < M && col0 < N) {
+		c[(out0 + (row0 + 1u) * cstride + g * N + col0) / 4u + 0u] = vec4<f32>(s1_0, s1_1, s1_2, s1_3);
+		c[(out0 + (row0 + 1u) * cstride + g * N + col0) / 4u + 1u] = vec4<f32>(s1_4, s1_5, s1_6, s1_7);
+	}
+	if (row0 + 2u < M && col0 < N) {
+		c[(out0 + (row0 + 2u) * cstride + g * N + col0) / 4u + 0u] = vec4<f32>(s2_0, s2_1, s2_2, s2_3);
+		c[(out0 + (row0 + 2u) * cstride + g * N + col0) / 4u + 1u] = vec4<f32>(s2_4, s2_5, s2_6, s2_7);
+	}
+	if (row0 + 3u < M && col0 < N) {
+		c[(out0 + (row0 + 3u) * cstride + g * N + col0) / 4u + 0u] = vec4<f32>(s3_0, s3_1, s3_2, s3_3);
+		c[(out0 + (row0 + 3u) * cstride + g * N + col0) / 4u + 1u] = vec4<f32>(s3_4, s3_5, s3_6, s3_7);
+	}
+	if (row0 + 4u < M && col0 < N) {
+		c[(out0 + (row0 + 4u) * cstride + g * N + col0) / 4u + 0u] = vec4<f32>(s4_0, s4_1, s4_2, s4_3);
+		c[(out0 + (row0 + 4u) * cstride + g * N + col0) / 4u + 1u] = vec4<f32>(s4_4, s4_5, s4_6, s4_7);
+	}
+	if (row0 + 5u < M && col0 < N) {
+		c[(out0 + (row0 + 5u) * cstride + g * N + col0) / 4u + 0u] = vec4<f32>(s5_0, s5_1, s5_2, s5_3);
+		c[(out0 + (row0 + 5u) * cstride + g * N + col0) / 4u + 1u] = vec4<f32>(s5_4, s5_5, s5_6, s5_7);
+	}
+	if (row0 + 6u < M && col0 < N) {
+		c[(out0 + (row0 + 6u) * cstride + g * N + col0) / 4u + 0u] = vec4<f32>(s6_0, s6_1, s6_2, s6_3);
+		c[(out0 + (row0 + 6u) * cstride + g * N + col0) / 4u + 1u] = vec4<f32>(s6_4, s6_5, s6_6, s6_7);
+	}
+	if (row0 + 7u < M && col0 < N) {
+		c[(out0 + (row0 + 7u) * cstride + g * N + col0) / 4u + 0u] = vec4<f32>(s7_0, s7_1, s7_2, s7_3);
+		c[(out0 + (row0 + 7u) * cstride + g * N + col0) / 4u + 1u] = vec4<f32>(s7_4, s7_5, s7_6, s7_7);
+	}
 }
