@@ -49,7 +49,10 @@ type Engine struct {
 
 	fuseMu sync.Mutex // protects the fields below; taken before mu and the device's locks
 	fuse   bool       // fuse elementwise ops (fusion.go)
-	group  *group     // the elementwise ops recorded and not yet dispatched
+	// cheapEpilogues: products take only cheap ops that read them as
+	// their epilogues, as on CPU adapters (see epilogueTakes).
+	cheapEpilogues bool
+	group          *group // the elementwise ops recorded and not yet dispatched
 
 	hooks testHooks
 }
@@ -62,9 +65,6 @@ type testHooks struct {
 	claimed func() // an op has claimed the engine
 	checked func() // an op or a readback has checked its inputs
 	rows    string // "thread", "group" or "": the row kernels' choice (see rowKernel)
-	// anyEpilogue makes products take any op as their epilogue, as on a
-	// GPU, whatever the adapter (see epilogueTakes).
-	anyEpilogue bool
 }
 
 // runHook calls h if it is set.
@@ -77,10 +77,20 @@ func runHook(h func()) {
 var nextID atomic.Uint64
 
 // New returns an Engine computing on d. Elementwise ops are fused unless
-// WGT_FUSE=0 (see SetFusion).
+// WGT_FUSE=0 (see SetFusion). WGT_EPILOGUE=gpu or cpu makes products take
+// the epilogues of a GPU or of a CPU adapter whatever d is (see MatMul),
+// for comparisons.
 func New(d *wgpu.Device) *Engine {
 	f32 := d.Float32()
-	return &Engine{dev: d, f32: f32, numerics: numericsFor(f32), live: make(map[*Tensor]struct{}), fuse: os.Getenv("WGT_FUSE") != "0"}
+	cpu := d.Info().Type == wgpu.AdapterCPU
+	switch os.Getenv("WGT_EPILOGUE") {
+	case "gpu":
+		cpu = false
+	case "cpu":
+		cpu = true
+	}
+	return &Engine{dev: d, f32: f32, numerics: numericsFor(f32), live: make(map[*Tensor]struct{}), fuse: os.Getenv("WGT_FUSE") != "0",
+		cheapEpilogues: cpu}
 }
 
 // Device returns the device e computes on (nil for a nil or zero Engine).

@@ -19,7 +19,7 @@ func PickMatMul(family string, k shaders.MatMul, M, K, N, batches int) bool {
 
 // AnyEpilogue makes products on e take any elementwise op of their shape
 // as their epilogue, as they do on GPUs, on a CPU adapter too.
-func AnyEpilogue(e *Engine) { e.hooks.anyEpilogue = true }
+func AnyEpilogue(e *Engine) { e.cheapEpilogues = false }
 
 // OnClaim makes every op on e call f once it has claimed e, before it
 // checks its inputs: f runs while the op holds e.

@@ -183,7 +183,8 @@ func (e *Engine) record(res *Tensor, n shaders.Node, params shaders.NodeParams, 
 
 // epilogueTakes reports whether the op n on in may join g, a group with a
 // product at its head, as part of the product's epilogue. On GPUs any op
-// of the group's shape may. On CPU adapters (lavapipe, llvmpipe), where an
+// of the group's shape may. On CPU adapters (lavapipe, llvmpipe; see
+// e.cheapEpilogues and WGT_EPILOGUE), where an
 // epilogue is evaluated element by element at the product's scattered
 // stores, only cheap ops that take a result of the group: there a bias or a
 // residual added in the product's kernel saved 10-20% of a [1024, 128] ×
@@ -191,7 +192,7 @@ func (e *Engine) record(res *Tensor, n shaders.Node, params shaders.NodeParams, 
 // cost more than its own vectorised dispatch, and an op that does not
 // take the product would only lengthen the epilogue.
 func (e *Engine) epilogueTakes(g *group, n shaders.Node, in []*Tensor) bool {
-	if e.hooks.anyEpilogue || e.dev.Info().Type != wgpu.AdapterCPU {
+	if !e.cheapEpilogues {
 		return true
 	}
 	if costlyOnCPU[n.Name] {
