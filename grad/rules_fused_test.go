@@ -16,18 +16,20 @@ import (
 )
 
 // LayerNorm's fused backward against central differences at the edge
-// shapes of its kernels: one row, rows of one element, odd widths, one
-// slice of 64 rows and one more (the second kernel adds the slices),
-// with eps 0 on rows that are not constant. (Rows of two or three
-// elements whose values lie closer than √eps bend too sharply for central
-// differences: those take a larger eps.)
+// shapes of its kernels: one row, rows of one element, odd widths and
+// widths of a multiple of 4 (the one-dispatch kernel's vec4 form), one
+// slice of 64 rows and one more (the one-dispatch kernel's column
+// workgroup sums the slices), with eps 0 on rows that are not constant.
+// (Rows of two or three elements whose values lie closer than √eps bend
+// too sharply for central differences: those take a larger eps.)
 func TestLayerNormGradientsAtEdgeShapes(t *testing.T) {
 	e := testgpu.Engine(t)
 	rng := rngFor(t)
 	for _, c := range []struct {
 		shape []int
 		eps   float32
-	}{{[]int{1, 7}, 1e-5}, {[]int{4, 1}, 1e-5}, {[]int{3, 5}, 0}, {[]int{64, 3}, 0.1}, {[]int{65, 3}, 0.1}, {[]int{70, 8}, 1e-3}, {[]int{5, 13, 2}, 0.5}} {
+	}{{[]int{1, 7}, 1e-5}, {[]int{1, 8}, 1e-5}, {[]int{4, 1}, 1e-5}, {[]int{3, 5}, 0}, {[]int{64, 3}, 0.1}, {[]int{65, 3}, 0.1},
+		{[]int{63, 4}, 0.1}, {[]int{65, 4}, 0.1}, {[]int{70, 8}, 1e-3}, {[]int{5, 13, 2}, 0.5}} {
 		n := c.shape[len(c.shape)-1]
 		t.Run(fmt.Sprint(c.shape, c.eps), func(t *testing.T) {
 			checkGradient(t, e, func(e *tensor.Engine, x []*tensor.Tensor) *tensor.Tensor {
@@ -50,20 +52,28 @@ func profiled(t *testing.T, e *tensor.Engine, f func() error) []string {
 }
 
 // A LayerNorm's forward and backward, seeded with an uploaded dy: one
-// dispatch forward, one backward for up to 64 rows and two beyond (the
-// composed rule took eleven); asking only for dx runs the same kernels.
+// dispatch forward, one backward (the composed rule took eleven): for
+// rows of a multiple of 4 the one-dispatch kernel's vec4 form, for others
+// the kernel of one slice up to 64 rows and the one-dispatch kernel's
+// scalar form beyond; asking only for dx runs the same kernels.
 func TestLayerNormStepDispatches(t *testing.T) {
 	e := testgpu.Engine(t)
 	rng := rngFor(t)
 	for _, c := range []struct {
-		rows int
-		want []string
-	}{{64, []string{"layer_norm", "layer_norm_grad"}}, {1024, []string{"layer_norm", "layer_norm_grad", "layer_norm_grad_sums"}}} {
+		rows, n int
+		want    []string
+	}{
+		{64, 32, []string{"layer_norm", "layer_norm_grad_columns_vec4"}},
+		{1024, 32, []string{"layer_norm", "layer_norm_grad_columns_vec4"}},
+		{2048, 128, []string{"layer_norm", "layer_norm_grad_columns_vec4"}},
+		{64, 31, []string{"layer_norm", "layer_norm_grad"}},
+		{1024, 31, []string{"layer_norm", "layer_norm_grad_columns"}},
+	} {
 		err := tidy.Do(e, func() error {
-			in := randIn(rng, -2, 2, c.rows, 32)
-			x := e.FromFloat32s(f32(in.data), c.rows, 32)
-			g, b := e.FromFloat32s(f32(randIn(rng, 0.5, 1.5, 32).data), 32), e.FromFloat32s(make([]float32, 32), 32)
-			seed := e.FromFloat32s(f32(randIn(rng, -1, 1, c.rows, 32).data), c.rows, 32)
+			in := randIn(rng, -2, 2, c.rows, c.n)
+			x := e.FromFloat32s(f32(in.data), c.rows, c.n)
+			g, b := e.FromFloat32s(f32(randIn(rng, 0.5, 1.5, c.n).data), c.n), e.FromFloat32s(make([]float32, c.n), c.n)
+			seed := e.FromFloat32s(f32(randIn(rng, -1, 1, c.rows, c.n).data), c.rows, c.n)
 			for _, wrt := range [][]*tensor.Tensor{{x, g, b}, {x}} {
 				names := profiled(t, e, func() error {
 					tape := NewTape(e)
@@ -79,7 +89,7 @@ func TestLayerNormStepDispatches(t *testing.T) {
 					_, err = gs[0].Float32s(context.Background())
 					return err
 				})
-				assert.Equal(t, c.want, names, "%d rows, %d gradients", c.rows, len(wrt))
+				assert.Equal(t, c.want, names, "%d rows of %d, %d gradients", c.rows, c.n, len(wrt))
 			}
 			return nil
 		})

@@ -15,8 +15,10 @@ import (
 )
 
 // A LayerNorm over one axis or several runs the fused kernels: one
-// dispatch forward, and backward one for up to 64 vectors, two beyond;
-// without affine parameters too (no kernel makes its ones and zeros).
+// dispatch forward and one backward (the one-dispatch kernel's vec4 form
+// for vectors of a multiple of 4, the kernel of one slice for up to 64
+// vectors of other lengths); without affine parameters too (no kernel
+// makes its ones and zeros).
 // Vectors longer than the fused kernel takes (here 256·257 = 65,792
 // elements) are normalised by the composed ops, against float64 as well.
 func TestLayerNormUsesTheFusedKernels(t *testing.T) {
@@ -29,8 +31,9 @@ func TestLayerNormUsesTheFusedKernels(t *testing.T) {
 		shape []int
 		want  []string
 	}{
-		{"LayerNorm(16), 8 vectors", b.LayerNorm(16), []int{8, 16}, []string{"layer_norm", "layer_norm_grad"}},
-		{"LayerNorm([3 4]), 100 vectors", b.LayerNormShape([]int{3, 4}, nn.WeightInit(nn.Uniform(0.5, 1.5))), []int{10, 10, 3, 4}, []string{"layer_norm", "layer_norm_grad", "layer_norm_grad_sums"}},
+		{"LayerNorm(16), 8 vectors", b.LayerNorm(16), []int{8, 16}, []string{"layer_norm", "layer_norm_grad_columns_vec4"}},
+		{"LayerNorm([3 4]), 100 vectors", b.LayerNormShape([]int{3, 4}, nn.WeightInit(nn.Uniform(0.5, 1.5))), []int{10, 10, 3, 4}, []string{"layer_norm", "layer_norm_grad_columns_vec4"}},
+		{"LayerNorm([3 3]), 100 vectors", b.LayerNormShape([]int{3, 3}, nn.WeightInit(nn.Uniform(0.5, 1.5))), []int{10, 10, 3, 3}, []string{"layer_norm", "layer_norm_grad_columns"}},
 		{"LayerNorm([2 5]), no affine", b.LayerNormShape([]int{2, 5}, nn.NoAffine()), []int{3, 2, 5}, []string{"layer_norm", "layer_norm_grad"}},
 	} {
 		require.NoError(t, b.Err())

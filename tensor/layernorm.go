@@ -103,12 +103,25 @@ func (o *op) checkLayerNorm(k shaders.LayerNorm, x *Tensor, eps float32, params 
 // element in a kernel that reads x, dy and gamma twice besides, is small
 // next to the dispatches saved (BenchmarkLayerNormGrad).
 //
-// It is one kernel (a workgroup per slice of shaders.LayerNormWorkgroup
-// rows) for up to 64 rows and two beyond: the first writes dx and each
-// slice's sums of dgamma and dbeta, the second adds the slices' sums in
-// order (see shaders.LayerNorm). The formulas composed of ordinary ops
-// took eleven dispatches. Results match them to float32 rounding, not bit
-// for bit: the sums run in another order. With u = 2⁻²⁴ and e = |x̂| +
+// It is one dispatch (see shaders.LayerNorm). For rows of a multiple of
+// 4 elements, or more than shaders.LayerNormWorkgroup rows of other
+// widths, workgroups of one kernel write dx, a slice of 64 rows each,
+// while others each own a block of columns and sum its dgamma and dbeta
+// over every row, reading x once more for the rows' statistics (rows of
+// a multiple of 4 are read four elements a load throughout, which pays
+// for that); up to 64 rows of other widths take one workgroup, which sums
+// the columns itself. Where that kernel would carry more than the
+// device's work budget in one dispatch, or its column workgroups more
+// rows than the loop budget allows (a CPU adapter's budget holds about
+// 17,000 rows of 128 or 2,000 of 1,024; the loop budget 41,800 rows of
+// 1,024 or 10,700 of 1,023), it takes two kernels, each split by the
+// budget: the first writes dx and each slice's sums of dgamma and dbeta,
+// the second adds the slices' sums. Both ways sum each column's slices of
+// 64 rows in order, then the slices in order, so their results are the
+// same to the bit (TestLayerNormGradSplitByWorkBudget), and the same from
+// run to run. The formulas composed of ordinary ops took eleven
+// dispatches. Results match them to float32 rounding, not bit for bit:
+// the sums run in another order. With u = 2⁻²⁴ and e = |x̂| +
 // rstd·mean|x| (the mean's error counts against x − mean whole), dx is
 // within about (n + 8)·u of rstd·(|g| + mean|g| + e·mean|g·x̂| +
 // |x̂|·mean(|g|·e)), dgamma within (64 + slices + 8)·u of Σ|dy·x̂| plus
@@ -163,6 +176,15 @@ func (e *Engine) LayerNormGrad(x, gamma, dy *Tensor, eps float32) (dx, dgamma, d
 		return made[0], made[1], made[2]
 	}
 	p := &shaders.LayerNormGradParams{Length: uint32(n), Rows: uint32(rows), Slices: uint32(slices), Eps: eps}
+	if rows > 0 && (n%4 == 0 || slices > 1) {
+		done, err := o.layerNormGradColumns(x, gamma, dy, made, p)
+		if err != nil {
+			return fail(err)
+		}
+		if done {
+			return made[0], made[1], made[2]
+		}
+	}
 	pg, pb := made[1], made[2] // the slices' sums: dgamma and dbeta themselves for one slice
 	if slices != 1 {
 		for range 2 {
@@ -190,6 +212,37 @@ func (e *Engine) LayerNormGrad(x, gamma, dy *Tensor, eps float32) (dx, dgamma, d
 		}
 	}
 	return made[0], made[1], made[2]
+}
+
+// layerNormGradColumns records LayerNormGrad as one dispatch of
+// shaders.LayerNorm with Columns (and Vec4, for rows of a multiple of 4)
+// into made's dx, dgamma and dbeta, where that dispatch stays within the
+// device's work budget and its column workgroups within the loop budget,
+// and reports whether it did.
+func (o *op) layerNormGradColumns(x, gamma, dy *Tensor, made []*Tensor, p *shaders.LayerNormGradParams) (bool, error) {
+	n, rows, slices := int(p.Length), int(p.Rows), int(p.Slices)
+	k := shaders.LayerNorm{Grad: true, Columns: true, Vec4: n%4 == 0}
+	// Blocks of equal columns, as few as LayerNormBlock allows (each
+	// reads all of x), of whole quads with Vec4; the kernel counts
+	// ⌈n/block⌉ of them.
+	blocks := (n + shaders.LayerNormBlock - 1) / shaders.LayerNormBlock
+	block := (n + blocks - 1) / blocks
+	if k.Vec4 {
+		block = (block + 3) / 4 * 4
+	}
+	blocks = (n + block - 1) / block
+	work := float64(slices)*k.RowWork(n) + float64(blocks)*k.ColumnWork(n, rows, block)
+	if k.ColumnTrips(n, rows, block) > shaders.MaxLoopTrips || work > float64(o.e.dev.WorkBudget()) {
+		return false, nil
+	}
+	groups, row, err := shaders.Grid(uint64(blocks+slices), 1, o.e.dev.Limits().MaxComputeWorkgroupsPerDimension)
+	if err != nil {
+		return false, nil // the two kernels split it
+	}
+	p.Block = uint32(block)
+	p.Range = shaders.Range{First: 0, End: uint32(blocks + slices), Row: row}
+	bufs := []*wgpu.Buffer{x.buf(), gamma.buf(), dy.buf(), made[0].buf(), made[1].buf(), made[2].buf()}
+	return true, o.dispatch(k.Key(), k.Spec, groups, wgpu.WorkOf(work), p, bufs...)
 }
 
 // bad3Of returns t three times: the results of a failed op with three.

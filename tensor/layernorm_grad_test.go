@@ -142,12 +142,15 @@ func composedLayerNormGrad(e *tensor.Engine, x, gamma, dy *tensor.Tensor, eps fl
 }
 
 // LayerNormGrad against float64 and against the ops it replaces, at edge
-// shapes: one row, rows of one element, odd widths, a slice of 64 rows
-// and one more, many slices, no rows, rows of nothing.
+// shapes of both kernels: one row, rows of one element, odd widths and
+// widths of a multiple of 4 (the one-dispatch kernel's vec4 form), 63 and
+// 64 rows and one more, many slices, widths of two and three column
+// workgroups' blocks, no rows, rows of nothing.
 func TestLayerNormGradAgainstReference(t *testing.T) {
 	e := testgpu.Engine(t)
 	r := rand.New(rand.NewPCG(21, 1))
-	for _, s := range [][]int{{7}, {1, 7}, {3, 5}, {2, 3, 33}, {65, 1}, {64, 9}, {65, 17}, {5, 40, 13}, {1000, 24}, {2, 1500}, {0, 4}, {3, 0}} {
+	for _, s := range [][]int{{7}, {1, 7}, {1, 12}, {3, 5}, {2, 3, 33}, {65, 1}, {63, 4}, {64, 9}, {64, 12}, {65, 17}, {65, 16},
+		{5, 40, 13}, {130, 5}, {1000, 24}, {2, 1500}, {70, 1500}, {66, 1027}, {65, 2052}, {0, 4}, {0, 5}, {3, 0}} {
 		n := s[len(s)-1]
 		xv, dyv := randF32(r, size(s), -3, 5), randF32(r, size(s), -1, 1)
 		gv := randF32(r, n, 0.5, 1.5)
@@ -266,48 +269,116 @@ func TestLayerNormGradEdgeValues(t *testing.T) {
 	}
 }
 
-// Past a small work budget the slices are cut into many dispatches (and
-// the final sums over columns too), each within the budget, with results
-// bit for bit those of one.
+// Past a small work budget the one dispatch gives way to the two
+// kernels, the slices cut into many dispatches (and the final sums over
+// columns too), each within the budget, with results bit for bit those of
+// the one dispatch, scalar (an odd width) and vec4.
 func TestLayerNormGradSplitByWorkBudget(t *testing.T) {
 	opts := testgpu.DefaultOptions()
 	opts.WorkBudget = 20_000
 	small := testgpu.EngineOn(t, testgpu.OpenWith(t, opts))
 	def := testgpu.Engine(t)
 	r := rand.New(rand.NewPCG(21, 4))
-	const rows, n = 700, 30
-	xv, dyv, gv := randF32(r, rows*n, -3, 5), randF32(r, rows*n, -1, 1), randF32(r, n, 0.5, 1.5)
-	run := func(e *tensor.Engine) [][]float32 {
-		x, g, dy := e.FromFloat32s(xv, rows, n), e.FromFloat32s(gv, n), e.FromFloat32s(dyv, rows, n)
-		dx, dg, db := e.LayerNormGrad(x, g, dy, 1e-5)
-		out := [][]float32{f32s(t, dx), f32s(t, dg), f32s(t, db)}
-		tidy.Dispose([]*tensor.Tensor{x, g, dy, dx, dg, db})
-		return out
+	for _, n := range []int{30, 32} {
+		const rows = 700
+		xv, dyv, gv := randF32(r, rows*n, -3, 5), randF32(r, rows*n, -1, 1), randF32(r, n, 0.5, 1.5)
+		run := func(e *tensor.Engine) ([][]float32, []string) {
+			x, g, dy := e.FromFloat32s(xv, rows, n), e.FromFloat32s(gv, n), e.FromFloat32s(dyv, rows, n)
+			var dx, dg, db *tensor.Tensor
+			p, err := e.Profile(context.Background(), func() error {
+				dx, dg, db = e.LayerNormGrad(x, g, dy, 1e-5)
+				return dx.Err()
+			})
+			require.NoError(t, err)
+			out := [][]float32{f32s(t, dx), f32s(t, dg), f32s(t, db)}
+			tidy.Dispose([]*tensor.Tensor{x, g, dy, dx, dg, db})
+			return out, kernelNames(p)
+		}
+		before := small.Device().Stats()
+		got, kernels := run(small)
+		checkBounded(t, small, before)
+		assert.GreaterOrEqual(t, len(kernels), (rows+63)/64+1, "%d: a dispatch a slice or more, and the sums", n)
+		want, one := run(def)
+		assert.Len(t, one, 1, "%d: the default budget's one dispatch", n)
+		assert.Equal(t, want, got, "%d: one dispatch and the split kernels", n)
+		ref := layerNormGradRef(xv, gv, dyv, n, 1e-5, 0)
+		lnWithin(t, ref.dx, ref.tdx, got[0], "%d: dx", n)
+		lnWithin(t, ref.dgamma, ref.tdgamma, got[1], "%d: dgamma", n)
+		lnWithin(t, ref.dbeta, ref.tdbeta, got[2], "%d: dbeta", n)
 	}
-	before := small.Device().Stats()
-	got := run(small)
-	after := small.Device().Stats()
-	assert.Equal(t, run(def), got)
-	assert.GreaterOrEqual(t, after.Dispatches-before.Dispatches, uint64((rows+63)/64), "a dispatch a slice or more")
-	checkBounded(t, small, before)
-	ref := layerNormGradRef(xv, gv, dyv, n, 1e-5, 0)
-	lnWithin(t, ref.dx, ref.tdx, got[0], "dx")
-	lnWithin(t, ref.dgamma, ref.tdgamma, got[1], "dgamma")
-	lnWithin(t, ref.dbeta, ref.tdbeta, got[2], "dbeta")
 }
 
-// One dispatch for up to 64 rows, two beyond; none for rows of nothing,
-// and one (zeros for dgamma and dbeta) for no rows.
+// kernelNames lists the kernels of p's dispatches.
+func kernelNames(p *tensor.KernelProfile) []string {
+	var names []string
+	for _, d := range p.Dispatches {
+		names = append(names, d.Kernel)
+	}
+	return names
+}
+
+// The one dispatch's column workgroup at the most rows its first thread's
+// loop trips allow (scalar and vec4, each where it is cheapest, and
+// scalar with two columns a thread), whose sums gallivm would cut short
+// were shaders.LayerNorm.ColumnTrips to count fewer trips than the kernel
+// takes, and one row more, which takes the two kernels, against float64.
+// A budget past their work keeps the loop budget the limit.
+func TestLayerNormGradColumnsAtTheLoopBudget(t *testing.T) {
+	opts := testgpu.DefaultOptions()
+	opts.WorkBudget = 1 << 30
+	e := testgpu.EngineOn(t, testgpu.OpenWith(t, opts))
+	r := rand.New(rand.NewPCG(21, 6))
+	for _, n := range []int{5, 4, 65} {
+		k := shaders.LayerNorm{Grad: true, Columns: true, Vec4: n%4 == 0}
+		most := 0
+		for k.ColumnTrips(n, most+1, n) <= shaders.MaxLoopTrips {
+			most++
+		}
+		slices := (most + shaders.LayerNormWorkgroup - 1) / shaders.LayerNormWorkgroup
+		work := float64(slices)*k.RowWork(n) + k.ColumnWork(n, most, n)
+		require.LessOrEqual(t, work, float64(e.Device().WorkBudget()), "%d: the loop budget, not the work budget, ends the one dispatch", n)
+		for _, c := range []struct {
+			rows int
+			want []string
+		}{{most, []string{k.Key()}}, {most + 1, []string{"layer_norm_grad", "layer_norm_grad_sums"}}} {
+			xv, dyv, gv := randF32(r, c.rows*n, -3, 5), randF32(r, c.rows*n, -1, 1), randF32(r, n, 0.5, 1.5)
+			x, g, dy := e.FromFloat32s(xv, c.rows, n), e.FromFloat32s(gv, n), e.FromFloat32s(dyv, c.rows, n)
+			dirty(e, c.rows*n)
+			var dx, dg, db *tensor.Tensor
+			p, err := e.Profile(context.Background(), func() error {
+				dx, dg, db = e.LayerNormGrad(x, g, dy, 1e-5)
+				return dx.Err()
+			})
+			require.NoError(t, err)
+			assert.Equal(t, c.want, kernelNames(p), "%d rows of %d", c.rows, n)
+			ref := layerNormGradRef(xv, gv, dyv, n, 1e-5, 0)
+			lnWithin(t, ref.dx, ref.tdx, f32s(t, dx), "%d rows of %d: dx", c.rows, n)
+			lnWithin(t, ref.dgamma, ref.tdgamma, f32s(t, dg), "%d rows of %d: dgamma", c.rows, n)
+			lnWithin(t, ref.dbeta, ref.tdbeta, f32s(t, db), "%d rows of %d: dbeta", c.rows, n)
+			tidy.Dispose([]*tensor.Tensor{x, g, dy, dx, dg, db})
+		}
+	}
+}
+
+// One dispatch: rows of a multiple of 4 take the one-dispatch kernel's
+// vec4 form, more than 64 rows of other widths its scalar form, and up to
+// 64 of those the kernel of one slice; none for rows of nothing, and one
+// (zeros for dgamma and dbeta) for no rows.
 func TestLayerNormGradDispatches(t *testing.T) {
 	e := testgpu.Engine(t)
 	for _, c := range []struct {
 		shape []int
 		want  []string
 	}{
-		{[]int{1, 8}, []string{"layer_norm_grad"}},
-		{[]int{4, 16, 8}, []string{"layer_norm_grad"}},
-		{[]int{65, 8}, []string{"layer_norm_grad", "layer_norm_grad_sums"}},
-		{[]int{1024, 128}, []string{"layer_norm_grad", "layer_norm_grad_sums"}},
+		{[]int{1, 8}, []string{"layer_norm_grad_columns_vec4"}},
+		{[]int{4, 16, 8}, []string{"layer_norm_grad_columns_vec4"}},
+		{[]int{65, 8}, []string{"layer_norm_grad_columns_vec4"}},
+		{[]int{1024, 128}, []string{"layer_norm_grad_columns_vec4"}},
+		{[]int{2048, 128}, []string{"layer_norm_grad_columns_vec4"}},
+		{[]int{1, 7}, []string{"layer_norm_grad"}},
+		{[]int{64, 7}, []string{"layer_norm_grad"}},
+		{[]int{65, 7}, []string{"layer_norm_grad_columns"}},
+		{[]int{300, 1500}, []string{"layer_norm_grad_columns_vec4"}},
 		{[]int{0, 8}, []string{"layer_norm_grad_sums"}},
 		{[]int{3, 0}, nil},
 	} {
@@ -322,11 +393,7 @@ func TestLayerNormGradDispatches(t *testing.T) {
 			return dx.Err()
 		})
 		require.NoError(t, err)
-		var names []string
-		for _, d := range p.Dispatches {
-			names = append(names, d.Kernel)
-		}
-		assert.Equal(t, c.want, names, "%v", c.shape)
+		assert.Equal(t, c.want, kernelNames(p), "%v", c.shape)
 		tidy.Dispose([]*tensor.Tensor{x, g, dy, dx, dg, db})
 	}
 }

@@ -6,6 +6,7 @@ struct Params {
 	rows: u32,
 	slices: u32,
 	eps: f32,
+	block: u32,
 }
 @group(0) @binding(0) var<storage, read> x: array<f32>;
 @group(0) @binding(1) var<storage, read> gamma: array<f32>;
