@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wgtensor/wgtensor/internal/kernels"
 	"github.com/wgtensor/wgtensor/internal/testgpu"
-	"github.com/wgtensor/wgtensor/shaders"
 	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/tidy"
 )
@@ -49,7 +49,7 @@ func TestScaledDotProductAttentionLayoutGradients(t *testing.T) {
 			opts: func(*tensor.Engine) tensor.AttentionOptions { return tensor.AttentionOptions{Causal: true} }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			require.Equal(t, c.wantsComposed, !shaders.AttentionFits(c.d, c.dv))
+			require.Equal(t, c.wantsComposed, !kernels.AttentionFits(c.d, c.dv))
 			f := func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor {
 				var o tensor.AttentionOptions
 				if c.opts != nil {

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wgtensor/wgtensor/internal/kernels"
 	"github.com/wgtensor/wgtensor/internal/testgpu"
-	"github.com/wgtensor/wgtensor/shaders"
 	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/tidy"
 )
@@ -75,7 +75,7 @@ func TestScaledDotProductAttentionGradients(t *testing.T) {
 		{name: "composed, mask differentiated", b: 1, h: 1, tq: 2, tk: 3, d: 61, dv: 3, wantsComposed: true, maskShape: []int{2, 3}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			require.Equal(t, c.wantsComposed, !shaders.AttentionFits(c.d, c.dv))
+			require.Equal(t, c.wantsComposed, !kernels.AttentionFits(c.d, c.dv))
 			f := func(e *tensor.Engine, in []*tensor.Tensor) *tensor.Tensor {
 				var o tensor.AttentionOptions
 				if c.opts != nil {

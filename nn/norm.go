@@ -5,8 +5,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/wgtensor/wgtensor/internal/kernels"
 	"github.com/wgtensor/wgtensor/optim"
-	"github.com/wgtensor/wgtensor/shaders"
 	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/tidy"
 )
@@ -17,7 +17,7 @@ import (
 // nn.LayerNorm), then scales and shifts it elementwise:
 // y = (x − mean)/√(var + ε)·weight + bias, for x [..., normalized shape].
 // It behaves the same in both modes. Vectors of up to
-// shaders.MaxLoopTrips (65,535) elements, over one axis or several, are
+// kernels.MaxLoopTrips (65,535) elements, over one axis or several, are
 // normalised by the fused kernel (tensor.Engine.LayerNorm: one dispatch
 // forward, and tensor.Engine.LayerNormGrad backward, one dispatch for up
 // to 64 vectors and two beyond); longer ones by Mean, Sub, Square, Rsqrt,
@@ -79,7 +79,7 @@ func (l *LayerNorm) Forward(x *tensor.Tensor) *tensor.Tensor {
 	for _, d := range l.shape {
 		size *= d
 	}
-	if size <= shaders.MaxLoopTrips && !math.IsInf(float64(l.eps), 1) {
+	if size <= kernels.MaxLoopTrips && !math.IsInf(float64(l.eps), 1) {
 		return scoped(e, func() *tensor.Tensor { return l.fused(e, x, size) })
 	}
 	// Vectors longer than the fused kernel's rows.

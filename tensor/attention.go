@@ -3,7 +3,7 @@ package tensor
 import (
 	"math"
 
-	"github.com/wgtensor/wgtensor/shaders"
+	"github.com/wgtensor/wgtensor/internal/kernels"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
@@ -46,7 +46,7 @@ type AttentionOptions struct {
 	// its columns [h·D, (h+1)·D). The kernels read and write those
 	// layouts in place: no transpose before or after. Masks broadcast to
 	// [B, Heads, Tq, Tk], KeyPadding is [B, Tk], and the logsumexp is [B,
-	// Heads, Tq]. Heads of D and Dv that shaders.AttentionFits take the
+	// Heads, Tq]. Heads of D and Dv that kernels.AttentionFits take the
 	// fused kernels so; wider ones are composed after transposing to [B,
 	// H, T, D]. ScaledDotProductAttentionPacked requires it (at least 1).
 	Heads int
@@ -64,7 +64,7 @@ type attnGeom struct {
 	merged              bool // Heads: q, k and v are [B, T, H·D] (or packed)
 	packed              bool // q, k and v are one [B, T, 3·H·D]
 	// layouts of q, k, v and the output: the offset, batch, head and row
-	// strides of each, in floats (see shaders.Attention).
+	// strides of each, in floats (see kernels.Attention).
 	layouts            [4][4]int
 	outShape, lseShape Shape
 }
@@ -83,16 +83,16 @@ type attnGeom struct {
 //
 // Which sizes take which path:
 //
-//   - Heads that shaders.AttentionFits (D and Dv multiples of 4 with
+//   - Heads that kernels.AttentionFits (D and Dv multiples of 4 with
 //     D + Dv up to 128, such as 64 and 64; narrower ones otherwise:
 //     D = Dv = 19 fits, 21 does not) take one fused kernel,
 //     whatever Tq and Tk, which never forms the [Tq, Tk] scores: a thread
 //     takes a few query rows of a head (up to four on a CPU adapter, as
-//     shaders.AttentionRows says; one on a GPU) and runs FlashAttention's
+//     kernels.AttentionRows says; one on a GPU) and runs FlashAttention's
 //     online softmax over the keys, keeping a running maximum, sum and
 //     weighted sum of values in registers, then writes each row's output
 //     and logsumexp (kept for the backward). Keys past
-//     shaders.AttentionInnerRange (32,768), or more than the device's work
+//     kernels.AttentionInnerRange (32,768), or more than the device's work
 //     budget allows in one dispatch, are taken in several dispatches,
 //     each resuming from the last, so Tq and Tk have no limit of their
 //     own. The kernels are compiled for each pair (D, Dv) on first use
@@ -238,7 +238,7 @@ func (e *Engine) attention(site stack, in attnIn, opt AttentionOptions, wantLSE 
 		return failed(err)
 	}
 	if g.lseShape.Size() > 0 {
-		kern := g.kernel(shaders.AttentionForward, e.attentionRows(g.Tq, g.D, g.Dv), opt)
+		kern := g.kernel(kernels.AttentionForward, e.attentionRows(g.Tq, g.D, g.Dv), opt)
 		bufs := append(in.bufs(), g.maskBufs(opt)...)
 		bufs = append(bufs, out.buf(), lse.buf())
 		if err := o.attentionRun(kern, g.B*g.H*groupsOf(g.Tq, kern.Rows), g.Tk, g.params(opt), bufs); err != nil {
@@ -337,7 +337,7 @@ func (e *Engine) attentionGrad(site stack, in attnIn, out, lse, dout *Tensor, op
 	}
 	masks := g.maskBufs(opt)
 	if g.lseShape.Size() > 0 {
-		kq := g.kernel(shaders.AttentionGradQ, e.attentionRows(g.Tq, g.D, g.Dv), opt)
+		kq := g.kernel(kernels.AttentionGradQ, e.attentionRows(g.Tq, g.D, g.Dv), opt)
 		bufs := append(in.bufs(), out.buf(), dout.buf(), lse.buf())
 		bufs = append(append(bufs, masks...), dq, delta.buf())
 		if err := o.attentionRun(kq, g.B*g.H*groupsOf(g.Tq, kq.Rows), g.Tk, g.params(opt), bufs); err != nil {
@@ -345,7 +345,7 @@ func (e *Engine) attentionGrad(site stack, in attnIn, out, lse, dout *Tensor, op
 		}
 	}
 	if g.B*g.H*g.Tk*(g.D+g.Dv) > 0 {
-		kkv := g.kernel(shaders.AttentionGradKV, e.attentionRows(g.Tk, g.D, g.Dv), opt)
+		kkv := g.kernel(kernels.AttentionGradKV, e.attentionRows(g.Tk, g.D, g.Dv), opt)
 		kkv.PackedKV = in.packed
 		bufs := append(in.bufs(), dout.buf(), lse.buf(), delta.buf())
 		bufs = append(bufs, masks...)
@@ -463,7 +463,7 @@ func (o *op) checkAttention(in attnIn, opt AttentionOptions) (attnGeom, *Tensor)
 	if bad != nil {
 		return g, bad
 	}
-	g.fused = shaders.AttentionFits(g.D, g.Dv)
+	g.fused = kernels.AttentionFits(g.D, g.Dv)
 	full := Shape{g.B, g.H, g.Tq, g.Tk}
 	if g.rank3 {
 		full = Shape{g.B, g.Tq, g.Tk}
@@ -596,15 +596,15 @@ func (o *op) packedShapes(g *attnGeom, qkv *Tensor, heads int) *Tensor {
 }
 
 // kernel returns the attention kernel of pass for g, rows rows a thread.
-func (g attnGeom) kernel(pass shaders.AttentionPass, rows int, opt AttentionOptions) shaders.Attention {
-	return shaders.Attention{Pass: pass, D: g.D, Dv: g.Dv, Rows: rows,
+func (g attnGeom) kernel(pass kernels.AttentionPass, rows int, opt AttentionOptions) kernels.Attention {
+	return kernels.Attention{Pass: pass, D: g.D, Dv: g.Dv, Rows: rows,
 		MaskAdd: g.maskAdd, MaskBool: g.maskBool, KeyPadding: g.padding, Dropout: opt.Dropout > 0}
 }
 
 // params returns g's parameter block (Range and the inner range are set
 // per dispatch).
-func (g attnGeom) params(opt AttentionOptions) *shaders.AttentionParams {
-	p := &shaders.AttentionParams{Heads: uint32(g.H), Tq: uint32(g.Tq), Tk: uint32(g.Tk), Scale: g.scale,
+func (g attnGeom) params(opt AttentionOptions) *kernels.AttentionParams {
+	p := &kernels.AttentionParams{Heads: uint32(g.H), Tq: uint32(g.Tq), Tk: uint32(g.Tk), Scale: g.scale,
 		Dropout: opt.Dropout, SeedLo: uint32(opt.Seed), SeedHi: uint32(opt.Seed >> 32), MaskStrides: g.maskStrides}
 	// The kernels index rows of whole vec4s in vec4s (whose offsets and
 	// strides are then multiples of 4), others in floats.
@@ -644,7 +644,7 @@ var attentionRowsForced int
 // attentionRows returns how many rows (of t, head dimensions d and dv) a
 // thread of an attention kernel on e takes: on a CPU adapter up to four,
 // whose loads of each key or query row serve all of them (a load costs
-// lavapipe more than the arithmetic it feeds; see shaders.AttentionRows);
+// lavapipe more than the arithmetic it feeds; see kernels.AttentionRows);
 // on a GPU one, for more threads and fewer registers.
 func (e *Engine) attentionRows(t, d, dv int) int {
 	if attentionRowsForced > 0 {
@@ -653,7 +653,7 @@ func (e *Engine) attentionRows(t, d, dv int) int {
 	if e.dev.Info().Type != wgpu.AdapterCPU {
 		return 1
 	}
-	return shaders.AttentionRows(d, dv, t)
+	return kernels.AttentionRows(d, dv, t)
 }
 
 // groupsOf is how many groups of b hold a items.
@@ -662,27 +662,27 @@ func groupsOf(a, b int) int { return (a + b - 1) / b }
 // attentionRun dispatches attention kernel k over items threads (row
 // groups), each looping over inner keys or queries: in pieces of threads
 // and, in order, ranges of the inner loop of at most
-// shaders.AttentionInnerRange, sized so that each dispatch's work stays
+// kernels.AttentionInnerRange, sized so that each dispatch's work stays
 // within the device's budget.
-func (o *op) attentionRun(k shaders.Attention, items, inner int, p *shaders.AttentionParams, bufs []*wgpu.Buffer) error {
+func (o *op) attentionRun(k kernels.Attention, items, inner int, p *kernels.AttentionParams, bufs []*wgpu.Buffer) error {
 	budget := o.e.dev.WorkBudget()
 	lim := o.e.dev.Limits().MaxComputeWorkgroupsPerDimension
 	perInner, fixed := k.InnerWork(), k.ThreadWork()
-	step := max(1, min(inner, shaders.AttentionInnerRange))
+	step := max(1, min(inner, kernels.AttentionInnerRange))
 	if perInner*float64(step)+fixed > float64(budget) {
 		step = max(1, int((float64(budget)-fixed)/perInner))
 	}
 	each := perInner*float64(min(step, inner)) + fixed
-	n := shaders.Split(items, each, budget, items)
+	n := kernels.Split(items, each, budget, items)
 	for first := 0; first < items; first += n {
 		count := min(n, items-first)
-		groups, row, err := shaders.Grid(uint64(count), shaders.AttentionWorkgroup, lim)
+		groups, row, err := kernels.Grid(uint64(count), kernels.AttentionWorkgroup, lim)
 		if err != nil {
 			return opErr(o.name, o.shapes(), wgpu.ErrLimit, "%v", err)
 		}
 		for i0 := 0; i0 == 0 || i0 < inner; i0 += step {
 			i1 := min(i0+step, inner)
-			p.Range = shaders.Range{First: uint32(first), End: uint32(first + count), Row: row}
+			p.Range = kernels.Range{First: uint32(first), End: uint32(first + count), Row: row}
 			p.InnerFirst, p.InnerEnd = uint32(i0), uint32(i1)
 			w := wgpu.WorkOf(float64(count) * (perInner*float64(i1-i0) + fixed))
 			if err := o.dispatch(k.Key(), k.Spec, groups, w, p, bufs...); err != nil {

@@ -3,7 +3,7 @@ package tensor
 import "math"
 
 // Attention composed of ops, for heads too wide for the fused kernels
-// (shaders.AttentionFits) and for the gradient of a float mask: it
+// (kernels.AttentionFits) and for the gradient of a float mask: it
 // materialises the [Tq, Tk] scores of every head, and gives what the
 // fused kernels give (to rounding): the same masking, the same zero rows
 // where every key is masked, the same dropout mask.

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wgtensor/wgtensor/internal/kernels"
 	"github.com/wgtensor/wgtensor/internal/testgpu"
-	"github.com/wgtensor/wgtensor/shaders"
 	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/tidy"
 )
@@ -256,16 +256,16 @@ func TestAttentionHeadsLayoutBitIdentical(t *testing.T) {
 	})
 }
 
-// Sequences past shaders.AttentionInnerRange and past the loop budget
+// Sequences past kernels.AttentionInnerRange and past the loop budget
 // take several dispatches in the merged layout too, each resuming from
 // the last, with the same results as the transposed path.
 func TestAttentionHeadsLayoutLongSequences(t *testing.T) {
 	e := testgpu.Engine(t)
 	r := rand.New(rand.NewPCG(21, 3))
-	n := shaders.AttentionInnerRange
+	n := kernels.AttentionInnerRange
 	for _, c := range []attnCase{
 		{name: "keys past the range", B: 1, H: 2, Tq: 5, Tk: n + 3, D: 4, Dv: 8, mask: "add", maskShape: []int{5, n + 3}},
-		{name: "queries past the loop budget", B: 1, H: 2, Tq: shaders.MaxLoopTrips + 21, Tk: 3, D: 4, Dv: 4, causal: true},
+		{name: "queries past the loop budget", B: 1, H: 2, Tq: kernels.MaxLoopTrips + 21, Tk: 3, D: 4, Dv: 4, causal: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			b := c.build(t, e, r)

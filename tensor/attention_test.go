@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wgtensor/wgtensor/internal/kernels"
 	"github.com/wgtensor/wgtensor/internal/testgpu"
-	"github.com/wgtensor/wgtensor/shaders"
 	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/tidy"
 )
@@ -443,7 +443,7 @@ func TestAttentionRowsPerThread(t *testing.T) {
 
 // Issue 20: the kernels loop once per key (per query for dk and dv),
 // and lavapipe stops an invocation's loops after 65,535 trips. Sequences
-// at and past shaders.AttentionInnerRange, and past that budget, are cut
+// at and past kernels.AttentionInnerRange, and past that budget, are cut
 // into dispatches of at most AttentionInnerRange keys (queries), each
 // resuming from the last; results first hold NaN (dirty), so that an
 // element a stopped loop left unwritten shows.
@@ -451,13 +451,13 @@ func TestAttentionLongSequences(t *testing.T) {
 	e := testgpu.Engine(t)
 	r := rand.New(rand.NewPCG(20, 4))
 	ctx := context.Background()
-	n := shaders.AttentionInnerRange
-	require.Less(t, n, shaders.MaxLoopTrips)
+	n := kernels.AttentionInnerRange
+	require.Less(t, n, kernels.MaxLoopTrips)
 	for _, c := range []attnCase{
 		{name: "keys at the range", B: 1, H: 1, Tq: 9, Tk: n, D: 4, Dv: 4},
 		{name: "keys past the range", B: 1, H: 1, Tq: 8, Tk: n + 1, D: 4, Dv: 4, mask: "add", maskShape: []int{8, n + 1}},
-		{name: "keys past the loop budget", B: 2, H: 1, Tq: 8, Tk: shaders.MaxLoopTrips + 4467, D: 3, Dv: 2, padding: true, fullyMaskedRowsOK: true},
-		{name: "queries past the loop budget", B: 1, H: 1, Tq: shaders.MaxLoopTrips + 4467, Tk: 8, D: 4, Dv: 4, causal: true},
+		{name: "keys past the loop budget", B: 2, H: 1, Tq: 8, Tk: kernels.MaxLoopTrips + 4467, D: 3, Dv: 2, padding: true, fullyMaskedRowsOK: true},
+		{name: "queries past the loop budget", B: 1, H: 1, Tq: kernels.MaxLoopTrips + 4467, Tk: 8, D: 4, Dv: 4, causal: true},
 		{name: "dropout past the range", B: 1, H: 1, Tq: 8, Tk: n + 5, D: 4, Dv: 4, dropout: 0.2, seed: 5},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -584,7 +584,7 @@ func TestAttentionEdgeValues(t *testing.T) {
 				masked[i*Tk+4] = true
 			}
 			wantOut, _ = ref(qv, kv, vv, nil, masked)
-			if shaders.AttentionFits(D, D) {
+			if kernels.AttentionFits(D, D) {
 				closeTo(t, wantOut, out, 2e-6, 2e-5, "NaN in a padded key's value")
 			} else {
 				for i := range Tq {

@@ -15,13 +15,13 @@ import (
 	"time"
 	"weak"
 
-	"github.com/wgtensor/wgtensor/shaders"
+	"github.com/wgtensor/wgtensor/internal/kernels"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
 // The matmul autotuner.
 //
-// MatMul chooses among four kernels (shaders.MatMul: tiled, register,
+// MatMul chooses among four kernels (kernels.MatMul: tiled, register,
 // vec4, small) with a heuristic (pickMatMul) built from lavapipe's
 // measurements and one H200 run. Where tuning is on, the first product of
 // a shape class on a device times the kernels that can compute it on that
@@ -236,10 +236,10 @@ func (e *Engine) TuneMatMul(M, K, N, batches int, transA, transB bool) (string, 
 	if err := e.usable(name); err != nil {
 		return "", err
 	}
-	if min(M, K, N) < 0 || batches < 1 || K > shaders.MaxMatMulK {
+	if min(M, K, N) < 0 || batches < 1 || K > kernels.MaxMatMulK {
 		return "", opErr(name, nil, ErrShape, "M %d, K %d, N %d, batches %d", M, K, N, batches)
 	}
-	g := matmulGeom{M: M, K: K, N: N, batches: batches, base: shaders.MatMul{TransA: transA, TransB: transB}}
+	g := matmulGeom{M: M, K: K, N: N, batches: batches, base: kernels.MatMul{TransA: transA, TransB: transB}}
 	as, bs := Shape{M, K}, Shape{K, N}
 	if transA {
 		as = Shape{K, M}
@@ -277,14 +277,14 @@ func (e *Engine) TuneMatMul(M, K, N, batches int, transA, transB bool) (string, 
 	return o.matmulChoice(g, []*wgpu.Buffer{a.buf(), b.buf(), out.buf()}, false).Key(), nil
 }
 
-// matmulKinds are the MatMul kernels, as shaders.MatMul.Kind names them.
+// matmulKinds are the MatMul kernels, as kernels.MatMul.Kind names them.
 var matmulKinds = [...]string{"tiled", "register", "vec4", "small"}
 
 // kindIndex is kind's index in matmulKinds, or -1.
 func kindIndex(kind string) int { return slices.Index(matmulKinds[:], kind) }
 
 // withKind returns base with the kernel named kind.
-func withKind(base shaders.MatMul, kind string) shaders.MatMul {
+func withKind(base kernels.MatMul, kind string) kernels.MatMul {
 	k := base
 	k.Register, k.Vec4, k.Small = false, false, false
 	switch kind {
@@ -303,13 +303,13 @@ func withKind(base shaders.MatMul, kind string) shaders.MatMul {
 type matmulClass struct {
 	ta, tb     bool
 	m, k, n, b int
-	vec4       bool // the Vec4 kernel fits (shaders.Vec4Fits)
+	vec4       bool // the Vec4 kernel fits (kernels.Vec4Fits)
 }
 
 // classOf returns g's class.
 func classOf(g matmulGeom) matmulClass {
 	return matmulClass{ta: g.base.TransA, tb: g.base.TransB, m: pow2Up(g.M), k: pow2Up(g.K), n: pow2Up(g.N), b: pow2Up(g.batches),
-		vec4: shaders.Vec4Fits(g.base.TransA, g.base.TransB, g.M, g.K, g.N)}
+		vec4: kernels.Vec4Fits(g.base.TransA, g.base.TransB, g.M, g.K, g.N)}
 }
 
 // pow2Up is n rounded up to a power of two; 0 for n ≤ 0.
@@ -354,7 +354,7 @@ func parseClass(s string) (matmulClass, bool) {
 		prefix string
 		v      *int
 		max    int
-	}{{"m", &c.m, 1 << 31}, {"k", &c.k, pow2Up(shaders.MaxMatMulK)}, {"n", &c.n, 1 << 31}, {"b", &c.b, 1 << 31}} {
+	}{{"m", &c.m, 1 << 31}, {"k", &c.k, pow2Up(kernels.MaxMatMulK)}, {"n", &c.n, 1 << 31}, {"b", &c.b, 1 << 31}} {
 		num, ok := strings.CutPrefix(f[1+i], p.prefix)
 		n, err := strconv.Atoi(num)
 		if !ok || err != nil || n < 0 || n > p.max || pow2Up(n) != n || strconv.Itoa(n) != num {
@@ -418,7 +418,7 @@ func tunerFor(d *wgpu.Device) *tuner {
 }
 
 // count notes a product recorded with kernel k.
-func (t *tuner) count(k shaders.MatMul) {
+func (t *tuner) count(k kernels.MatMul) {
 	if i := kindIndex(k.Kind()); i >= 0 {
 		t.products[i].Add(1)
 	}
@@ -514,7 +514,7 @@ const (
 // writes every element of the result, so that the product recorded after
 // leaves no trace of it. count says to count the product in the
 // tuner's figures.
-func (o *op) matmulChoice(g matmulGeom, bufs []*wgpu.Buffer, count bool) shaders.MatMul {
+func (o *op) matmulChoice(g matmulGeom, bufs []*wgpu.Buffer, count bool) kernels.MatMul {
 	e := o.e
 	family := e.matMulKernel()
 	_, forced := forcedMatMulKernel()
@@ -531,7 +531,7 @@ func (o *op) matmulChoice(g matmulGeom, bufs []*wgpu.Buffer, count bool) shaders
 }
 
 // choose is matmulChoice's choice where no kernel is forced.
-func (t *tuner) choose(o *op, g matmulGeom, heur shaders.MatMul, family string, bufs []*wgpu.Buffer) shaders.MatMul {
+func (t *tuner) choose(o *op, g matmulGeom, heur kernels.MatMul, family string, bufs []*wgpu.Buffer) kernels.MatMul {
 	c := classOf(g)
 	kind, ok, enabled := t.lookup(c)
 	switch {
@@ -566,8 +566,8 @@ var errDeferred = fmt.Errorf("tuning deferred")
 
 // candidates are the kernels that may compute g's product, the heuristic's
 // first.
-func candidates(c matmulClass, g matmulGeom, heur shaders.MatMul) []shaders.MatMul {
-	cands := []shaders.MatMul{heur}
+func candidates(c matmulClass, g matmulGeom, heur kernels.MatMul) []kernels.MatMul {
+	cands := []kernels.MatMul{heur}
 	for _, kind := range matmulKinds {
 		if kind != heur.Kind() && c.allows(kind) {
 			cands = append(cands, withKind(g.base, kind))
@@ -579,7 +579,7 @@ func candidates(c matmulClass, g matmulGeom, heur shaders.MatMul) []shaders.MatM
 // tune times the candidate kernels of class c on g's product and keeps
 // the fastest as c's choice; the caller holds t.tuneMu. It returns
 // errDeferred where it does not tune (see AutotuneStats.Deferred).
-func (t *tuner) tune(o *op, c matmulClass, g matmulGeom, heur shaders.MatMul, bufs []*wgpu.Buffer) (AutotuneChoice, error) {
+func (t *tuner) tune(o *op, c matmulClass, g matmulGeom, heur kernels.MatMul, bufs []*wgpu.Buffer) (AutotuneChoice, error) {
 	d := o.e.dev
 	t.mu.Lock()
 	classBudget, deviceBudget := t.budgetsLocked()
@@ -592,7 +592,7 @@ func (t *tuner) tune(o *op, c matmulClass, g matmulGeom, heur shaders.MatMul, bu
 	}
 	// work is a kernel's work estimate, the tiled kernel's scaled for GPUs
 	// as pickMatMul scales it.
-	work := func(k shaders.MatMul) float64 {
+	work := func(k kernels.MatMul) float64 {
 		w := matmulWork(k, g.M, g.K, g.N, g.batches)
 		if !t.cpu && k.Kind() == "tiled" {
 			w /= gpuTileAdvantage

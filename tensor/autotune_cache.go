@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/wgtensor/wgtensor/shaders"
+	"github.com/wgtensor/wgtensor/internal/kernels"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
@@ -87,7 +87,7 @@ var kernelVersion = sync.OnceValue(func() string {
 	for _, kind := range matmulKinds {
 		for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
 			for rank := range 2 {
-				k := withKind(shaders.MatMul{TransA: tr[0], TransB: tr[1], BatchRank: rank}, kind)
+				k := withKind(kernels.MatMul{TransA: tr[0], TransB: tr[1], BatchRank: rank}, kind)
 				io.WriteString(h, k.Key()+"\n"+k.Spec().Source)
 			}
 		}

@@ -3,7 +3,7 @@ package tensor
 import (
 	"encoding/json"
 
-	"github.com/wgtensor/wgtensor/shaders"
+	"github.com/wgtensor/wgtensor/internal/kernels"
 
 	"github.com/wgtensor/wgtensor/wgpu"
 )
@@ -30,5 +30,5 @@ func AutotuneCacheKey(d *wgpu.Device) (json.RawMessage, string) {
 // AutotuneClass returns the class of a product, as the cache file and
 // AutotuneChoice name it.
 func AutotuneClass(M, K, N, batches int, transA, transB bool) string {
-	return classOf(matmulGeom{M: M, K: K, N: N, batches: batches, base: shaders.MatMul{TransA: transA, TransB: transB}}).String()
+	return classOf(matmulGeom{M: M, K: K, N: N, batches: batches, base: kernels.MatMul{TransA: transA, TransB: transB}}).String()
 }

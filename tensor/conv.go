@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/wgtensor/wgtensor/shaders"
+	"github.com/wgtensor/wgtensor/internal/kernels"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
@@ -38,10 +38,10 @@ type Conv2DOptions struct {
 // (resolved as NewWindow2D does). Padded positions read as zero. inC and
 // outC must be multiples of the groups. There is no bias: add one.
 //
-// It runs as one kernel, an implicit matrix product (see shaders.Conv2D),
+// It runs as one kernel, an implicit matrix product (see kernels.Conv2D),
 // split in dispatches by the device's work budget like MatMul. On CPU
 // adapters (lavapipe, llvmpipe) the kernel's tiles take the shapes
-// measured fastest there (shaders.Conv2D's CPU), on GPUs the others: the
+// measured fastest there (kernels.Conv2D's CPU), on GPUs the others: the
 // results are the same bits.
 func (e *Engine) Conv2D(x, filter *Tensor, o Conv2DOptions) *Tensor {
 	op, bad := e.begin("conv2d", callerSite(), x, filter)
@@ -57,7 +57,7 @@ func (e *Engine) Conv2D(x, filter *Tensor, o Conv2DOptions) *Tensor {
 	if wrong != nil {
 		return op.fail(wrong.kind, "%s", wrong.detail)
 	}
-	return op.conv(shaders.ConvForward, g, g.outShape(), x, filter)
+	return op.conv(kernels.ConvForward, g, g.outShape(), x, filter)
 }
 
 // Conv2DBackpropInput returns the gradient of Conv2D's input x, of shape
@@ -83,7 +83,7 @@ func (e *Engine) Conv2DBackpropInput(dy, filter *Tensor, inputShape Shape, o Con
 	if wrong != nil {
 		return op.fail(wrong.kind, "input shape %v: %s", inputShape, wrong.detail)
 	}
-	return op.conv(shaders.ConvInput, g, inputShape.clone(), dy, filter)
+	return op.conv(kernels.ConvInput, g, inputShape.clone(), dy, filter)
 }
 
 // Conv2DBackpropFilter returns the gradient of Conv2D's filter, of shape
@@ -91,7 +91,7 @@ func (e *Engine) Conv2DBackpropInput(dy, filter *Tensor, inputShape Shape, o Con
 // result, with the options of that Conv2D: df[ky, kx, i, o] sums x·dy over
 // the batch and every output position (padded positions of x read as
 // zero). It is one kernel, a product whose inner dimension is
-// batch·outH·outW, summed in ranges of shaders.MatMulKRange; a long one
+// batch·outH·outW, summed in ranges of kernels.MatMulKRange; a long one
 // is summed in up to 64 slices in parallel, then a sum adds the slices
 // (in an order fixed by the shapes, so the result is the same from run
 // to run).
@@ -112,7 +112,7 @@ func (e *Engine) Conv2DBackpropFilter(x, dy *Tensor, filterShape Shape, o Conv2D
 	if wrong != nil {
 		return op.fail(wrong.kind, "filter shape %v: %s", filterShape, wrong.detail)
 	}
-	return op.conv(shaders.ConvFilter, g, filterShape.clone(), x, dy)
+	return op.conv(kernels.ConvFilter, g, filterShape.clone(), x, dy)
 }
 
 // convGeometry is a convolution's shapes, checked: the input [batch, inH,
@@ -203,14 +203,14 @@ func (g convGeometry) checkDy(dy Shape) *badConv {
 }
 
 // product returns the matrix product kernel op computes for g: its M
-// and N per group and its K (see shaders.Conv2D).
-func (g convGeometry) product(op shaders.ConvOp) (M, N, K int) {
+// and N per group and its K (see kernels.Conv2D).
+func (g convGeometry) product(op kernels.ConvOp) (M, N, K int) {
 	taps := g.win.KernelH * g.win.KernelW
 	gin, gout := g.inC/g.groups, g.outC/g.groups
 	switch op {
-	case shaders.ConvForward:
+	case kernels.ConvForward:
 		return g.batch * g.win.OutH * g.win.OutW, gout, taps * gin
-	case shaders.ConvFilter:
+	case kernels.ConvFilter:
 		return taps * gin, gout, g.batch * g.win.OutH * g.win.OutW
 	}
 	return g.batch * g.win.InH * g.win.InW, gin, taps * gout
@@ -218,9 +218,9 @@ func (g convGeometry) product(op shaders.ConvOp) (M, N, K int) {
 
 // params is the kernel's parameter block for g, before the dispatch's
 // tiles and range are filled in.
-func (g convGeometry) params(M, N, K int) shaders.Conv2DParams {
+func (g convGeometry) params(M, N, K int) kernels.Conv2DParams {
 	w := g.win
-	return shaders.Conv2DParams{
+	return kernels.Conv2DParams{
 		InH: uint32(w.InH), InW: uint32(w.InW), InC: uint32(g.inC),
 		OutH: uint32(w.OutH), OutW: uint32(w.OutW), OutC: uint32(g.outC),
 		KernelW: uint32(w.KernelW), StrideH: uint32(w.StrideH), StrideW: uint32(w.StrideW),
@@ -232,8 +232,8 @@ func (g convGeometry) params(M, N, K int) shaders.Conv2DParams {
 }
 
 // conv allocates the result of shape and computes it with kernel op from
-// a and b (see shaders.Conv2D for which they are).
-func (o *op) conv(kind shaders.ConvOp, g convGeometry, shape Shape, a, b *Tensor) *Tensor {
+// a and b (see kernels.Conv2D for which they are).
+func (o *op) conv(kind kernels.ConvOp, g convGeometry, shape Shape, a, b *Tensor) *Tensor {
 	out, err := o.alloc(shape, Float32)
 	if err != nil {
 		return o.e.errTensor(err)
@@ -243,7 +243,7 @@ func (o *op) conv(kind shaders.ConvOp, g convGeometry, shape Shape, a, b *Tensor
 		return out
 	}
 	slices, kSlice := 1, K
-	if kind == shaders.ConvFilter {
+	if kind == kernels.ConvFilter {
 		slices, kSlice = filterSlices(out.Size(), K)
 	}
 	k := o.e.convKernel(kind, g, M, N, slices)
@@ -269,7 +269,7 @@ func (o *op) conv(kind shaders.ConvOp, g convGeometry, shape Shape, a, b *Tensor
 		}
 	}
 	if slices > 1 {
-		if err := o.reduceRows(shaders.Sum, sums, out, out.Size(), slices, out.Size()); err != nil {
+		if err := o.reduceRows(kernels.Sum, sums, out, out.Size(), slices, out.Size()); err != nil {
 			out.Dispose()
 			return o.e.errTensor(err)
 		}
@@ -288,9 +288,9 @@ const (
 
 // filterSlices returns the slices a filter gradient of size floats with a
 // sum of K terms is split into, and the terms per slice (a multiple of
-// shaders.MatMulTileK; the last slice may have fewer): a long K runs in
+// kernels.MatMulTileK; the last slice may have fewer): a long K runs in
 // parallel, each slice into its own copy of the filter, and a sum over
-// the copies adds them (see shaders.Conv2D). They depend on the shapes
+// the copies adds them (see kernels.Conv2D). They depend on the shapes
 // alone, never on the kernel, so the scalar and Vec4 kernels add in the
 // same order and agree to the bit.
 func filterSlices(size, K int) (slices, kSlice int) {
@@ -298,7 +298,7 @@ func filterSlices(size, K int) (slices, kSlice int) {
 	if slices <= 1 {
 		return 1, K
 	}
-	kSlice = ceilDiv(ceilDiv(K, slices), shaders.MatMulTileK) * shaders.MatMulTileK
+	kSlice = ceilDiv(ceilDiv(K, slices), kernels.MatMulTileK) * kernels.MatMulTileK
 	return ceilDiv(K, kSlice), kSlice
 }
 
@@ -307,10 +307,10 @@ func filterSlices(size, K int) (slices, kSlice int) {
 // allow it, else the scalar one; on CPU adapters the CPU tile shapes where
 // they fit, elsewhere a tile of 64 columns or, for a product of few
 // columns (or rows), a narrower (or shorter) one. Every choice gives the
-// same bits (see shaders.Conv2D). WGT_CONV, a comma-separated list, forces
+// same bits (see kernels.Conv2D). WGT_CONV, a comma-separated list, forces
 // choices for tests and comparisons: "scalar" the scalar kernel, "cpu" and
 // "gpu" the tile shapes of CPU adapters or of GPUs on any adapter.
-func (e *Engine) convKernel(kind shaders.ConvOp, g convGeometry, M, N, slices int) shaders.Conv2D {
+func (e *Engine) convKernel(kind kernels.ConvOp, g convGeometry, M, N, slices int) kernels.Conv2D {
 	vec4, cpu := true, e.dev.Info().Type == wgpu.AdapterCPU
 	for _, f := range strings.Split(os.Getenv("WGT_CONV"), ",") {
 		switch f {
@@ -321,10 +321,10 @@ func (e *Engine) convKernel(kind shaders.ConvOp, g convGeometry, M, N, slices in
 		}
 	}
 	gin, gout := g.inC/g.groups, g.outC/g.groups
-	k := shaders.Conv2D{Op: kind, Vec4: vec4 && shaders.Conv2DVec4Fits(kind, gin, gout)}
-	k.Unit = kind == shaders.ConvInput && g.win.StrideH == 1 && g.win.StrideW == 1
-	k.CPU = cpu && shaders.Conv2DCPUFits(kind, k.Vec4, gout, g.outC, slices*g.groups)
-	k.Narrow = shaders.Conv2DNarrowFits(k, N)
+	k := kernels.Conv2D{Op: kind, Vec4: vec4 && kernels.Conv2DVec4Fits(kind, gin, gout)}
+	k.Unit = kind == kernels.ConvInput && g.win.StrideH == 1 && g.win.StrideW == 1
+	k.CPU = cpu && kernels.Conv2DCPUFits(kind, k.Vec4, gout, g.outC, slices*g.groups)
+	k.Narrow = kernels.Conv2DNarrowFits(k, N)
 	k = k.WithShort(M)
 	k.B4 = k.B4Fits(gout, g.outC)
 	return k

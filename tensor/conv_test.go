@@ -167,7 +167,7 @@ func convCases() []convCase {
 		// The scalar kernel reading B by vec4s: groups of 8 output channels
 		// (a 16-column tile, its second thread past N).
 		{"b4 two groups stride 2", 2, 9, 8, 6, 3, 3, 16, o([2]int{2, 1}, one, tensor.Same(), 2)},
-		// The CPU kernels (shaders.Conv2D.CPU), each just past its tiles:
+		// The CPU kernels (kernels.Conv2D.CPU), each just past its tiles:
 		// the Vec4 kernel's 192 rows and 32 columns (16 for 16 columns or
 		// fewer, Narrow; 20 input channels are the input gradient's
 		// columns), its filter gradient's 48 rows (96 Narrow); the

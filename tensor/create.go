@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/wgtensor/wgtensor/shaders"
+	"github.com/wgtensor/wgtensor/internal/kernels"
 )
 
 // FromFloat32s creates a float32 tensor holding data. With no shape it is
@@ -85,7 +85,7 @@ func saturate(v, lo, hi float64) float64 {
 // generate creates a tensor of shape whose elements come from an
 // elementwise op with no inputs: its Expr may use i (the flat index), s
 // (the scalars) and h2, h3 (the words).
-func (e *Engine) generate(site stack, name string, dtype DType, shape Shape, n shaders.Node, p shaders.NodeParams) *Tensor {
+func (e *Engine) generate(site stack, name string, dtype DType, shape Shape, n kernels.Node, p kernels.NodeParams) *Tensor {
 	o, bad := e.beginLazy(name, site)
 	if bad != nil {
 		return bad
@@ -127,12 +127,12 @@ func (e *Engine) Ones(dtype DType, shape ...int) *Tensor {
 }
 
 func (e *Engine) fill(site stack, name string, dtype DType, value float64, shape []int) *Tensor {
-	return e.generate(site, name, dtype, Shape(shape), fillNode(dtype), shaders.NodeParams{Words: [2]uint32{bitsOf(value, dtype)}})
+	return e.generate(site, name, dtype, Shape(shape), fillNode(dtype), kernels.NodeParams{Words: [2]uint32{bitsOf(value, dtype)}})
 }
 
 // fillNode is the op that sets every element to its word h2, dtype's bits.
-func fillNode(dtype DType) shaders.Node {
-	return shaders.Node{Name: "fill", Out: dtype.wgsl(), Expr: fmt.Sprintf("bitcast<%s>(h2)", dtype.wgsl())}
+func fillNode(dtype DType) kernels.Node {
+	return kernels.Node{Name: "fill", Out: dtype.wgsl(), Expr: fmt.Sprintf("bitcast<%s>(h2)", dtype.wgsl())}
 }
 
 // Range creates the one-dimensional tensor start, start+step, ... up to
@@ -145,8 +145,8 @@ func (e *Engine) Range(dtype DType, start, stop, step float64) *Tensor {
 	if err != nil {
 		return e.errTensor(err)
 	}
-	var m shaders.Node
-	p := shaders.NodeParams{Scalars: [4]float32{float32(start), float32(step)}}
+	var m kernels.Node
+	p := kernels.NodeParams{Scalars: [4]float32{float32(start), float32(step)}}
 	switch dtype {
 	case Float32:
 		m.Expr = "s.x + f32(i) * s.y"
@@ -201,8 +201,8 @@ func rangeLength(dtype DType, start, stop, step float64) (int, error) {
 // Eye creates an n×m matrix with ones on the diagonal.
 func (e *Engine) Eye(dtype DType, n, m int) *Tensor {
 	T := dtype.wgsl()
-	k := shaders.Node{Expr: fmt.Sprintf("select(%[1]s(0), %[1]s(1), i / h2 == i %% h2)", T)}
-	return e.generate(callerSite(), "eye", dtype, Shape{n, m}, k, shaders.NodeParams{Words: [2]uint32{uint32(max(m, 1))}})
+	k := kernels.Node{Expr: fmt.Sprintf("select(%[1]s(0), %[1]s(1), i / h2 == i %% h2)", T)}
+	return e.generate(callerSite(), "eye", dtype, Shape{n, m}, k, kernels.NodeParams{Words: [2]uint32{uint32(max(m, 1))}})
 }
 
 // RandUniform creates a float32 tensor of values uniform in [lo, hi),
@@ -210,9 +210,9 @@ func (e *Engine) Eye(dtype DType, n, m int) *Tensor {
 // element at flat index i is a function of (seed, i) only, so the same seed
 // gives the same numbers on every backend and for every shape.
 func (e *Engine) RandUniform(seed uint64, lo, hi float32, shape ...int) *Tensor {
-	m := shaders.Node{Helpers: shaders.Philox,
+	m := kernels.Node{Helpers: kernels.Philox,
 		Expr: "s.x + (s.y - s.x) * unit(philox(vec4<u32>(i, 0u, 0u, 0u), vec2<u32>(h2, h3)).x)"}
-	p := shaders.NodeParams{Words: [2]uint32{uint32(seed), uint32(seed >> 32)}, Scalars: [4]float32{lo, hi}}
+	p := kernels.NodeParams{Words: [2]uint32{uint32(seed), uint32(seed >> 32)}, Scalars: [4]float32{lo, hi}}
 	return e.generate(callerSite(), "rand_uniform", Float32, Shape(shape), m, p)
 }
 
@@ -221,13 +221,13 @@ func (e *Engine) RandUniform(seed uint64, lo, hi float32, shape ...int) *Tensor 
 // per element, so the same seed gives the same numbers everywhere (up to
 // the backend's precision of log, sqrt and cos).
 func (e *Engine) RandNormal(seed uint64, mean, std float32, shape ...int) *Tensor {
-	m := shaders.Node{Helpers: shaders.Philox + `
+	m := kernels.Node{Helpers: kernels.Philox + `
 fn normal(i: u32, key: vec2<u32>) -> f32 {
 	let r = philox(vec4<u32>(i, 0u, 0u, 0u), key);
 	let u1 = (f32(r.x >> 8u) + 1.0) * (1.0 / 16777216.0);
 	return sqrt(-2.0 * log(u1)) * cos(6.2831853 * unit(r.y));
 }
 `, Expr: "s.x + s.y * normal(i, vec2<u32>(h2, h3))"}
-	p := shaders.NodeParams{Words: [2]uint32{uint32(seed), uint32(seed >> 32)}, Scalars: [4]float32{mean, std}}
+	p := kernels.NodeParams{Words: [2]uint32{uint32(seed), uint32(seed >> 32)}, Scalars: [4]float32{mean, std}}
 	return e.generate(callerSite(), "rand_normal", Float32, Shape(shape), m, p)
 }

@@ -1,7 +1,7 @@
 package tensor
 
 import (
-	"github.com/wgtensor/wgtensor/shaders"
+	"github.com/wgtensor/wgtensor/internal/kernels"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
@@ -12,7 +12,7 @@ import (
 // exclusive) to the end with reverse, as tf.cumsum.
 //
 // Float32 sums are added in order along the axis within segments of
-// shaders.ScanSegment elements, then the segments' sums are added (scanned
+// kernels.ScanSegment elements, then the segments' sums are added (scanned
 // the same way, so an axis of any length takes a few passes and no
 // thread loops long): the rounding is that of a sequential sum per
 // segment, the same from run to run.
@@ -44,7 +44,7 @@ func (e *Engine) Cumsum(x *Tensor, axis int, exclusive, reverse bool) *Tensor {
 
 // scanOf is a scan's tensor viewed as [outer, length, inner] of type T.
 type scanOf struct {
-	T                    shaders.Type
+	T                    kernels.Type
 	outer, length, inner int
 }
 
@@ -53,11 +53,11 @@ type scanOf struct {
 // exclusive scan (recursively), and the segments' scans from those
 // offsets.
 func (o *op) scan(s scanOf, src, dst *wgpu.Buffer, exclusive, reverse bool) error {
-	segs := ceilDiv(s.length, shaders.ScanSegment)
-	p := &shaders.ScanParams{Inner: uint32(s.inner), Length: uint32(s.length), Segment: shaders.ScanSegment, Segs: uint32(segs)}
-	k := shaders.Scan{T: s.T, Exclusive: exclusive, Reverse: reverse}
+	segs := ceilDiv(s.length, kernels.ScanSegment)
+	p := &kernels.ScanParams{Inner: uint32(s.inner), Length: uint32(s.length), Segment: kernels.ScanSegment, Segs: uint32(segs)}
+	k := kernels.Scan{T: s.T, Exclusive: exclusive, Reverse: reverse}
 	threads := s.outer * segs * s.inner
-	each := k.ThreadWork(min(s.length, shaders.ScanSegment))
+	each := k.ThreadWork(min(s.length, kernels.ScanSegment))
 	if segs == 1 {
 		return o.run(k.Key(), k.Spec, threads, each, p, src, dst)
 	}
@@ -73,7 +73,7 @@ func (o *op) scan(s scanOf, src, dst *wgpu.Buffer, exclusive, reverse bool) erro
 		return err
 	}
 	defer offsets.Dispose()
-	sum := shaders.Scan{T: s.T, Totals: true}
+	sum := kernels.Scan{T: s.T, Totals: true}
 	if err := o.run(sum.Key(), sum.Spec, threads, each, p, src, totals.buf()); err != nil {
 		return err
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wgtensor/wgtensor/internal/kernels"
 	"github.com/wgtensor/wgtensor/internal/testgpu"
-	"github.com/wgtensor/wgtensor/shaders"
 	"github.com/wgtensor/wgtensor/tensor"
 )
 
@@ -88,8 +88,8 @@ func f32sOf(x []float64) []float32 {
 // second level; integers make every sum exact, so the check is exact too.
 func TestCumsumLongAxis(t *testing.T) {
 	e := testgpu.Engine(t)
-	n := shaders.ScanSegment*shaders.ScanSegment + 70_001
-	require.Greater(t, n, shaders.MaxLoopTrips)
+	n := kernels.ScanSegment*kernels.ScanSegment + 70_001
+	require.Greater(t, n, kernels.MaxLoopTrips)
 	xv := make([]int32, 2*n)
 	for i := range xv {
 		xv[i] = int32(i%7) - 3

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wgtensor/wgtensor/shaders"
+	"github.com/wgtensor/wgtensor/internal/kernels"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
@@ -99,7 +99,7 @@ type Kernel struct {
 	Entry string
 	// Workgroup is the number of invocations per workgroup, which the
 	// shader must declare as @workgroup_size(Workgroup): one-dimensional,
-	// at most the device's limits. 0 means shaders.WorkgroupSize (256).
+	// at most the device's limits. 0 means kernels.WorkgroupSize (256).
 	Workgroup int
 	// Work estimates the cost of one invocation, in the units of
 	// wgpu.Work (about a nanosecond of a CPU adapter); 0 means
@@ -236,7 +236,7 @@ func errTensors(e *Engine, bad *Tensor, n int) []*Tensor {
 // workgroup is k's workgroup size.
 func (k Kernel) workgroup() int {
 	if k.Workgroup == 0 {
-		return shaders.WorkgroupSize
+		return kernels.WorkgroupSize
 	}
 	return k.Workgroup
 }
@@ -425,7 +425,7 @@ func (o *op) allocOutputs(outs []Out) ([]*Tensor, error) {
 		if out.Zeroed {
 			n := fillNode(out.DType)
 			n.Name = "zeros"
-			if err := o.record(t, n, shaders.NodeParams{}, nil); err != nil {
+			if err := o.record(t, n, kernels.NodeParams{}, nil); err != nil {
 				return fail(err)
 			}
 		}

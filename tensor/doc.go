@@ -110,7 +110,7 @@
 // ScaledDotProductAttention is PyTorch's scaled_dot_product_attention:
 // softmax(q·kᵀ·scale + mask)·v per head, with a causal flag, an additive
 // or boolean mask, key padding and dropout on the weights
-// (AttentionOptions). Heads up to shaders.AttentionFits take one fused
+// (AttentionOptions). Heads up to kernels.AttentionFits take one fused
 // kernel (FlashAttention's online softmax, no [Tq, Tk] matrix) and two
 // for the gradient (ScaledDotProductAttentionGrad), sequences of any
 // length in as many dispatches as the loop and work budgets ask; wider
@@ -149,13 +149,13 @@
 //
 // Ops add limits of their own, each refused with ErrShape and an error
 // that names it: MatMul's inner dimension K is at most
-// shaders.MaxMatMulK, 1,048,560 (2^20-16); a reduction reduces at most,
-// and Softmax and LogSoftmax take rows of at most, shaders.MaxRowLength,
+// kernels.MaxMatMulK, 1,048,560 (2^20-16); a reduction reduces at most,
+// and Softmax and LogSoftmax take rows of at most, kernels.MaxRowLength,
 // 67,107,840 elements per output; SoftmaxCrossEntropy (and its Grad) takes rows of at
-// most shaders.MaxXentClasses, 65,535 classes. Every K and row length up to these is
+// most kernels.MaxXentClasses, 65,535 classes. Every K and row length up to these is
 // computed exactly as a shorter one: long sums are cut into pieces (the
 // Mesa drivers stop a loop silently after 65,535 trips, see
-// shaders.MatMulKRange).
+// kernels.MatMulKRange).
 // Devices add their own limits (buffer and binding sizes, workgroups per
 // dimension), reported with wgpu.ErrLimit or wgpu.ErrOutOfMemory.
 //

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wgtensor/wgtensor/shaders"
+	"github.com/wgtensor/wgtensor/internal/kernels"
 )
 
 // DType is a tensor's element type. Every dtype is 32 bits wide.
@@ -33,14 +33,14 @@ func (d DType) String() string {
 }
 
 // wgsl is d's WGSL scalar type.
-func (d DType) wgsl() shaders.Type {
+func (d DType) wgsl() kernels.Type {
 	switch d {
 	case Int32:
-		return shaders.I32
+		return kernels.I32
 	case Uint32:
-		return shaders.U32
+		return kernels.U32
 	}
-	return shaders.F32
+	return kernels.F32
 }
 
 func (d DType) valid() bool { return d <= Uint32 }

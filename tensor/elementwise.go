@@ -5,32 +5,32 @@ import (
 	"regexp"
 	"sync"
 
-	"github.com/wgtensor/wgtensor/shaders"
+	"github.com/wgtensor/wgtensor/internal/kernels"
 )
 
 // unaryExpr returns the WGSL expression of a unary op over a0 of type T,
 // or "" when the op does not take T.
-type unaryExpr func(T shaders.Type) string
+type unaryExpr func(T kernels.Type) string
 
 func floatOnly(expr string) unaryExpr {
-	return func(T shaders.Type) string {
-		if T != shaders.F32 {
+	return func(T kernels.Type) string {
+		if T != kernels.F32 {
 			return ""
 		}
 		return expr
 	}
 }
 
-func anyType(f func(T shaders.Type) string) unaryExpr { return f }
+func anyType(f func(T kernels.Type) string) unaryExpr { return f }
 
 // byType picks an expression by operand type; "" where an op does not
 // take that type.
-func byType(f32, i32, u32 string) func(T shaders.Type) string {
-	return func(T shaders.Type) string {
+func byType(f32, i32, u32 string) func(T kernels.Type) string {
+	return func(T kernels.Type) string {
 		switch T {
-		case shaders.I32:
+		case kernels.I32:
 			return i32
-		case shaders.U32:
+		case kernels.U32:
 			return u32
 		}
 		return f32
@@ -41,7 +41,7 @@ var unaryOps = map[string]unaryExpr{
 	"neg":    byType("neg_(a0)", "bitcast<i32>(0u - bitcast<u32>(a0))", "0u - a0"),
 	"abs":    byType("abs_(a0)", "select(a0, bitcast<i32>(0u - bitcast<u32>(a0)), a0 < 0)", "a0"),
 	"sign":   byType("select(select(select(1.0, -1.0, signbit_(a0)), 0.0, iszero_(a0)), a0, isnan_(a0))", "sign(a0)", "min(a0, 1u)"),
-	"square": anyType(func(shaders.Type) string { return "a0 * a0" }),
+	"square": anyType(func(kernels.Type) string { return "a0 * a0" }),
 	"relu":   byType("fmax_(a0, 0.0)", "max(a0, 0)", "a0"),
 	"floor":  byType("floor(a0)", "a0", "a0"),
 	"ceil":   byType("ceil(a0)", "a0", "a0"),
@@ -217,15 +217,15 @@ func castExpr(from, to DType) string {
 // binary ops: the expression for operand type T ("" if the op does not
 // take T), and whether the result is a comparison (uint32).
 type binaryOp struct {
-	expr    func(T shaders.Type) string
+	expr    func(T kernels.Type) string
 	compare bool
 }
 
 // compare is a comparison: fcmp compares floats (see numerics), op the
 // integer types.
 func compare(fcmp, op string) binaryOp {
-	return binaryOp{expr: func(T shaders.Type) string {
-		if T == shaders.F32 {
+	return binaryOp{expr: func(T kernels.Type) string {
+		if T == kernels.F32 {
 			return "select(0u, 1u, " + fcmp + ")"
 		}
 		return "select(0u, 1u, a0 " + op + " a1)"
@@ -233,9 +233,9 @@ func compare(fcmp, op string) binaryOp {
 }
 
 var binaryOps = map[string]binaryOp{
-	"add":           {expr: func(shaders.Type) string { return "a0 + a1" }},
-	"sub":           {expr: func(shaders.Type) string { return "a0 - a1" }},
-	"mul":           {expr: func(shaders.Type) string { return "a0 * a1" }},
+	"add":           {expr: func(kernels.Type) string { return "a0 + a1" }},
+	"sub":           {expr: func(kernels.Type) string { return "a0 - a1" }},
+	"mul":           {expr: func(kernels.Type) string { return "a0 * a1" }},
 	"div":           {expr: byType("div_(a0, a1)", "divmodi_(a0, a1).x", "divu_(a0, a1)")},
 	"maximum":       {expr: byType("fmax_(a0, a1)", "max(a0, a1)", "max(a0, a1)")},
 	"minimum":       {expr: byType("fmin_(a0, a1)", "min(a0, a1)", "min(a0, a1)")},
@@ -359,8 +359,8 @@ func (o *op) mapOp(name, expr string, out DType, in []*Tensor, scalars [4]float3
 	if o.e.f32.FlushesSubnormals && out == Float32 && !keepsBits[name] {
 		expr = flushExpr(expr, in)
 	}
-	n := shaders.Node{Name: name, Out: out.wgsl(), Expr: expr, Helpers: o.e.helpersFor(expr)}
-	if err := o.record(res, n, shaders.NodeParams{Scalars: scalars}, in); err != nil {
+	n := kernels.Node{Name: name, Out: out.wgsl(), Expr: expr, Helpers: o.e.helpersFor(expr)}
+	if err := o.record(res, n, kernels.NodeParams{Scalars: scalars}, in); err != nil {
 		res.Dispose()
 		return o.e.errTensor(err)
 	}

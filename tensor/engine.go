@@ -8,7 +8,7 @@ import (
 
 	"github.com/wgtensor/wgtensor/internal/callsite"
 	"github.com/wgtensor/wgtensor/internal/goroutine"
-	"github.com/wgtensor/wgtensor/shaders"
+	"github.com/wgtensor/wgtensor/internal/kernels"
 	"github.com/wgtensor/wgtensor/tidy"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
@@ -441,12 +441,12 @@ func (e *Engine) errTensor(err error) *Tensor {
 // record records an elementwise op computing res from in (fusion.go). It
 // checks now what the dispatch, which may come much later, would refuse,
 // so that the op reports it.
-func (o *op) record(res *Tensor, n shaders.Node, params shaders.NodeParams, in []*Tensor) error {
+func (o *op) record(res *Tensor, n kernels.Node, params kernels.NodeParams, in []*Tensor) error {
 	if res.shape.Size() == 0 {
 		return nil
 	}
 	lim := o.e.dev.Limits()
-	if _, _, err := shaders.Grid(uint64(res.shape.Size()), shaders.WorkgroupSize, lim.MaxComputeWorkgroupsPerDimension); err != nil {
+	if _, _, err := kernels.Grid(uint64(res.shape.Size()), kernels.WorkgroupSize, lim.MaxComputeWorkgroupsPerDimension); err != nil {
 		return opErr(o.name, o.shapes(), wgpu.ErrLimit, "%v", err)
 	}
 	for _, t := range append([]*Tensor{res}, in...) {
@@ -460,19 +460,19 @@ func (o *op) record(res *Tensor, n shaders.Node, params shaders.NodeParams, in [
 // run dispatches a kernel over n threads of a one-dimensional grid (the
 // copy and gather kernels), each of work each, filling p's Range: in
 // several dispatches if its work passes the device's budget (see split).
-func (o *op) run(key string, build func() wgpu.KernelSpec, n int, each float64, p shaders.Ranged, bufs ...*wgpu.Buffer) error {
-	return o.spread(key, build, shaders.WorkgroupSize, n, each, p, bufs)
+func (o *op) run(key string, build func() wgpu.KernelSpec, n int, each float64, p kernels.Ranged, bufs ...*wgpu.Buffer) error {
+	return o.spread(key, build, kernels.WorkgroupSize, n, each, p, bufs)
 }
 
 // spread dispatches a kernel over n items of work each: threads, or with
 // wg 1 workgroups. It fills p's Range for each dispatch (see split).
-func (o *op) spread(key string, build func() wgpu.KernelSpec, wg uint32, n int, each float64, p shaders.Ranged, bufs []*wgpu.Buffer) error {
+func (o *op) spread(key string, build func() wgpu.KernelSpec, wg uint32, n int, each float64, p kernels.Ranged, bufs []*wgpu.Buffer) error {
 	pieces, err := o.e.split(n, each, wg)
 	if err != nil {
 		return opErr(o.name, o.shapes(), wgpu.ErrLimit, "%v", err)
 	}
 	for _, pc := range pieces {
-		*p.ItemRange() = shaders.Range{First: uint32(pc.first), End: uint32(pc.end), Row: pc.row}
+		*p.ItemRange() = kernels.Range{First: uint32(pc.first), End: uint32(pc.end), Row: pc.row}
 		if err := o.dispatch(key, build, pc.groups, pc.work, p, bufs...); err != nil {
 			return err
 		}
@@ -496,11 +496,11 @@ type piece struct {
 // within the device's limits.
 func (e *Engine) split(n int, each float64, wg uint32) ([]piece, error) {
 	lim := e.dev.Limits().MaxComputeWorkgroupsPerDimension
-	step := shaders.Split(n, each, e.dev.WorkBudget(), n)
+	step := kernels.Split(n, each, e.dev.WorkBudget(), n)
 	var pieces []piece
 	for first := 0; first < n; first += step {
 		count := min(step, n-first)
-		groups, row, err := shaders.Grid(uint64(count), wg, lim)
+		groups, row, err := kernels.Grid(uint64(count), wg, lim)
 		if err != nil {
 			return nil, err
 		}
@@ -511,7 +511,7 @@ func (e *Engine) split(n int, each float64, wg uint32) ([]piece, error) {
 
 // dispatch compiles (once per device) and records a kernel whose work is
 // estimated at w.
-func (o *op) dispatch(key string, build func() wgpu.KernelSpec, groups [3]uint32, w wgpu.Work, p shaders.Block, bufs ...*wgpu.Buffer) error {
+func (o *op) dispatch(key string, build func() wgpu.KernelSpec, groups [3]uint32, w wgpu.Work, p kernels.Block, bufs ...*wgpu.Buffer) error {
 	k, err := o.e.dev.KernelFor(key, build)
 	if err != nil {
 		return &OpError{Op: o.name, Shapes: o.shapes(), Err: err}

@@ -1,6 +1,6 @@
 package tensor
 
-import "github.com/wgtensor/wgtensor/shaders"
+import "github.com/wgtensor/wgtensor/internal/kernels"
 
 // Hooks for the external tests (package tensor_test), which cannot be
 // internal tests: testgpu imports tensor.
@@ -13,7 +13,7 @@ func MatMulKernel(e *Engine) string { return e.matMulKernel() }
 // PickMatMul reports whether a product of batches M×K times K×N matrices
 // (transposed as k says) takes the Small kernel where the family of large
 // products is family ("vec4" on CPU adapters, "tiled" on GPUs).
-func PickMatMul(family string, k shaders.MatMul, M, K, N, batches int) bool {
+func PickMatMul(family string, k kernels.MatMul, M, K, N, batches int) bool {
 	return pickMatMul(family, false, k, M, K, N, batches).Small
 }
 
@@ -30,7 +30,7 @@ func OnClaim(e *Engine, f func()) { e.hooks.claimed = f }
 func OnChecked(e *Engine, f func()) { e.hooks.checked = f }
 
 // ForceRowKernel makes the reductions and softmax of rows on e take a
-// thread per row ("thread": rows up to shaders.MaxThreadRow) or a
+// thread per row ("thread": rows up to kernels.MaxThreadRow) or a
 // workgroup per row ("group") whatever their shape; "" restores the
 // choice by shape.
 func ForceRowKernel(e *Engine, kind string) { e.hooks.rows = kind }

@@ -3,13 +3,13 @@ package tensor
 import (
 	"slices"
 
-	"github.com/wgtensor/wgtensor/shaders"
+	"github.com/wgtensor/wgtensor/internal/kernels"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
 // Elementwise ops are not dispatched as they are called. An engine keeps a
 // group of them, recorded over one output shape, and dispatches the group
-// as a single generated kernel (shaders.Elementwise) when something needs
+// as a single generated kernel (kernels.Elementwise) when something needs
 // its results: a readback, any other op that reads one of its tensors
 // (through Tensor.buf), Engine.Flush, or the group reaching its limits. An
 // op whose arguments are results of the same group reads them from
@@ -18,7 +18,7 @@ import (
 //
 // A matrix product may head a group (deferProduct): the group's ops are
 // then evaluated in the product's kernel where it stores each element
-// (shaders.MatMulEpilogue), so that a projection's bias, activation and
+// (kernels.MatMulEpilogue), so that a projection's bias, activation and
 // residual take no dispatch and no pass over memory of their own.
 //
 // Memory stays exact: every op allocates its output when it is called, as
@@ -62,9 +62,9 @@ type colSum struct {
 
 // product is a matrix product whose dispatch waits for the elementwise
 // ops that follow it, to run them as its epilogue
-// (shaders.MatMulEpilogue): the kernel chosen for it and its geometry.
+// (kernels.MatMulEpilogue): the kernel chosen for it and its geometry.
 type product struct {
-	k shaders.MatMul
+	k kernels.MatMul
 	g matmulGeom
 }
 
@@ -89,8 +89,8 @@ type node struct {
 	g      *group
 	index  int
 	st     *storage
-	op     shaders.Node
-	params shaders.NodeParams
+	op     kernels.Node
+	params kernels.NodeParams
 	dead   bool // every tensor holding st was disposed before the dispatch
 }
 
@@ -134,7 +134,7 @@ func (e *Engine) Flush() error {
 // in may be pending results of this or another engine's group. It fails
 // only if an input's dispatch failed; dispatching earlier ops may fail
 // too, but that error is recorded on their results, not on this op.
-func (e *Engine) record(res *Tensor, n shaders.Node, params shaders.NodeParams, in []*Tensor) error {
+func (e *Engine) record(res *Tensor, n kernels.Node, params kernels.NodeParams, in []*Tensor) error {
 	// Results pending in another engine's group are dispatched first, before
 	// this engine's lock is taken: two engines never wait on each other.
 	for _, t := range in {
@@ -191,7 +191,7 @@ func (e *Engine) record(res *Tensor, n shaders.Node, params shaders.NodeParams, 
 // [128, 512] product's time, while a GELU (or its gradient's eighteen ops)
 // cost more than its own vectorised dispatch, and an op that does not
 // take the product would only lengthen the epilogue.
-func (e *Engine) epilogueTakes(g *group, n shaders.Node, in []*Tensor) bool {
+func (e *Engine) epilogueTakes(g *group, n kernels.Node, in []*Tensor) bool {
 	if !e.cheapEpilogues {
 		return true
 	}
@@ -217,7 +217,7 @@ var costlyOnCPU = map[string]bool{
 // opArgs are the arguments of an op being recorded: where each comes from,
 // and the leaves the group does not have yet.
 type opArgs struct {
-	refs      []shaders.Ref
+	refs      []kernels.Ref
 	newLeaves []leaf
 }
 
@@ -245,7 +245,7 @@ func (e *Engine) argsLocked(shape Shape, in []*Tensor) (opArgs, bool) {
 			if !t.shape.Equal(shape) {
 				return a, false
 			}
-			a.refs = append(a.refs, shaders.Ref{Index: p.index})
+			a.refs = append(a.refs, kernels.Ref{Index: p.index})
 			continue
 		}
 		var strides []int
@@ -257,7 +257,7 @@ func (e *Engine) argsLocked(shape Shape, in []*Tensor) (opArgs, bool) {
 			i = g.leafCount() + len(a.newLeaves)
 			a.newLeaves = append(a.newLeaves, leaf{st: t.st, dtype: t.dtype, strides: strides})
 		}
-		a.refs = append(a.refs, shaders.Ref{Leaf: true, Index: i})
+		a.refs = append(a.refs, kernels.Ref{Leaf: true, Index: i})
 	}
 	if g != nil {
 		// Every live result may have to be written, each through a binding
@@ -317,7 +317,7 @@ func (g *group) drop() {
 // dimension in more than one dispatch (an epilogue needs the whole sums).
 // The product is dispatched with the group: when a reader needs out or
 // another of the group's results, or on Flush.
-func (e *Engine) deferProduct(out, a, b *Tensor, k shaders.MatMul, g matmulGeom) bool {
+func (e *Engine) deferProduct(out, a, b *Tensor, k kernels.MatMul, g matmulGeom) bool {
 	for _, pc := range e.matmulPieces(k, g.M, g.N, g.K, g.batches) {
 		if pc.first[3] != 0 || pc.kEnd != g.K {
 			return false
@@ -340,7 +340,7 @@ func (e *Engine) deferProduct(out, a, b *Tensor, k shaders.MatMul, g matmulGeom)
 		st.readers.add(gr)
 		gr.leaves = append(gr.leaves, leaf{st: st, dtype: Float32, operand: true})
 	}
-	nd := &node{g: gr, st: out.st, op: shaders.Node{Name: "matmul", Out: shaders.F32}}
+	nd := &node{g: gr, st: out.st, op: kernels.Node{Name: "matmul", Out: kernels.F32}}
 	gr.nodes = append(gr.nodes, nd)
 	gr.live++
 	out.st.pending.Store(nd)
@@ -353,7 +353,7 @@ func (e *Engine) deferProduct(out, a, b *Tensor, k shaders.MatMul, g matmulGeom)
 // as its K×N operand, so that its kernel computes the sums (with k's SumB:
 // the columns of B; with SumA, those of A stored transposed, the rows of
 // op(A)). It leaves e without a group then; a sum it does not take stays.
-func (e *Engine) takeSumLocked(a, b *Tensor, k *shaders.MatMul, g matmulGeom) *colSum {
+func (e *Engine) takeSumLocked(a, b *Tensor, k *kernels.MatMul, g matmulGeom) *colSum {
 	gr := e.group
 	if gr == nil || gr.sum == nil || gr.head != nil || g.batches != 1 || k.BatchRank != 0 {
 		return nil
@@ -409,8 +409,8 @@ func (e *Engine) deferSum(out, x *Tensor, K, N int) bool {
 // columns, writing out.
 func (e *Engine) dispatchSum(s *colSum, out *wgpu.Buffer) error {
 	o := &op{e: e, name: "sum"}
-	k := shaders.Reduce{Op: shaders.Sum, In: shaders.F32, PerThread: e.perThread(s.N, s.K)}
-	p := &shaders.RowParams{Length: uint32(s.K), Scale: 1 / float32(s.K), Stride: uint32(s.N)}
+	k := kernels.Reduce{Op: kernels.Sum, In: kernels.F32, PerThread: e.perThread(s.N, s.K)}
+	p := &kernels.RowParams{Length: uint32(s.K), Scale: 1 / float32(s.K), Stride: uint32(s.N)}
 	return o.rows(k.Key(), k.Spec, !k.PerThread, s.N, k.RowWork(s.K), p, s.x.buf, out)
 }
 
@@ -497,20 +497,20 @@ func (e *Engine) flushGroupLocked() error {
 // ones, with each node's parameters, the metadata and the buffers to bind.
 // With epilogue, it builds g's head's epilogue instead: the head's result
 // is the program's Product leaf, not a node, and the buffers are those
-// the program binds (see shaders.MatMulEpilogue).
-func (g *group) program(store, need []bool, epilogue bool) (shaders.Elementwise, []shaders.NodeParams, []uint32, []*wgpu.Buffer) {
-	prog := shaders.Elementwise{Rank: len(g.shape)}
+// the program binds (see kernels.MatMulEpilogue).
+func (g *group) program(store, need []bool, epilogue bool) (kernels.Elementwise, []kernels.NodeParams, []uint32, []*wgpu.Buffer) {
+	prog := kernels.Elementwise{Rank: len(g.shape)}
 	leafIndex := make([]int, len(g.leaves)) // -1: not read
 	nodeIndex := make([]int, len(g.nodes))
 	for i := range leafIndex {
 		leafIndex[i] = -1
 	}
 	if epilogue {
-		prog.Leaves = append(prog.Leaves, shaders.Leaf{Type: shaders.F32, Product: true})
+		prog.Leaves = append(prog.Leaves, kernels.Leaf{Type: kernels.F32, Product: true})
 	}
 	var bufs, outs []*wgpu.Buffer
 	var meta []uint32
-	var params []shaders.NodeParams
+	var params []kernels.NodeParams
 	var stridedLeaves [][]int
 	for i, n := range g.nodes {
 		if !need[i] || epilogue && i == 0 {
@@ -518,26 +518,26 @@ func (g *group) program(store, need []bool, epilogue bool) (shaders.Elementwise,
 		}
 		op := n.op
 		op.Store = store[i]
-		op.Args = make([]shaders.Ref, len(n.op.Args))
+		op.Args = make([]kernels.Ref, len(n.op.Args))
 		for j, a := range n.op.Args {
 			if epilogue && !a.Leaf && a.Index == 0 {
-				op.Args[j] = shaders.Ref{Leaf: true, Index: 0} // the product
+				op.Args[j] = kernels.Ref{Leaf: true, Index: 0} // the product
 				continue
 			}
 			if !a.Leaf {
-				op.Args[j] = shaders.Ref{Index: nodeIndex[a.Index]}
+				op.Args[j] = kernels.Ref{Index: nodeIndex[a.Index]}
 				continue
 			}
 			if leafIndex[a.Index] < 0 {
 				l := g.leaves[a.Index]
 				leafIndex[a.Index] = len(prog.Leaves)
-				prog.Leaves = append(prog.Leaves, shaders.Leaf{Type: l.dtype.wgsl(), Strided: l.strides != nil})
+				prog.Leaves = append(prog.Leaves, kernels.Leaf{Type: l.dtype.wgsl(), Strided: l.strides != nil})
 				bufs = append(bufs, l.st.buf)
 				if l.strides != nil {
 					stridedLeaves = append(stridedLeaves, l.strides)
 				}
 			}
-			op.Args[j] = shaders.Ref{Leaf: true, Index: leafIndex[a.Index]}
+			op.Args[j] = kernels.Ref{Leaf: true, Index: leafIndex[a.Index]}
 		}
 		nodeIndex[i] = len(prog.Nodes)
 		prog.Nodes = append(prog.Nodes, op)
@@ -582,7 +582,7 @@ func (g *group) dispatchProduct(store, need []bool, sum bool) error {
 		fixed = append(fixed, g.sum.n.st.buf)
 	}
 	bufs = append(fixed, bufs...)
-	ep := shaders.MatMulEpilogue{MatMul: k, Program: prog, StoreC: store[0]}
+	ep := kernels.MatMulEpilogue{MatMul: k, Program: prog, StoreC: store[0]}
 	name, key, spec := ep.Name(), ep.Key(), ep.Spec
 	var t tiler = ep
 	alone := len(prog.Nodes) == 0 && store[0] // the product alone: its own kernel
@@ -596,7 +596,7 @@ func (g *group) dispatchProduct(store, need []bool, sum bool) error {
 	}
 	mg := h.g
 	for _, pc := range e.tilePieces(t, mg.M, mg.N, mg.K, mg.batches, mg.K) {
-		p := &shaders.MatMulParams{M: uint32(mg.M), N: uint32(mg.N), K: uint32(mg.K),
+		p := &kernels.MatMulParams{M: uint32(mg.M), N: uint32(mg.N), K: uint32(mg.K),
 			FirstCol: pc.first[0], FirstRow: pc.first[1], FirstBatch: pc.first[2], KFirst: pc.first[3], KEnd: uint32(pc.kEnd),
 			BatchDims: mg.batchDims, AStrides: mg.aStrides, BStrides: mg.bStrides}
 		block := p.Bytes()
@@ -612,7 +612,7 @@ func (g *group) dispatchProduct(store, need []bool, sum bool) error {
 
 // vec4Reads reports whether a program over shape whose strided leaves
 // have these strides can compute four elements per thread (see
-// shaders.Elementwise.Vec4): a multiple of four elements, and each strided
+// kernels.Elementwise.Vec4): a multiple of four elements, and each strided
 // leaf either constant along the last axis, or read as whole aligned
 // vec4s along it.
 func vec4Reads(shape Shape, strides [][]int) bool {
@@ -643,7 +643,7 @@ func vec4Reads(shape Shape, strides [][]int) bool {
 }
 
 // stridedIndex is the index of leaf i among the strided leaves.
-func stridedIndex(leaves []shaders.Leaf, i int) int {
+func stridedIndex(leaves []kernels.Leaf, i int) int {
 	n := 0
 	for _, l := range leaves[:i] {
 		if l.Strided {
@@ -655,13 +655,13 @@ func stridedIndex(leaves []shaders.Leaf, i int) int {
 
 // dispatchElementwise compiles (once per device) and records prog over
 // shape's elements.
-func (e *Engine) dispatchElementwise(prog shaders.Elementwise, params []shaders.NodeParams, meta []uint32, bufs []*wgpu.Buffer, shape Shape) error {
+func (e *Engine) dispatchElementwise(prog kernels.Elementwise, params []kernels.NodeParams, meta []uint32, bufs []*wgpu.Buffer, shape Shape) error {
 	fail := func(err error) error { return &OpError{Op: prog.Name(), Shapes: []Shape{shape}, Err: err} }
 	n := shape.Size()
 	if prog.Vec4 {
 		n /= 4 // a thread computes four elements
 	}
-	pieces, err := e.split(n, prog.ThreadWork(), shaders.WorkgroupSize)
+	pieces, err := e.split(n, prog.ThreadWork(), kernels.WorkgroupSize)
 	if err != nil {
 		return opErr(prog.Name(), []Shape{shape}, wgpu.ErrLimit, "%v", err)
 	}

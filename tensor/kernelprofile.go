@@ -63,7 +63,7 @@ type KernelStats struct {
 func (s KernelStats) Fused() bool { return len(s.Ops) > 1 }
 
 // elementwiseKeyPrefix starts the key of every elementwise program
-// (shaders.Elementwise.Key), whose name is its ops joined with "+".
+// (kernels.Elementwise.Key), whose name is its ops joined with "+".
 const elementwiseKeyPrefix = "elementwise/"
 
 // Profile runs fn and reports every kernel dispatched on e's device while

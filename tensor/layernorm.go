@@ -3,7 +3,7 @@ package tensor
 import (
 	"math"
 
-	"github.com/wgtensor/wgtensor/shaders"
+	"github.com/wgtensor/wgtensor/internal/kernels"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
@@ -15,7 +15,7 @@ import (
 //
 // with var the biased variance (the mean of the squared deviations).
 // x is float32 of rank 1 or more; gamma and beta are float32 of shape
-// [n], n the last dimension, at most shaders.MaxLoopTrips; eps is finite
+// [n], n the last dimension, at most kernels.MaxLoopTrips; eps is finite
 // and not negative. It runs as one kernel, a thread per row, where the
 // same formula composed of Mean, Sub, Square, Rsqrt, Mul and Add takes
 // four dispatches and reads x three times (BenchmarkLayerNorm, lavapipe:
@@ -32,7 +32,7 @@ func (e *Engine) LayerNorm(x, gamma, beta *Tensor, eps float32) *Tensor {
 	}
 	defer o.end()
 	o.attrs.Eps = eps
-	n, bad := o.checkLayerNorm(shaders.LayerNorm{}, x, eps, gamma, beta)
+	n, bad := o.checkLayerNorm(kernels.LayerNorm{}, x, eps, gamma, beta)
 	if bad != nil {
 		return bad
 	}
@@ -41,10 +41,10 @@ func (e *Engine) LayerNorm(x, gamma, beta *Tensor, eps float32) *Tensor {
 		return o.e.errTensor(err)
 	}
 	if rows := x.Size() / max(n, 1); n > 0 && rows > 0 {
-		k := shaders.LayerNorm{}
-		p := &shaders.LayerNormParams{Length: uint32(n), Eps: eps}
+		k := kernels.LayerNorm{}
+		p := &kernels.LayerNormParams{Length: uint32(n), Eps: eps}
 		bufs := []*wgpu.Buffer{x.buf(), gamma.buf(), beta.buf(), out.buf()}
-		if err := o.spread(k.Key(), k.Spec, shaders.LayerNormWorkgroup, rows, k.RowWork(n), p, bufs); err != nil {
+		if err := o.spread(k.Key(), k.Spec, kernels.LayerNormWorkgroup, rows, k.RowWork(n), p, bufs); err != nil {
 			out.Dispose()
 			return o.e.errTensor(err)
 		}
@@ -55,7 +55,7 @@ func (e *Engine) LayerNorm(x, gamma, beta *Tensor, eps float32) *Tensor {
 // checkLayerNorm checks LayerNorm's or LayerNormGrad's x, eps and
 // parameters (gamma, and beta or dy) for kernel k, and returns the row
 // length.
-func (o *op) checkLayerNorm(k shaders.LayerNorm, x *Tensor, eps float32, params ...*Tensor) (int, *Tensor) {
+func (o *op) checkLayerNorm(k kernels.LayerNorm, x *Tensor, eps float32, params ...*Tensor) (int, *Tensor) {
 	for i, t := range append([]*Tensor{x}, params...) {
 		if t.dtype != Float32 {
 			return 0, o.fail(ErrDType, "input %d is %s, not float32", i, t.dtype)
@@ -76,10 +76,10 @@ func (o *op) checkLayerNorm(k shaders.LayerNorm, x *Tensor, eps float32, params 
 		return 0, o.fail(ErrShape, "gamma and beta must be [%d], x's last dimension", n)
 	}
 	// The kernels' passes take several elements a loop trip, so that a
-	// row of shaders.MaxLoopTrips stays within the trips of an
-	// invocation (shaders.LoopTrips).
-	if n > shaders.MaxLoopTrips || k.Trips(n) > shaders.MaxLoopTrips {
-		return 0, o.fail(ErrShape, "rows of %d elements; at most %d", n, shaders.MaxLoopTrips)
+	// row of kernels.MaxLoopTrips stays within the trips of an
+	// invocation (kernels.LoopTrips).
+	if n > kernels.MaxLoopTrips || k.Trips(n) > kernels.MaxLoopTrips {
+		return 0, o.fail(ErrShape, "rows of %d elements; at most %d", n, kernels.MaxLoopTrips)
 	}
 	if !(eps >= 0) || math.IsInf(float64(eps), 1) {
 		return 0, o.fail(ErrArgument, "eps %v is not finite and non-negative", eps)
@@ -103,8 +103,8 @@ func (o *op) checkLayerNorm(k shaders.LayerNorm, x *Tensor, eps float32, params 
 // element in a kernel that reads x, dy and gamma twice besides, is small
 // next to the dispatches saved (BenchmarkLayerNormGrad).
 //
-// It is one dispatch (see shaders.LayerNorm). For rows of a multiple of
-// 4 elements, or more than shaders.LayerNormWorkgroup rows of other
+// It is one dispatch (see kernels.LayerNorm). For rows of a multiple of
+// 4 elements, or more than kernels.LayerNormWorkgroup rows of other
 // widths, workgroups of one kernel write dx, a slice of 64 rows each,
 // while others each own a block of columns and sum its dgamma and dbeta
 // over every row, reading x once more for the rows' statistics (rows of
@@ -134,7 +134,7 @@ func (o *op) checkLayerNorm(k shaders.LayerNorm, x *Tensor, eps float32, params 
 // forward gives them beta; a constant row with eps 0 gets NaN (0·∞).
 //
 // x, gamma, dy and eps are as LayerNorm takes them (dy float32 of x's
-// shape); rows of x are at most shaders.LayerNormWorkgroup times the
+// shape); rows of x are at most kernels.LayerNormWorkgroup times the
 // slices a thread can add within the loop budget (about 33 million).
 // The three results are the caller's; bad arguments give one tensor
 // carrying an *OpError naming layer_norm_grad and the shapes as all
@@ -147,16 +147,16 @@ func (e *Engine) LayerNormGrad(x, gamma, dy *Tensor, eps float32) (dx, dgamma, d
 	}
 	defer o.end()
 	o.attrs.Eps = eps
-	k := shaders.LayerNorm{Grad: true}
+	k := kernels.LayerNorm{Grad: true}
 	n, bad := o.checkLayerNorm(k, x, eps, gamma, dy)
 	if bad != nil {
 		return bad, bad, bad
 	}
 	rows := x.Size() / max(n, 1)
-	slices := (rows + shaders.LayerNormWorkgroup - 1) / shaders.LayerNormWorkgroup
-	sums := shaders.LayerNorm{Grad: true, Sums: true}
-	if sums.Trips(slices) > shaders.MaxLoopTrips {
-		return bad3Of(o.fail(ErrShape, "%d rows; at most %d", rows, shaders.LayerNormWorkgroup*maxSlices()))
+	slices := (rows + kernels.LayerNormWorkgroup - 1) / kernels.LayerNormWorkgroup
+	sums := kernels.LayerNorm{Grad: true, Sums: true}
+	if sums.Trips(slices) > kernels.MaxLoopTrips {
+		return bad3Of(o.fail(ErrShape, "%d rows; at most %d", rows, kernels.LayerNormWorkgroup*maxSlices()))
 	}
 	var made []*Tensor
 	fail := func(err error) (dx, dgamma, dbeta *Tensor) {
@@ -175,7 +175,7 @@ func (e *Engine) LayerNormGrad(x, gamma, dy *Tensor, eps float32) (dx, dgamma, d
 	if n == 0 {
 		return made[0], made[1], made[2]
 	}
-	p := &shaders.LayerNormGradParams{Length: uint32(n), Rows: uint32(rows), Slices: uint32(slices), Eps: eps}
+	p := &kernels.LayerNormGradParams{Length: uint32(n), Rows: uint32(rows), Slices: uint32(slices), Eps: eps}
 	if rows > 0 && (n%4 == 0 || slices > 1) {
 		done, err := o.layerNormGradColumns(x, gamma, dy, made, p)
 		if err != nil {
@@ -207,7 +207,7 @@ func (e *Engine) LayerNormGrad(x, gamma, dy *Tensor, eps float32) (dx, dgamma, d
 	}
 	if slices != 1 { // several slices' sums to add, or none (no rows: zeros)
 		bufs := []*wgpu.Buffer{pg.buf(), pb.buf(), made[1].buf(), made[2].buf()}
-		if err := o.spread(sums.Key(), sums.Spec, shaders.LayerNormWorkgroup, n, sums.RowWork(slices), p, bufs); err != nil {
+		if err := o.spread(sums.Key(), sums.Spec, kernels.LayerNormWorkgroup, n, sums.RowWork(slices), p, bufs); err != nil {
 			return fail(err)
 		}
 	}
@@ -215,32 +215,32 @@ func (e *Engine) LayerNormGrad(x, gamma, dy *Tensor, eps float32) (dx, dgamma, d
 }
 
 // layerNormGradColumns records LayerNormGrad as one dispatch of
-// shaders.LayerNorm with Columns (and Vec4, for rows of a multiple of 4)
+// kernels.LayerNorm with Columns (and Vec4, for rows of a multiple of 4)
 // into made's dx, dgamma and dbeta, where that dispatch stays within the
 // device's work budget and its column workgroups within the loop budget,
 // and reports whether it did.
-func (o *op) layerNormGradColumns(x, gamma, dy *Tensor, made []*Tensor, p *shaders.LayerNormGradParams) (bool, error) {
+func (o *op) layerNormGradColumns(x, gamma, dy *Tensor, made []*Tensor, p *kernels.LayerNormGradParams) (bool, error) {
 	n, rows, slices := int(p.Length), int(p.Rows), int(p.Slices)
-	k := shaders.LayerNorm{Grad: true, Columns: true, Vec4: n%4 == 0}
+	k := kernels.LayerNorm{Grad: true, Columns: true, Vec4: n%4 == 0}
 	// Blocks of equal columns, as few as LayerNormBlock allows (each
 	// reads all of x), of whole quads with Vec4; the kernel counts
 	// ⌈n/block⌉ of them.
-	blocks := (n + shaders.LayerNormBlock - 1) / shaders.LayerNormBlock
+	blocks := (n + kernels.LayerNormBlock - 1) / kernels.LayerNormBlock
 	block := (n + blocks - 1) / blocks
 	if k.Vec4 {
 		block = (block + 3) / 4 * 4
 	}
 	blocks = (n + block - 1) / block
 	work := float64(slices)*k.RowWork(n) + float64(blocks)*k.ColumnWork(n, rows, block)
-	if k.ColumnTrips(n, rows, block) > shaders.MaxLoopTrips || work > float64(o.e.dev.WorkBudget()) {
+	if k.ColumnTrips(n, rows, block) > kernels.MaxLoopTrips || work > float64(o.e.dev.WorkBudget()) {
 		return false, nil
 	}
-	groups, row, err := shaders.Grid(uint64(blocks+slices), 1, o.e.dev.Limits().MaxComputeWorkgroupsPerDimension)
+	groups, row, err := kernels.Grid(uint64(blocks+slices), 1, o.e.dev.Limits().MaxComputeWorkgroupsPerDimension)
 	if err != nil {
 		return false, nil // the two kernels split it
 	}
 	p.Block = uint32(block)
-	p.Range = shaders.Range{First: 0, End: uint32(blocks + slices), Row: row}
+	p.Range = kernels.Range{First: 0, End: uint32(blocks + slices), Row: row}
 	bufs := []*wgpu.Buffer{x.buf(), gamma.buf(), dy.buf(), made[0].buf(), made[1].buf(), made[2].buf()}
 	return true, o.dispatch(k.Key(), k.Spec, groups, wgpu.WorkOf(work), p, bufs...)
 }
@@ -251,8 +251,8 @@ func bad3Of(t *Tensor) (a, b, c *Tensor) { return t, t, t }
 // maxSlices is the most slices LayerNormGrad's second kernel adds within
 // a thread's loop budget.
 func maxSlices() int {
-	s := shaders.MaxLoopTrips * shaders.RowUnroll
-	for (shaders.LayerNorm{Grad: true, Sums: true}).Trips(s) > shaders.MaxLoopTrips {
+	s := kernels.MaxLoopTrips * kernels.RowUnroll
+	for (kernels.LayerNorm{Grad: true, Sums: true}).Trips(s) > kernels.MaxLoopTrips {
 		s--
 	}
 	return s

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wgtensor/wgtensor/internal/kernels"
 	"github.com/wgtensor/wgtensor/internal/testgpu"
-	"github.com/wgtensor/wgtensor/shaders"
 	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/tidy"
 )
@@ -183,7 +183,7 @@ func TestLayerNormGradAgainstReference(t *testing.T) {
 func TestLayerNormGradLongRowsWithinLoopBudget(t *testing.T) {
 	e := testgpu.Engine(t)
 	r := rand.New(rand.NewPCG(21, 2))
-	for _, c := range []struct{ rows, n int }{{2, 21845}, {1, shaders.MaxLoopTrips - 1}, {65, shaders.MaxLoopTrips}} {
+	for _, c := range []struct{ rows, n int }{{2, 21845}, {1, kernels.MaxLoopTrips - 1}, {65, kernels.MaxLoopTrips}} {
 		xv, dyv := randF32(r, c.rows*c.n, -3, 5), randF32(r, c.rows*c.n, -1, 1)
 		gv := randF32(r, c.n, 0.5, 1.5)
 		x, g, dy := e.FromFloat32s(xv, c.rows, c.n), e.FromFloat32s(gv, c.n), e.FromFloat32s(dyv, c.rows, c.n)
@@ -195,7 +195,7 @@ func TestLayerNormGradLongRowsWithinLoopBudget(t *testing.T) {
 		lnWithin(t, ref.dbeta, ref.tdbeta, f32s(t, db), "%d rows of %d: dbeta", c.rows, c.n)
 		tidy.Dispose([]*tensor.Tensor{x, g, dy, dx, dg, db})
 	}
-	n := shaders.MaxLoopTrips + 1
+	n := kernels.MaxLoopTrips + 1
 	x, g := e.Zeros(tensor.Float32, 1, n), e.Zeros(tensor.Float32, n)
 	dx, _, _ := e.LayerNormGrad(x, g, x, 1e-5)
 	requireLimitErr(t, dx, tensor.ErrShape, "layer_norm_grad")
@@ -320,7 +320,7 @@ func kernelNames(p *tensor.KernelProfile) []string {
 // The one dispatch's column workgroup at the most rows its first thread's
 // loop trips allow (scalar and vec4, each where it is cheapest, and
 // scalar with two columns a thread), whose sums gallivm would cut short
-// were shaders.LayerNorm.ColumnTrips to count fewer trips than the kernel
+// were kernels.LayerNorm.ColumnTrips to count fewer trips than the kernel
 // takes, and one row more, which takes the two kernels, against float64.
 // A budget past their work keeps the loop budget the limit.
 func TestLayerNormGradColumnsAtTheLoopBudget(t *testing.T) {
@@ -329,12 +329,12 @@ func TestLayerNormGradColumnsAtTheLoopBudget(t *testing.T) {
 	e := testgpu.EngineOn(t, testgpu.OpenWith(t, opts))
 	r := rand.New(rand.NewPCG(21, 6))
 	for _, n := range []int{5, 4, 65} {
-		k := shaders.LayerNorm{Grad: true, Columns: true, Vec4: n%4 == 0}
+		k := kernels.LayerNorm{Grad: true, Columns: true, Vec4: n%4 == 0}
 		most := 0
-		for k.ColumnTrips(n, most+1, n) <= shaders.MaxLoopTrips {
+		for k.ColumnTrips(n, most+1, n) <= kernels.MaxLoopTrips {
 			most++
 		}
-		slices := (most + shaders.LayerNormWorkgroup - 1) / shaders.LayerNormWorkgroup
+		slices := (most + kernels.LayerNormWorkgroup - 1) / kernels.LayerNormWorkgroup
 		work := float64(slices)*k.RowWork(n) + k.ColumnWork(n, most, n)
 		require.LessOrEqual(t, work, float64(e.Device().WorkBudget()), "%d: the loop budget, not the work budget, ends the one dispatch", n)
 		for _, c := range []struct {

@@ -10,14 +10,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wgtensor/wgtensor/internal/kernels"
 	"github.com/wgtensor/wgtensor/internal/testgpu"
-	"github.com/wgtensor/wgtensor/shaders"
 	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/tidy"
 )
 
 // Issue 19, item 1: lavapipe and llvmpipe stop every loop of an invocation
-// once its loops together have run 65,535 trips (shaders.LoopTrips), and
+// once its loops together have run 65,535 trips (kernels.LoopTrips), and
 // the kernels that loop over a row or a window stopped well below the
 // sizes their docs allow: LayerNorm from rows of 21,845 (three passes),
 // SoftmaxCrossEntropy from 32,768 classes (its gradient from 21,845), the
@@ -29,7 +29,7 @@ import (
 
 // budgetLimit is the documented limit of every family here: rows,
 // classes and window elements.
-const budgetLimit = shaders.MaxLoopTrips
+const budgetLimit = kernels.MaxLoopTrips
 
 // requireLimitErr checks that y failed with kind, naming the op and limit.
 func requireLimitErr(t *testing.T, y *tensor.Tensor, kind error, op string) {

@@ -3,7 +3,7 @@ package tensor
 import (
 	"strings"
 
-	"github.com/wgtensor/wgtensor/shaders"
+	"github.com/wgtensor/wgtensor/internal/kernels"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
@@ -22,10 +22,10 @@ import (
 // It subtracts each row's maximum first, so logits of any finite size
 // (±1e4 and beyond) give finite, accurate losses. A label out of
 // [0, classes) gives NaN (checking labels would need a readback). Rows
-// hold at most shaders.MaxXentClasses (65,535) classes; each is summed by
+// hold at most kernels.MaxXentClasses (65,535) classes; each is summed by
 // one thread in order, several classes a loop trip (so that its passes
 // stay within the loop trips lavapipe and llvmpipe allow an invocation:
-// see shaders.LoopTrips).
+// see kernels.LoopTrips).
 func (e *Engine) SoftmaxCrossEntropy(logits, targets *Tensor) *Tensor {
 	o, bad := e.begin("softmax_cross_entropy", callerSite(), logits, targets)
 	if bad != nil {
@@ -36,7 +36,7 @@ func (e *Engine) SoftmaxCrossEntropy(logits, targets *Tensor) *Tensor {
 	if bad != nil {
 		return bad
 	}
-	return o.xent(shaders.SoftmaxXent{Dense: targets.dtype == Float32}, rowShape, 0, logits, targets)
+	return o.xent(kernels.SoftmaxXent{Dense: targets.dtype == Float32}, rowShape, 0, logits, targets)
 }
 
 // SoftmaxCrossEntropyMean returns the mean of SoftmaxCrossEntropy's
@@ -61,14 +61,14 @@ func (e *Engine) SoftmaxCrossEntropyMean(logits, targets *Tensor) *Tensor {
 	if bad != nil {
 		return bad
 	}
-	losses := o.xent(shaders.SoftmaxXent{Dense: targets.dtype == Float32}, rowShape, 0, logits, targets)
+	losses := o.xent(kernels.SoftmaxXent{Dense: targets.dtype == Float32}, rowShape, 0, logits, targets)
 	if losses.err != nil {
 		return losses
 	}
 	// Safe to dispose once the mean is recorded: the pool never hands its
 	// storage to a later op before it (see reduce).
 	defer losses.Dispose()
-	return o.reduce(shaders.Mean, losses, false, nil)
+	return o.reduce(kernels.Mean, losses, false, nil)
 }
 
 // SoftmaxCrossEntropyMeanGrad returns the gradient of
@@ -104,7 +104,7 @@ func (e *Engine) SoftmaxCrossEntropyMeanGrad(logits, targets, dy *Tensor) *Tenso
 	}
 	// Mean's gradient scales dy by 1/n, rounded to float32 (grad's rule).
 	scale := 1 / float32(max(rowShape.Size(), 1))
-	k := shaders.SoftmaxXent{Dense: targets.dtype == Float32, Grad: true, Mean: true}
+	k := kernels.SoftmaxXent{Dense: targets.dtype == Float32, Grad: true, Mean: true}
 	return o.xent(k, logits.shape.clone(), scale, logits, targets, dy)
 }
 
@@ -135,13 +135,13 @@ func (e *Engine) SoftmaxCrossEntropyWeightedSum(logits, targets, weights *Tensor
 	if bad != nil {
 		return bad
 	}
-	losses := o.xent(shaders.SoftmaxXent{Dense: targets.dtype == Float32, Weighted: true}, rowShape, 0, logits, targets, weights)
+	losses := o.xent(kernels.SoftmaxXent{Dense: targets.dtype == Float32, Weighted: true}, rowShape, 0, logits, targets, weights)
 	if losses.err != nil {
 		return losses
 	}
 	// Safe to dispose once the sum is recorded (see SoftmaxCrossEntropyMean).
 	defer losses.Dispose()
-	return o.reduce(shaders.Sum, losses, false, nil)
+	return o.reduce(kernels.Sum, losses, false, nil)
 }
 
 // SoftmaxCrossEntropyWeightedSumGrad returns the gradient of
@@ -169,7 +169,7 @@ func (e *Engine) SoftmaxCrossEntropyWeightedSumGrad(logits, targets, weights, dy
 	if dy.Rank() != 0 {
 		return o.fail(ErrShape, "dy must be a scalar, the gradient of the sum")
 	}
-	k := shaders.SoftmaxXent{Dense: targets.dtype == Float32, Grad: true, Weighted: true}
+	k := kernels.SoftmaxXent{Dense: targets.dtype == Float32, Grad: true, Weighted: true}
 	return o.xent(k, logits.shape.clone(), 0, logits, targets, weights, dy)
 }
 
@@ -215,7 +215,7 @@ func (e *Engine) SoftmaxCrossEntropyGrad(logits, targets, dy *Tensor) *Tensor {
 	if !dy.shape.Equal(rowShape) {
 		return o.fail(ErrShape, "dy must be %v", rowShape)
 	}
-	return o.xent(shaders.SoftmaxXent{Dense: targets.dtype == Float32, Grad: true}, logits.shape.clone(), 0, logits, targets, dy)
+	return o.xent(kernels.SoftmaxXent{Dense: targets.dtype == Float32, Grad: true}, logits.shape.clone(), 0, logits, targets, dy)
 }
 
 // checkXent checks the logits and targets of a softmax cross-entropy and
@@ -236,8 +236,8 @@ func (o *op) checkXent(logits, targets *Tensor) (Shape, *Tensor) {
 		return nil, o.fail(ErrShape, "float32 probabilities must be %v", logits.shape)
 	case targets.dtype != Int32 && targets.dtype != Float32:
 		return nil, o.fail(ErrDType, "targets are %s: int32 labels or float32 probabilities", targets.dtype)
-	case classes > shaders.MaxXentClasses || (shaders.SoftmaxXent{Dense: true, Grad: true}).Trips(classes) > shaders.MaxLoopTrips:
-		return nil, o.fail(ErrShape, "%d classes; at most %d", classes, shaders.MaxXentClasses)
+	case classes > kernels.MaxXentClasses || (kernels.SoftmaxXent{Dense: true, Grad: true}).Trips(classes) > kernels.MaxLoopTrips:
+		return nil, o.fail(ErrShape, "%d classes; at most %d", classes, kernels.MaxXentClasses)
 	case classes == 0 && rowShape.Size() > 0:
 		return nil, o.fail(ErrShape, "rows of no classes")
 	}
@@ -247,7 +247,7 @@ func (o *op) checkXent(logits, targets *Tensor) (Shape, *Tensor) {
 // xent runs kernel k, a thread per row of logits, on the inputs in (the
 // logits first) into a new tensor of shape out; scale is the kernel's
 // RowParams.Scale (the gradient of a mean's 1/rows).
-func (o *op) xent(k shaders.SoftmaxXent, out Shape, scale float32, in ...*Tensor) *Tensor {
+func (o *op) xent(k kernels.SoftmaxXent, out Shape, scale float32, in ...*Tensor) *Tensor {
 	res, err := o.alloc(out, Float32)
 	if err != nil {
 		return o.e.errTensor(err)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/wgtensor/wgtensor/shaders"
+	"github.com/wgtensor/wgtensor/internal/kernels"
 )
 
 // Tril returns x with the elements above diagonal k of its last two
@@ -47,8 +47,8 @@ func (e *Engine) triangle(site stack, name string, x *Tensor, k int) *Tensor {
 	}
 	T := x.dtype.wgsl()
 	expr := fmt.Sprintf("select(%s(0), a0, i32(i %% h2) - i32((i %% h3) / h2) %s i32(s.x) * 65536 + i32(s.y))", T, cmp)
-	n := shaders.Node{Name: name, Out: T, Expr: expr}
-	p := shaders.NodeParams{Scalars: [4]float32{float32(hi), float32(lo)}, Words: [2]uint32{uint32(max(cols, 1)), uint32(max(rows*cols, 1))}}
+	n := kernels.Node{Name: name, Out: T, Expr: expr}
+	p := kernels.NodeParams{Scalars: [4]float32{float32(hi), float32(lo)}, Words: [2]uint32{uint32(max(cols, 1)), uint32(max(rows*cols, 1))}}
 	return o.maskOp(n, p, x.shape.clone(), x.dtype, x)
 }
 
@@ -92,8 +92,8 @@ func (e *Engine) MaskedFill(x, mask *Tensor, value float32) *Tensor {
 	}
 	T := x.dtype.wgsl()
 	expr := fmt.Sprintf("select(a0, bitcast<%s>(h2), %s)", T, test)
-	n := shaders.Node{Name: "masked_fill", Out: T, Expr: expr}
-	return o.maskOp(n, shaders.NodeParams{Words: [2]uint32{word}}, shape, x.dtype, x, mask)
+	n := kernels.Node{Name: "masked_fill", Out: T, Expr: expr}
+	return o.maskOp(n, kernels.NodeParams{Words: [2]uint32{word}}, shape, x.dtype, x, mask)
 }
 
 // castToInt32 converts v as Cast does to int32.
@@ -123,7 +123,7 @@ func castToUint32(v float32) uint32 {
 // maskOp records the elementwise node n over the inputs in, into a new
 // tensor of shape and dtype. Unlike mapOp it never wraps the node for a
 // device that flushes subnormals: the mask ops only select bits.
-func (o *op) maskOp(n shaders.Node, p shaders.NodeParams, shape Shape, dtype DType, in ...*Tensor) *Tensor {
+func (o *op) maskOp(n kernels.Node, p kernels.NodeParams, shape Shape, dtype DType, in ...*Tensor) *Tensor {
 	res, err := o.alloc(shape, dtype)
 	if err != nil {
 		return o.e.errTensor(err)

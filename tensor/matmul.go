@@ -3,7 +3,7 @@ package tensor
 import (
 	"os"
 
-	"github.com/wgtensor/wgtensor/shaders"
+	"github.com/wgtensor/wgtensor/internal/kernels"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
@@ -27,7 +27,7 @@ import (
 // adapters an epilogue takes only cheap ops (no exp, tanh, GELU, ...) that
 // read the product or an earlier op of it, which is where it saves time
 // there. A product whose inner dimension is summed over several
-// dispatches (past shaders.MatMulKRange, or on a small work budget) is
+// dispatches (past kernels.MatMulKRange, or on a small work budget) is
 // dispatched at once, its ops apart.
 func (e *Engine) MatMul(a, b *Tensor) *Tensor {
 	return e.matmul(callerSite(), a, b, false, false)
@@ -64,8 +64,8 @@ func (e *Engine) matmul(site stack, a, b *Tensor, ta, tb bool) *Tensor {
 	if K != K2 {
 		return o.fail(ErrShape, "inner dimensions %d and %d differ (transposed: %v, %v)", K, K2, ta, tb)
 	}
-	if K > shaders.MaxMatMulK {
-		return o.fail(ErrShape, "inner dimension %d; at most %d", K, shaders.MaxMatMulK)
+	if K > kernels.MaxMatMulK {
+		return o.fail(ErrShape, "inner dimension %d; at most %d", K, kernels.MaxMatMulK)
 	}
 	aBatch, bBatch := a.shape[:ra-2], b.shape[:rb-2]
 	batch, err := broadcast(aBatch, bBatch)
@@ -80,7 +80,7 @@ func (e *Engine) matmul(site stack, a, b *Tensor, ta, tb bool) *Tensor {
 	if shape.Size() == 0 {
 		return out
 	}
-	g := matmulGeom{M: M, K: K, N: N, batches: batch.Size(), base: shaders.MatMul{TransA: ta, TransB: tb, BatchRank: len(batch)},
+	g := matmulGeom{M: M, K: K, N: N, batches: batch.Size(), base: kernels.MatMul{TransA: ta, TransB: tb, BatchRank: len(batch)},
 		batchDims: u32s(batch), aStrides: u32s(broadcastStrides(aBatch, batch)), bStrides: u32s(broadcastStrides(bBatch, batch))}
 	bufs := []*wgpu.Buffer{a.buf(), b.buf(), out.buf()}
 	k := o.matmulChoice(g, bufs, true)
@@ -95,11 +95,11 @@ func (e *Engine) matmul(site stack, a, b *Tensor, ta, tb bool) *Tensor {
 }
 
 // matmulGeom is a product's geometry: batches M×K times K×N matrices, the
-// batch dimensions and strides of the operands (see shaders.MatMul), and
+// batch dimensions and strides of the operands (see kernels.MatMul), and
 // the kernel's transposes and batch rank (base, its kernel not chosen).
 type matmulGeom struct {
 	M, K, N, batches              int
-	base                          shaders.MatMul
+	base                          kernels.MatMul
 	batchDims, aStrides, bStrides []uint32
 }
 
@@ -107,14 +107,14 @@ type matmulGeom struct {
 // reading bufs[0] and bufs[1] and writing bufs[2]. With warm, it records
 // one workgroup of it instead, summing at most one step of k: enough to
 // compile the kernel on drivers that compile on first use.
-func (o *op) recordMatMul(k shaders.MatMul, g matmulGeom, bufs []*wgpu.Buffer, warm bool) error {
+func (o *op) recordMatMul(k kernels.MatMul, g matmulGeom, bufs []*wgpu.Buffer, warm bool) error {
 	pieces := o.e.matmulPieces(k, g.M, g.N, g.K, g.batches)
 	if warm {
-		kEnd := min(g.K, shaders.MatMulTileK)
+		kEnd := min(g.K, kernels.MatMulTileK)
 		pieces = []tilePiece{{kEnd: kEnd, groups: [3]uint32{1, 1, 1}, work: wgpu.WorkOf(k.GroupWork(kEnd))}}
 	}
 	for _, pc := range pieces {
-		p := &shaders.MatMulParams{M: uint32(g.M), N: uint32(g.N), K: uint32(g.K),
+		p := &kernels.MatMulParams{M: uint32(g.M), N: uint32(g.N), K: uint32(g.K),
 			FirstCol: pc.first[0], FirstRow: pc.first[1], FirstBatch: pc.first[2], KFirst: pc.first[3], KEnd: uint32(pc.kEnd),
 			BatchDims: g.batchDims, AStrides: g.aStrides, BStrides: g.bStrides}
 		if err := o.dispatch(k.Key(), k.Spec, pc.groups, pc.work, p, bufs...); err != nil {
@@ -124,7 +124,7 @@ func (o *op) recordMatMul(k shaders.MatMul, g matmulGeom, bufs []*wgpu.Buffer, w
 	return nil
 }
 
-// tiler is a tiled product's kernel (shaders.MatMul, shaders.Conv2D): the
+// tiler is a tiled product's kernel (kernels.MatMul, kernels.Conv2D): the
 // workgroups its grid takes and the work of each.
 type tiler interface {
 	Groups(M, N, batches int) (cols, rows, zs int)
@@ -145,12 +145,12 @@ type tilePiece struct {
 // budget and whose grids stay within its limits: whole rows of tiles where
 // they fit, then whole batches. A tile whose sums alone pass the budget
 // (a long inner dimension), or whose inner dimension is longer than
-// shaders.MatMulKRange, sums a range of k per dispatch, the ranges in order
-// (see shaders.MatMul).
+// kernels.MatMulKRange, sums a range of k per dispatch, the ranges in order
+// (see kernels.MatMul).
 func (e *Engine) matmulPieces(k tiler, M, N, K, batches int) []tilePiece {
-	kStep := max(min(K, shaders.MatMulKRange), 1)
+	kStep := max(min(K, kernels.MatMulKRange), 1)
 	if perK, budget := k.GroupWork(1), e.dev.WorkBudget(); float64(kStep)*perK > float64(budget) {
-		kStep = shaders.MatMulTileK * shaders.Split(kStep/shaders.MatMulTileK, perK*shaders.MatMulTileK, budget, kStep)
+		kStep = kernels.MatMulTileK * kernels.Split(kStep/kernels.MatMulTileK, perK*kernels.MatMulTileK, budget, kStep)
 	}
 	return e.tilePieces(k, M, N, K, batches, kStep)
 }
@@ -162,9 +162,9 @@ func (e *Engine) tilePieces(k tiler, M, N, K, batches, kStep int) []tilePiece {
 	kStep = max(kStep, 1)
 	each := k.GroupWork(min(kStep, K))
 	cols, rows, zs := k.Groups(M, N, batches)
-	nx := shaders.Split(cols, each, budget, lim)
-	ny := shaders.Split(rows, each*float64(nx), budget, lim)
-	nz := shaders.Split(zs, each*float64(nx*ny), budget, lim)
+	nx := kernels.Split(cols, each, budget, lim)
+	ny := kernels.Split(rows, each*float64(nx), budget, lim)
+	nz := kernels.Split(zs, each*float64(nx*ny), budget, lim)
 	var pieces []tilePiece
 	for z := 0; z < zs; z += nz {
 		for y := 0; y < rows; y += ny {
@@ -188,14 +188,14 @@ func (e *Engine) tilePieces(k tiler, M, N, K, batches, kStep int) []tilePiece {
 // pickMatMul returns k with its kernel chosen: the family's (see
 // matMulKernel), or the Small kernel where its work estimate is lower
 // (small matrices, a few rows or columns), unless the family is forced.
-func pickMatMul(family string, forced bool, k shaders.MatMul, M, K, N, batches int) shaders.MatMul {
+func pickMatMul(family string, forced bool, k kernels.MatMul, M, K, N, batches int) kernels.MatMul {
 	small := k
 	small.Small = true
 	switch family {
 	case "small":
 		return small
 	case "vec4":
-		k.Vec4 = shaders.Vec4Fits(k.TransA, k.TransB, M, K, N)
+		k.Vec4 = kernels.Vec4Fits(k.TransA, k.TransB, M, K, N)
 		k.Register = !k.Vec4
 	case "register":
 		k.Register = true
@@ -216,7 +216,7 @@ func pickMatMul(family string, forced bool, k shaders.MatMul, M, K, N, batches i
 // gpuTileAdvantage is how many times less a multiply-add of the tiled
 // kernel costs on a GPU than the work estimates say, which are
 // lavapipe's, where its barriers make it the slowest kernel per
-// multiply-add (see shaders.MatMul.GroupWork). On a GPU its tiles in
+// multiply-add (see kernels.MatMul.GroupWork). On a GPU its tiles in
 // workgroup memory make it the fastest wherever they are mostly full:
 // with this factor a GPU takes the Small kernel only for products whose
 // tiles would be less than about a quarter full (the Small kernel took
@@ -224,7 +224,7 @@ func pickMatMul(family string, forced bool, k shaders.MatMul, M, K, N, batches i
 const gpuTileAdvantage = 8
 
 // matmulWork is the work estimate of a product with kernel k.
-func matmulWork(k shaders.MatMul, M, K, N, batches int) float64 {
+func matmulWork(k kernels.MatMul, M, K, N, batches int) float64 {
 	cols, rows, zs := k.Groups(M, N, batches)
 	return float64(cols) * float64(rows) * float64(zs) * k.GroupWork(K)
 }
@@ -241,7 +241,7 @@ func forcedMatMulKernel() (string, bool) {
 // matMulKernel names the family of matmul kernels e's device uses for
 // products larger than a few tiles: "vec4" on CPU adapters (the Vec4
 // kernel where a product's shapes allow it, the Register kernel elsewhere:
-// see shaders.MatMul), "tiled" (workgroup-memory tiles) on GPUs; smaller
+// see kernels.MatMul), "tiled" (workgroup-memory tiles) on GPUs; smaller
 // ones may take the Small kernel (see pickMatMul). Where the autotuner is
 // on (see AutotuneMode), this heuristic gives way to the kernel measured
 // fastest for the product's shape class (matmulChoice).

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wgtensor/wgtensor/internal/kernels"
 	"github.com/wgtensor/wgtensor/internal/testgpu"
-	"github.com/wgtensor/wgtensor/shaders"
 	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
@@ -21,7 +21,7 @@ import (
 // A GPU's work budget lets one dispatch sum the whole of K; a CPU
 // adapter's splits K in ranges: both are checked.
 func TestMatMulLongKIsExact(t *testing.T) {
-	ks := []int{58256, 65535, 65536, 65537, 1<<17 + 1, shaders.MaxMatMulK}
+	ks := []int{58256, 65535, 65536, 65537, 1<<17 + 1, kernels.MaxMatMulK}
 	for _, budget := range []wgpu.Work{0, wgpu.GPUWorkBudget} {
 		for _, kernel := range []string{"tiled", "register", "vec4", "small"} {
 			t.Run(fmt.Sprintf("%s/budget=%d", kernel, budget), func(t *testing.T) {
@@ -67,11 +67,11 @@ func checkLongK(t *testing.T, e *tensor.Engine, K int) {
 // K past the maximum is refused, and the error names the limit.
 func TestMatMulKPastTheLimit(t *testing.T) {
 	e := testgpu.Engine(t)
-	K := shaders.MaxMatMulK + 1
+	K := kernels.MaxMatMulK + 1
 	a, b := e.Zeros(tensor.Float32, 1, K), e.Zeros(tensor.Float32, K, 1)
 	defer a.Dispose()
 	defer b.Dispose()
 	err := e.MatMul(a, b).Err()
 	require.ErrorIs(t, err, tensor.ErrShape)
-	assert.Contains(t, err.Error(), fmt.Sprintf("at most %d", shaders.MaxMatMulK))
+	assert.Contains(t, err.Error(), fmt.Sprintf("at most %d", kernels.MaxMatMulK))
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wgtensor/wgtensor/internal/kernels"
 	"github.com/wgtensor/wgtensor/internal/testgpu"
-	"github.com/wgtensor/wgtensor/shaders"
 	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
@@ -98,7 +98,7 @@ func TestSmallProductsTakeTheSmallKernel(t *testing.T) {
 		}
 		batches := max(size(c.a[:len(c.a)-2]), size(c.b[:len(c.b)-2]))
 		for _, family := range []string{"vec4", "tiled"} {
-			k := shaders.MatMul{TransA: c.ta, TransB: c.tb}
+			k := kernels.MatMul{TransA: c.ta, TransB: c.tb}
 			assert.Equal(t, c.small, tensor.PickMatMul(family, k, M, K, N, batches), "%s: %v·%v T(%v,%v)", family, c.a, c.b, c.ta, c.tb)
 		}
 		if M*N*K > 1<<30 {

@@ -6,7 +6,7 @@ import "github.com/wgtensor/wgtensor/wgpu"
 // must not depend on the driver at the edges: NaN, infinities, signed
 // zeros, subnormals and out-of-range conversions. Every op that calls one
 // of its functions names the whole library as its helpers, so a fused
-// program includes it once (shaders.Elementwise deduplicates helpers by
+// program includes it once (kernels.Elementwise deduplicates helpers by
 // their text).
 //
 // The rules it follows:
@@ -398,7 +398,7 @@ fn sigmoid_(x: f32) -> f32 {
 }
 
 // opaque_ is x, passed through the elementwise kernel's uniform word that
-// is always 0 (p.zero: the library runs only in shaders.Elementwise
+// is always 0 (p.zero: the library runs only in kernels.Elementwise
 // kernels), as values between nodes are: no compiler contracts a product
 // before it with a sum after it into an fma, or reorders across it.
 fn opaque_(x: f32) -> f32 { return bitcast<f32>(bitcast<u32>(x) ^ p.zero); }

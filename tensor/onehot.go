@@ -1,6 +1,6 @@
 package tensor
 
-import "github.com/wgtensor/wgtensor/shaders"
+import "github.com/wgtensor/wgtensor/internal/kernels"
 
 // OneHot returns a float32 tensor of indices' shape with a new last axis
 // of depth: on at the position each int32 index names, off elsewhere (tf's
@@ -24,8 +24,8 @@ func (e *Engine) OneHot(indices *Tensor, depth int, on, off float32) *Tensor {
 		return o.e.errTensor(err)
 	}
 	if n := out.Size(); n > 0 {
-		k := shaders.OneHot{}
-		p := &shaders.OneHotParams{Depth: uint32(depth), On: on, Off: off}
+		k := kernels.OneHot{}
+		p := &kernels.OneHotParams{Depth: uint32(depth), On: on, Off: off}
 		if err := o.run(k.Key(), k.Spec, n, k.ThreadWork(), p, indices.buf(), out.buf()); err != nil {
 			out.Dispose()
 			return o.e.errTensor(err)

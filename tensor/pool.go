@@ -1,7 +1,7 @@
 package tensor
 
 import (
-	"github.com/wgtensor/wgtensor/shaders"
+	"github.com/wgtensor/wgtensor/internal/kernels"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
@@ -50,17 +50,17 @@ type Pool2DOptions struct {
 // (-0 and +0 included) the first in row-major window order is the one
 // MaxPool2DGrad credits.
 //
-// A window may hold at most shaders.MaxLoopTrips (65,535) elements (a
+// A window may hold at most kernels.MaxLoopTrips (65,535) elements (a
 // larger one is an error: reduce with Max over the axes instead); the
 // kernels take several positions per loop trip, so that every window up
 // to that size, and its gradient, stays within the loop trips lavapipe
-// and llvmpipe allow (see shaders.LoopTrips). With a dilation the
+// and llvmpipe allow (see kernels.LoopTrips). With a dilation the
 // gradient of an element walks every window whose dilated extent
 // (Window−1)·Dilation+1 covers it, ceil(extent/stride) each way: more
 // than 65,535 of them is an error too. It is safe to call as any op: the
 // engine is used by one goroutine at a time.
 func (e *Engine) MaxPool2D(x *Tensor, o Pool2DOptions) *Tensor {
-	return e.pool2D("max_pool2d", callerSite(), x, o, shaders.Pool2D{Max: true})
+	return e.pool2D("max_pool2d", callerSite(), x, o, kernels.Pool2D{Max: true})
 }
 
 // AvgPool2D returns the average of each window of the float32 NHWC tensor
@@ -69,7 +69,7 @@ func (e *Engine) MaxPool2D(x *Tensor, o Pool2DOptions) *Tensor {
 // input (see Pool2DOptions and MaxPool2D for the shapes and limits). A
 // dilation above 1 is an error (PyTorch's AvgPool2d has none).
 func (e *Engine) AvgPool2D(x *Tensor, o Pool2DOptions) *Tensor {
-	return e.pool2D("avg_pool2d", callerSite(), x, o, shaders.Pool2D{})
+	return e.pool2D("avg_pool2d", callerSite(), x, o, kernels.Pool2D{})
 }
 
 // MaxPool2DGrad returns the gradient of MaxPool2D(x, o) with respect to x,
@@ -98,16 +98,16 @@ func (e *Engine) MaxPool2DGrad(x, dy *Tensor, o Pool2DOptions) *Tensor {
 		return op.e.errTensor(err)
 	}
 	if scatters(w) {
-		return op.poolGrad(x.shape, w, shaders.Pool2DGrad{Max: true, Scatter: true, Vec4: x.shape[3]%4 == 0}, x, dy)
+		return op.poolGrad(x.shape, w, kernels.Pool2DGrad{Max: true, Scatter: true, Vec4: x.shape[3]%4 == 0}, x, dy)
 	}
-	arg, err := op.pool(x, w, shaders.Pool2D{Max: true, Arg: true})
+	arg, err := op.pool(x, w, kernels.Pool2D{Max: true, Arg: true})
 	if err != nil {
 		return op.e.errTensor(err)
 	}
 	// Safe to dispose once the gradient is recorded: the pool never hands
 	// its storage to a later op before it (see reduce).
 	defer arg.Dispose()
-	return op.poolGrad(x.shape, w, shaders.Pool2DGrad{Max: true}, arg, dy)
+	return op.poolGrad(x.shape, w, kernels.Pool2DGrad{Max: true}, arg, dy)
 }
 
 // AvgPool2DGrad returns the gradient of AvgPool2D(x, o) with respect to x,
@@ -130,11 +130,11 @@ func (e *Engine) AvgPool2DGrad(dy *Tensor, inputShape Shape, o Pool2DOptions) *T
 		return op.e.errTensor(err)
 	}
 	scatter := scatters(w)
-	return op.poolGrad(inputShape, w, shaders.Pool2DGrad{Scatter: scatter, Vec4: scatter && inputShape[3]%4 == 0}, dy)
+	return op.poolGrad(inputShape, w, kernels.Pool2DGrad{Scatter: scatter, Vec4: scatter && inputShape[3]%4 == 0}, dy)
 }
 
 // pool2D runs the forward pooling k on x.
-func (e *Engine) pool2D(name string, site stack, x *Tensor, o Pool2DOptions, k shaders.Pool2D) *Tensor {
+func (e *Engine) pool2D(name string, site stack, x *Tensor, o Pool2DOptions, k kernels.Pool2D) *Tensor {
 	op, bad := e.begin(name, site, x)
 	if bad != nil {
 		return bad
@@ -175,15 +175,15 @@ func (o *op) poolWindow(shape Shape, dtype DType, p Pool2DOptions) (Window2D, er
 		return w, opErr(o.name, o.shapes(), ErrArgument, "window %v, stride %v, dilation %v, padding %v, ceil mode %v: %v", p.Window, p.Stride, p.Dilation, p.Padding, p.CeilMode, err)
 	}
 	// KernelH·KernelW, without overflow; a window's thread then stays
-	// within the loop trips of an invocation (shaders.LoopTrips), and so
+	// within the loop trips of an invocation (kernels.LoopTrips), and so
 	// does the gradient's thread, whose windows are no more without
 	// dilation (with it, the windows whose dilated extent covers an
 	// element are counted apart).
-	if w.KernelH > shaders.MaxLoopTrips/w.KernelW || (shaders.Pool2D{}).Trips(w.KernelH*w.KernelW) > shaders.MaxLoopTrips {
-		return w, opErr(o.name, o.shapes(), ErrArgument, "window %v holds more than %d elements (reduce with Max or Mean over the axes instead)", p.Window, shaders.MaxLoopTrips)
+	if w.KernelH > kernels.MaxLoopTrips/w.KernelW || (kernels.Pool2D{}).Trips(w.KernelH*w.KernelW) > kernels.MaxLoopTrips {
+		return w, opErr(o.name, o.shapes(), ErrArgument, "window %v holds more than %d elements (reduce with Max or Mean over the axes instead)", p.Window, kernels.MaxLoopTrips)
 	}
-	if gh, gw := gatherWindows(w); gh > shaders.MaxLoopTrips/gw || (shaders.Pool2DGrad{}).Trips(gh*gw, 0) > shaders.MaxLoopTrips {
-		return w, opErr(o.name, o.shapes(), ErrArgument, "dilation %v over stride %v: the gradient of an element would sum %dx%d windows, more than %d", p.Dilation, p.Stride, gh, gw, shaders.MaxLoopTrips)
+	if gh, gw := gatherWindows(w); gh > kernels.MaxLoopTrips/gw || (kernels.Pool2DGrad{}).Trips(gh*gw, 0) > kernels.MaxLoopTrips {
+		return w, opErr(o.name, o.shapes(), ErrArgument, "dilation %v over stride %v: the gradient of an element would sum %dx%d windows, more than %d", p.Dilation, p.Stride, gh, gw, kernels.MaxLoopTrips)
 	}
 	if w.OutH > 0 && w.OutW > 0 && !windowsHoldInput(w) {
 		return w, opErr(o.name, o.shapes(), ErrArgument, "padding %v and dilation %v leave a window of %v with no input element", p.Padding, p.Dilation, p.Window)
@@ -240,8 +240,8 @@ func (o *op) checkPoolGrad(dy *Tensor, in Shape, w Window2D) error {
 
 // poolParams is the kernels' parameter block for w over c channels; with
 // countPad an average counts the padding (Pool2DOptions.CountIncludePad).
-func poolParams(w Window2D, c int, countPad bool) *shaders.Pool2DParams {
-	p := &shaders.Pool2DParams{C: uint32(c), InH: uint32(w.InH), InW: uint32(w.InW), OutH: uint32(w.OutH), OutW: uint32(w.OutW),
+func poolParams(w Window2D, c int, countPad bool) *kernels.Pool2DParams {
+	p := &kernels.Pool2DParams{C: uint32(c), InH: uint32(w.InH), InW: uint32(w.InW), OutH: uint32(w.OutH), OutW: uint32(w.OutW),
 		KernelH: uint32(w.KernelH), KernelW: uint32(w.KernelW), StrideH: uint32(w.StrideH), StrideW: uint32(w.StrideW),
 		PadTop: uint32(w.PadTop), PadLeft: uint32(w.PadLeft), DilationH: uint32(w.DilationH), DilationW: uint32(w.DilationW)}
 	if countPad {
@@ -251,7 +251,7 @@ func poolParams(w Window2D, c int, countPad bool) *shaders.Pool2DParams {
 }
 
 // pool runs the forward kernel k over x through w into a new tensor.
-func (o *op) pool(x *Tensor, w Window2D, k shaders.Pool2D) (*Tensor, error) {
+func (o *op) pool(x *Tensor, w Window2D, k kernels.Pool2D) (*Tensor, error) {
 	out, err := o.alloc(Shape{x.shape[0], w.OutH, w.OutW, x.shape[3]}, dtypeOf(k.Out()))
 	if err != nil {
 		return nil, err
@@ -273,7 +273,7 @@ func (o *op) pool(x *Tensor, w Window2D, k shaders.Pool2D) (*Tensor, error) {
 // scatters reports whether a pooling gradient through w takes the Scatter
 // kernel: its windows (their dilated extents) do not overlap, there is at
 // least one each way (so their cells tile the input), and a thread's
-// window and cell together stay within shaders.MaxLoopTrips trips. One thread per window then
+// window and cell together stay within kernels.MaxLoopTrips trips. One thread per window then
 // writes its cell, instead of an argmax pass and a thread per input
 // element.
 func scatters(w Window2D) bool {
@@ -284,16 +284,16 @@ func scatters(w Window2D) bool {
 	// input's end); likewise the widest.
 	h := max(w.StrideH, w.InH-((w.OutH-1)*w.StrideH-w.PadTop))
 	wide := max(w.StrideW, w.InW-((w.OutW-1)*w.StrideW-w.PadLeft))
-	if h > shaders.MaxLoopTrips/wide {
+	if h > kernels.MaxLoopTrips/wide {
 		return false
 	}
-	return (shaders.Pool2DGrad{Max: true, Scatter: true}).Trips(w.KernelH*w.KernelW, h*wide) <= shaders.MaxLoopTrips
+	return (kernels.Pool2DGrad{Max: true, Scatter: true}).Trips(w.KernelH*w.KernelW, h*wide) <= kernels.MaxLoopTrips
 }
 
 // poolGrad runs the gradient kernel k into a new tensor of shape in, from
 // the tensors from (the argmax for Max, then dy; with Scatter x for Max,
 // then dy).
-func (o *op) poolGrad(in Shape, w Window2D, k shaders.Pool2DGrad, from ...*Tensor) *Tensor {
+func (o *op) poolGrad(in Shape, w Window2D, k kernels.Pool2DGrad, from ...*Tensor) *Tensor {
 	out, err := o.alloc(in.clone(), Float32)
 	if err != nil {
 		return o.e.errTensor(err)
@@ -312,7 +312,7 @@ func (o *op) poolGrad(in Shape, w Window2D, k shaders.Pool2DGrad, from ...*Tenso
 		trips = w.KernelH*w.KernelW + w.StrideH*w.StrideW
 	}
 	// trips (the work estimate) counts elements; the loops take
-	// shaders.PoolUnroll of them a trip, within shaders.MaxLoopTrips as
+	// kernels.PoolUnroll of them a trip, within kernels.MaxLoopTrips as
 	// poolWindow and scatters check.
 	bufs := make([]*wgpu.Buffer, 0, len(from)+1)
 	for _, t := range from {

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wgtensor/wgtensor/internal/kernels"
 	"github.com/wgtensor/wgtensor/internal/testgpu"
-	"github.com/wgtensor/wgtensor/shaders"
 	"github.com/wgtensor/wgtensor/tensor"
 )
 
@@ -341,7 +341,7 @@ func TestPool2DErrors(t *testing.T) {
 		assert.Contains(t, err.Error(), c.want, c.name)
 		assert.Equal(t, live, e.NumTensors(), "%s: a tensor was left behind", c.name)
 	}
-	assert.Greater(t, 256*257, shaders.MaxLoopTrips, "the window past the limit")
+	assert.Greater(t, 256*257, kernels.MaxLoopTrips, "the window past the limit")
 }
 
 // Under a small work budget, pooling, its gradients, Cumsum and TopK are

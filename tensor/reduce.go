@@ -1,7 +1,7 @@
 package tensor
 
 import (
-	"github.com/wgtensor/wgtensor/shaders"
+	"github.com/wgtensor/wgtensor/internal/kernels"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
@@ -9,47 +9,47 @@ import (
 // keepDims the reduced dimensions stay as size 1.
 //
 // A float32 sum over x's leading dimensions (x seen as K×N, summed over its
-// K rows, K at most shaders.MatMulKRange: a bias's gradient) waits, like an
+// K rows, K at most kernels.MatMulKRange: a bias's gradient) waits, like an
 // elementwise op, for what comes next: if that is a product that reads x
 // as its K×N operand (MatMulT(h, x, true, false), or MatMulT(x, h, true,
 // false): the weight's gradient), the product's kernel adds the columns as
-// it reads them (see shaders.MatMul's SumA and SumB), one dispatch fewer.
+// it reads them (see kernels.MatMul's SumA and SumB), one dispatch fewer.
 // Its sums are then taken in the order of k where Sum's own kernel adds
 // partial sums, so the two may differ in the last bits: each is within
 // (K-1)·2⁻²⁴·Σ|x| of the exact sum of its column.
 func (e *Engine) Sum(x *Tensor, keepDims bool, axes ...int) *Tensor {
-	return e.reduce(callerSite(), shaders.Sum, x, keepDims, axes)
+	return e.reduce(callerSite(), kernels.Sum, x, keepDims, axes)
 }
 
 // Mean averages x over axes; the result is float32 for every dtype.
 func (e *Engine) Mean(x *Tensor, keepDims bool, axes ...int) *Tensor {
-	return e.reduce(callerSite(), shaders.Mean, x, keepDims, axes)
+	return e.reduce(callerSite(), kernels.Mean, x, keepDims, axes)
 }
 
 // Prod multiplies x's elements over axes.
 func (e *Engine) Prod(x *Tensor, keepDims bool, axes ...int) *Tensor {
-	return e.reduce(callerSite(), shaders.Prod, x, keepDims, axes)
+	return e.reduce(callerSite(), kernels.Prod, x, keepDims, axes)
 }
 
 // Max is the largest element over axes, which must not be empty.
 func (e *Engine) Max(x *Tensor, keepDims bool, axes ...int) *Tensor {
-	return e.reduce(callerSite(), shaders.Max, x, keepDims, axes)
+	return e.reduce(callerSite(), kernels.Max, x, keepDims, axes)
 }
 
 // Min is the smallest element over axes.
 func (e *Engine) Min(x *Tensor, keepDims bool, axes ...int) *Tensor {
-	return e.reduce(callerSite(), shaders.Min, x, keepDims, axes)
+	return e.reduce(callerSite(), kernels.Min, x, keepDims, axes)
 }
 
 // ArgMax is the index (int32) of the largest element along axis; ties give
 // the first.
 func (e *Engine) ArgMax(x *Tensor, axis int) *Tensor {
-	return e.reduce(callerSite(), shaders.ArgMax, x, false, []int{axis})
+	return e.reduce(callerSite(), kernels.ArgMax, x, false, []int{axis})
 }
 
 // ArgMin is the index (int32) of the smallest element along axis.
 func (e *Engine) ArgMin(x *Tensor, axis int) *Tensor {
-	return e.reduce(callerSite(), shaders.ArgMin, x, false, []int{axis})
+	return e.reduce(callerSite(), kernels.ArgMin, x, false, []int{axis})
 }
 
 // reduceAxes normalises axes (all when empty) and returns a mask of the
@@ -72,7 +72,7 @@ func reduceAxes(o *op, rank int, axes []int) ([]bool, *Tensor) {
 	return mask, nil
 }
 
-func (e *Engine) reduce(site stack, rop shaders.ReduceOp, x *Tensor, keepDims bool, axes []int) *Tensor {
+func (e *Engine) reduce(site stack, rop kernels.ReduceOp, x *Tensor, keepDims bool, axes []int) *Tensor {
 	o, bad := e.begin(string(rop), site, x)
 	if bad != nil {
 		return bad
@@ -82,7 +82,7 @@ func (e *Engine) reduce(site stack, rop shaders.ReduceOp, x *Tensor, keepDims bo
 	return o.reduce(rop, x, keepDims, axes)
 }
 
-func (o *op) reduce(rop shaders.ReduceOp, x *Tensor, keepDims bool, axes []int) *Tensor {
+func (o *op) reduce(rop kernels.ReduceOp, x *Tensor, keepDims bool, axes []int) *Tensor {
 	if rop.Arg() && x.Rank() == 0 {
 		return o.fail(ErrAxis, "axis %d of a scalar", axes[0])
 	}
@@ -103,13 +103,13 @@ func (o *op) reduce(rop shaders.ReduceOp, x *Tensor, keepDims bool, axes []int) 
 			}
 		}
 	}
-	if length > shaders.MaxRowLength {
-		return o.fail(ErrShape, "reducing %d elements per output; at most %d", length, shaders.MaxRowLength)
+	if length > kernels.MaxRowLength {
+		return o.fail(ErrShape, "reducing %d elements per output; at most %d", length, kernels.MaxRowLength)
 	}
-	if length == 0 && rows > 0 && (rop == shaders.Max || rop == shaders.Min || rop.Arg()) {
+	if length == 0 && rows > 0 && (rop == kernels.Max || rop == kernels.Min || rop.Arg()) {
 		return o.fail(ErrShape, "%s over an empty dimension", rop)
 	}
-	out, err := o.alloc(shape, dtypeOf(shaders.Reduce{Op: rop, In: x.dtype.wgsl()}.Out()))
+	out, err := o.alloc(shape, dtypeOf(kernels.Reduce{Op: rop, In: x.dtype.wgsl()}.Out()))
 	if err != nil {
 		return o.e.errTensor(err)
 	}
@@ -118,8 +118,8 @@ func (o *op) reduce(rop shaders.ReduceOp, x *Tensor, keepDims bool, axes []int) 
 		stride = inner
 		// A sum over the leading dimensions (a bias's gradient) waits for a
 		// product that reads x to compute it (Engine.deferSum).
-		if rop == shaders.Sum && x.dtype == Float32 && stride == rows && rows > 0 && length > 0 &&
-			length <= shaders.MatMulKRange && o.e.deferSum(out, x, length, rows) {
+		if rop == kernels.Sum && x.dtype == Float32 && stride == rows && rows > 0 && length > 0 &&
+			length <= kernels.MatMulKRange && o.e.deferSum(out, x, length, rows) {
 			return out
 		}
 	} else {
@@ -146,7 +146,7 @@ func (o *op) reduce(rop shaders.ReduceOp, x *Tensor, keepDims bool, axes []int) 
 // form one block of adjacent dimensions (those of size 1 aside), and if
 // so the number of elements of the dimensions after it: the distance
 // between a row's elements when the reduction reads shape in place (see
-// shaders.Reduce).
+// kernels.Reduce).
 func innerOfBlock(shape Shape, mask []bool) (int, bool) {
 	first, last := -1, -1
 	for i, d := range shape {
@@ -184,23 +184,23 @@ func reducedLast(mask []bool) []int {
 }
 
 // dtypeOf is the dtype of a kernel's type.
-func dtypeOf(t shaders.Type) DType {
-	return map[shaders.Type]DType{shaders.F32: Float32, shaders.I32: Int32, shaders.U32: Uint32}[t]
+func dtypeOf(t kernels.Type) DType {
+	return map[kernels.Type]DType{kernels.F32: Float32, kernels.I32: Int32, kernels.U32: Uint32}[t]
 }
 
 // reduceRows reduces rows rows of length elements of src, stride apart
-// (see shaders.Reduce), into out. A row longer than shaders.ReduceSegment is reduced in segments first, then the
-// segments' results are reduced (see shaders.Reduce), so that no workgroup
+// (see kernels.Reduce), into out. A row longer than kernels.ReduceSegment is reduced in segments first, then the
+// segments' results are reduced (see kernels.Reduce), so that no workgroup
 // runs long.
-func (o *op) reduceRows(rop shaders.ReduceOp, src, out *Tensor, rows, length, stride int) error {
+func (o *op) reduceRows(rop kernels.ReduceOp, src, out *Tensor, rows, length, stride int) error {
 	scale := 1 / float32(length) // Mean's
-	if length <= shaders.ReduceSegment {
-		k := shaders.Reduce{Op: rop, In: src.dtype.wgsl(), PerThread: o.e.perThread(rows, length)}
-		p := &shaders.RowParams{Length: uint32(length), Scale: scale, Stride: uint32(stride)}
+	if length <= kernels.ReduceSegment {
+		k := kernels.Reduce{Op: rop, In: src.dtype.wgsl(), PerThread: o.e.perThread(rows, length)}
+		p := &kernels.RowParams{Length: uint32(length), Scale: scale, Stride: uint32(stride)}
 		return o.rows(k.Key(), k.Spec, !k.PerThread, rows, k.RowWork(length), p, src.buf(), out.buf())
 	}
-	segs := (length + shaders.ReduceSegment - 1) / shaders.ReduceSegment
-	part := shaders.Reduce{Op: rop, In: src.dtype.wgsl(), Segments: true}
+	segs := (length + kernels.ReduceSegment - 1) / kernels.ReduceSegment
+	part := kernels.Reduce{Op: rop, In: src.dtype.wgsl(), Segments: true}
 	vals, err := o.alloc(Shape{rows, segs}, dtypeOf(part.Out()))
 	if err != nil {
 		return err
@@ -216,21 +216,21 @@ func (o *op) reduceRows(rop shaders.ReduceOp, src, out *Tensor, rows, length, st
 		defer idx.Dispose()
 		bufs = append(bufs, idx.buf())
 	}
-	p := &shaders.RowParams{Length: uint32(length), Segments: uint32(segs), Stride: uint32(stride)}
-	if err := o.spread(part.Key(), part.Spec, 1, rows*segs, part.RowWork(shaders.ReduceSegment), p, bufs); err != nil {
+	p := &kernels.RowParams{Length: uint32(length), Segments: uint32(segs), Stride: uint32(stride)}
+	if err := o.spread(part.Key(), part.Spec, 1, rows*segs, part.RowWork(kernels.ReduceSegment), p, bufs); err != nil {
 		return err
 	}
 	if rop.Arg() {
-		k := shaders.Reduce{Op: rop, In: part.Out(), PerThread: true, Indexed: true}
+		k := kernels.Reduce{Op: rop, In: part.Out(), PerThread: true, Indexed: true}
 		return o.rows(k.Key(), k.Spec, false, rows, k.RowWork(segs), rowParams(segs, 0), vals.buf(), idx.buf(), out.buf())
 	}
-	k := shaders.Reduce{Op: rop, In: part.Out(), PerThread: o.e.perThread(rows, segs)}
+	k := kernels.Reduce{Op: rop, In: part.Out(), PerThread: o.e.perThread(rows, segs)}
 	return o.rows(k.Key(), k.Spec, !k.PerThread, rows, k.RowWork(segs), rowParams(segs, scale), vals.buf(), out.buf())
 }
 
 // perThread reports whether a row kernel (reduce, softmax) over rows rows
 // of length elements takes a thread per row rather than a workgroup; rows
-// longer than shaders.MaxThreadRow never do. On a CPU adapter a workgroup
+// longer than kernels.MaxThreadRow never do. On a CPU adapter a workgroup
 // spends most of its time on barriers (on lavapipe 10 to 40 µs each,
 // whatever the row's length), so a thread per row is faster once 8 rows
 // or more fill a core's vector lanes (BenchmarkRows: softmax of
@@ -241,11 +241,11 @@ func (o *op) reduceRows(rop shaders.ReduceOp, src, out *Tensor, rows, length, st
 func (e *Engine) perThread(rows, length int) bool {
 	switch e.hooks.rows {
 	case "thread":
-		return length <= shaders.MaxThreadRow
+		return length <= kernels.MaxThreadRow
 	case "group":
 		return false
 	}
-	if length > shaders.MaxThreadRow {
+	if length > kernels.MaxThreadRow {
 		return false
 	}
 	if e.dev.Info().Type == wgpu.AdapterCPU {
@@ -257,8 +257,8 @@ func (e *Engine) perThread(rows, length int) bool {
 // rows dispatches a row kernel (reduce, softmax) over rows rows, each of
 // work each, with parameters p (their range aside): a workgroup per row,
 // or a thread per row.
-func (o *op) rows(key string, build func() wgpu.KernelSpec, perGroup bool, rows int, each float64, p *shaders.RowParams, bufs ...*wgpu.Buffer) error {
-	wg := uint32(shaders.WorkgroupSize)
+func (o *op) rows(key string, build func() wgpu.KernelSpec, perGroup bool, rows int, each float64, p *kernels.RowParams, bufs ...*wgpu.Buffer) error {
+	wg := uint32(kernels.WorkgroupSize)
 	if perGroup {
 		wg = 1
 	}
@@ -267,8 +267,8 @@ func (o *op) rows(key string, build func() wgpu.KernelSpec, perGroup bool, rows 
 
 // rowParams are the parameters of a row kernel over contiguous rows of
 // length elements, with scale as Mean's.
-func rowParams(length int, scale float32) *shaders.RowParams {
-	return &shaders.RowParams{Length: uint32(length), Scale: scale}
+func rowParams(length int, scale float32) *kernels.RowParams {
+	return &kernels.RowParams{Length: uint32(length), Scale: scale}
 }
 
 // Softmax returns exp(x) / sum(exp(x)) along axis (float32), computed after
@@ -300,22 +300,22 @@ func (e *Engine) softmax(site stack, x *Tensor, axis int, log bool) *Tensor {
 		return o.fail(ErrAxis, "axis %d", axis)
 	}
 	o.attrs.Axis = ax
-	if x.shape[ax] > shaders.MaxRowLength {
-		return o.fail(ErrShape, "%d elements along axis %d; at most %d", x.shape[ax], axis, shaders.MaxRowLength)
+	if x.shape[ax] > kernels.MaxRowLength {
+		return o.fail(ErrShape, "%d elements along axis %d; at most %d", x.shape[ax], axis, kernels.MaxRowLength)
 	}
-	if x.shape[ax] > shaders.ReduceSegment {
+	if x.shape[ax] > kernels.ReduceSegment {
 		return o.softmaxLong(x, ax, log)
 	}
 	// The rows run along axis ax, in place: their elements lie the
-	// elements of the later axes apart (see shaders.Softmax).
+	// elements of the later axes apart (see kernels.Softmax).
 	out, err := o.alloc(x.shape.clone(), Float32)
 	if err != nil {
 		return e.errTensor(err)
 	}
 	length, stride := x.shape[ax], x.shape[ax+1:].Size()
 	if rows := x.Size() / max(length, 1); length > 0 && rows > 0 {
-		k := shaders.Softmax{Log: log, PerThread: o.e.perThread(rows, length)}
-		p := &shaders.RowParams{Length: uint32(length), Stride: uint32(stride)}
+		k := kernels.Softmax{Log: log, PerThread: o.e.perThread(rows, length)}
+		p := &kernels.RowParams{Length: uint32(length), Stride: uint32(stride)}
 		if err := o.rows(k.Key(), k.Spec, !k.PerThread, rows, k.RowWork(length), p, x.buf(), out.buf()); err != nil {
 			out.Dispose()
 			return e.errTensor(err)
@@ -330,7 +330,7 @@ func (e *Engine) softmax(site stack, x *Tensor, axis int, log bool) *Tensor {
 // does, x - max, exp, the sum, then exp / sum or x - max - log(sum), the
 // sum's rounding aside.
 func (o *op) softmaxLong(x *Tensor, ax int, log bool) *Tensor {
-	mx := o.reduce(shaders.Max, x, true, []int{ax})
+	mx := o.reduce(kernels.Max, x, true, []int{ax})
 	if mx.err != nil {
 		return mx
 	}
@@ -345,7 +345,7 @@ func (o *op) softmaxLong(x *Tensor, ax int, log bool) *Tensor {
 		return ex
 	}
 	defer ex.Dispose()
-	total := o.reduce(shaders.Sum, ex, true, []int{ax})
+	total := o.reduce(kernels.Sum, ex, true, []int{ax})
 	if total.err != nil {
 		return total
 	}
@@ -364,7 +364,7 @@ func (o *op) softmaxLong(x *Tensor, ax int, log bool) *Tensor {
 // apply records the float32 elementwise op name, unary or binary, inside o.
 func (o *op) apply(name string, in ...*Tensor) *Tensor {
 	if u, ok := unaryOps[name]; ok {
-		return o.mapOp(name, u(shaders.F32), Float32, in, [4]float32{})
+		return o.mapOp(name, u(kernels.F32), Float32, in, [4]float32{})
 	}
-	return o.mapOp(name, binaryOps[name].expr(shaders.F32), Float32, in, [4]float32{})
+	return o.mapOp(name, binaryOps[name].expr(kernels.F32), Float32, in, [4]float32{})
 }

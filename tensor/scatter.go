@@ -3,7 +3,7 @@ package tensor
 import (
 	"slices"
 
-	"github.com/wgtensor/wgtensor/shaders"
+	"github.com/wgtensor/wgtensor/internal/kernels"
 )
 
 // ScatterAdd returns a copy of x to which the slices of updates are added
@@ -24,7 +24,7 @@ import (
 //
 // Its cost is a pass over the indices per element of updates when there
 // are fewer indices than positions along axis (up to
-// shaders.ScatterChunk of them: an embedding's gradient), else per
+// kernels.ScatterChunk of them: an embedding's gradient), else per
 // element of x: suited to gradients of lookups, not to scattering
 // millions of indices into a large x.
 func (e *Engine) ScatterAdd(x, indices, updates *Tensor, axis int) *Tensor {
@@ -74,9 +74,9 @@ func (o *op) scatterAdd(x, indices, updates, out *Tensor, ax int) error {
 		return nil
 	}
 	inner := Shape(x.shape[ax+1:]).Size()
-	k := shaders.ScatterAdd{T: x.dtype.wgsl(), ByIndex: count <= shaders.ScatterChunk && count < x.shape[ax], Vec4: inner%4 == 0}
-	params := func(begin, end int) *shaders.ScatterAddParams {
-		return &shaders.ScatterAddParams{Inner: uint32(inner), Count: uint32(count), Axis: uint32(x.shape[ax]), Begin: uint32(begin), Stop: uint32(end)}
+	k := kernels.ScatterAdd{T: x.dtype.wgsl(), ByIndex: count <= kernels.ScatterChunk && count < x.shape[ax], Vec4: inner%4 == 0}
+	params := func(begin, end int) *kernels.ScatterAddParams {
+		return &kernels.ScatterAddParams{Inner: uint32(inner), Count: uint32(count), Axis: uint32(x.shape[ax]), Begin: uint32(begin), Stop: uint32(end)}
 	}
 	per := 1 // elements a thread owns
 	if k.Vec4 {
@@ -85,8 +85,8 @@ func (o *op) scatterAdd(x, indices, updates, out *Tensor, ax int) error {
 	if k.ByIndex {
 		return o.run(k.Key(), k.Spec, updates.Size()/per, k.ThreadWork(count), params(0, count), indices.buf(), updates.buf(), out.buf())
 	}
-	for begin := 0; begin < count; begin += shaders.ScatterChunk {
-		end := min(begin+shaders.ScatterChunk, count)
+	for begin := 0; begin < count; begin += kernels.ScatterChunk {
+		end := min(begin+kernels.ScatterChunk, count)
 		if err := o.run(k.Key(), k.Spec, n/per, k.ThreadWork(end-begin), params(begin, end), indices.buf(), updates.buf(), out.buf()); err != nil {
 			return err
 		}

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wgtensor/wgtensor/internal/kernels"
 	"github.com/wgtensor/wgtensor/internal/testgpu"
-	"github.com/wgtensor/wgtensor/shaders"
 	"github.com/wgtensor/wgtensor/tensor"
 )
 
@@ -110,7 +110,7 @@ func TestScatterAddAgainstReference(t *testing.T) {
 		{[]int{3, 0}, []int{4}, 0},
 		{[]int{5, 3}, []int{0}, 0},
 		{[]int{5, 3}, []int{2, 0}, 1},
-		{[]int{7}, []int{shaders.ScatterChunk*2 + 3}, 0}, // three dispatches, heavy repeats
+		{[]int{7}, []int{kernels.ScatterChunk*2 + 3}, 0}, // three dispatches, heavy repeats
 		{[]int{2, 9, 3}, []int{5, 7}, 1},
 		{[]int{2, 9, 3}, []int{11}, -1},
 		{[]int{257, 3}, []int{1000}, 0},
@@ -119,10 +119,10 @@ func TestScatterAddAgainstReference(t *testing.T) {
 		// Fewer indices than positions: a thread per update element.
 		{[]int{50, 4}, []int{7}, 0},
 		{[]int{3, 100, 2}, []int{4, 5}, 1},
-		{[]int{2, 3000}, []int{shaders.ScatterChunk}, -1},
+		{[]int{2, 3000}, []int{kernels.ScatterChunk}, -1},
 		{[]int{9}, []int{1}, 0},
 		// Inner sizes in whole vec4s: a thread per four elements.
-		{[]int{6, 8}, []int{shaders.ScatterChunk + 5}, 0},
+		{[]int{6, 8}, []int{kernels.ScatterChunk + 5}, 0},
 		{[]int{4, 3, 12}, []int{9}, 1},
 		{[]int{64, 128}, []int{2048}, 0}, // an embedding's gradient
 		{[]int{40, 2, 4}, []int{3}, 0},
@@ -224,7 +224,7 @@ func TestScatterAddIsDeterministic(t *testing.T) {
 	opts.WorkBudget = 2000
 	split, whole := testgpu.EngineOn(t, testgpu.OpenWith(t, opts)), testgpu.Engine(t)
 	r := rand.New(rand.NewPCG(9, 10))
-	iv := make([]int32, 3*shaders.ScatterChunk/2)
+	iv := make([]int32, 3*kernels.ScatterChunk/2)
 	for i := range iv {
 		iv[i] = int32(r.IntN(5))
 	}
@@ -391,7 +391,7 @@ func TestScatterAddAddsInIndexOrder(t *testing.T) {
 	check("by update", []float32{1e8, 5, 0, 0, 0, 0, 0, 0}, []int32{0, 0, 0, 1}, []float32{1, -1e8, 1, 2})
 	// Across a dispatch boundary: 1 last in the first chunk, -1e8 and 1
 	// first in the second.
-	n := shaders.ScatterChunk + 2
+	n := kernels.ScatterChunk + 2
 	idx, upd := make([]int32, n), make([]float32, n)
 	upd[n-3], upd[n-2], upd[n-1] = 1, -1e8, 1
 	check("across chunks", []float32{1e8, 0}, idx, upd)

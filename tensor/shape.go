@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/wgtensor/wgtensor/shaders"
+	"github.com/wgtensor/wgtensor/internal/kernels"
 )
 
 // view returns a new tensor of shape sharing x's storage.
@@ -153,8 +153,8 @@ func (o *op) copyRegion(src, dst *Tensor, dims []int, srcOff int, srcStrides []i
 	if n == 0 {
 		return nil
 	}
-	c := shaders.Copy{Rank: len(dims)}
-	p := &shaders.CopyParams{SrcOffset: uint32(srcOff), DstOffset: uint32(dstOff), Dims: u32s(dims), SrcStrides: u32s(srcStrides), DstStrides: u32s(dstStrides)}
+	c := kernels.Copy{Rank: len(dims)}
+	p := &kernels.CopyParams{SrcOffset: uint32(srcOff), DstOffset: uint32(dstOff), Dims: u32s(dims), SrcStrides: u32s(srcStrides), DstStrides: u32s(dstStrides)}
 	return o.run(c.Key(), c.Spec, n, c.ThreadWork(), p, src.buf(), dst.buf())
 }
 
@@ -434,8 +434,8 @@ func (e *Engine) Gather(x, indices *Tensor, axis int) *Tensor {
 	}
 	inner := Shape(x.shape[ax+1:]).Size()
 	if shape.Size() > 0 {
-		g := shaders.Gather{}
-		p := &shaders.GatherParams{Inner: uint32(inner), Count: uint32(indices.Size()), Axis: uint32(x.shape[ax])}
+		g := kernels.Gather{}
+		p := &kernels.GatherParams{Inner: uint32(inner), Count: uint32(indices.Size()), Axis: uint32(x.shape[ax])}
 		if err := o.run(g.Key(), g.Spec, shape.Size(), g.ThreadWork(), p, x.buf(), indices.buf(), out.buf()); err != nil {
 			out.Dispose()
 			return o.e.errTensor(err)
@@ -479,7 +479,7 @@ func (e *Engine) Pad(x *Tensor, pads [][2]int, value float64) *Tensor {
 		return o.e.errTensor(err)
 	}
 	// The fill is written before the copy: the copy asks for out's buffer.
-	err = o.record(out, fillNode(x.dtype), shaders.NodeParams{Words: [2]uint32{bitsOf(value, x.dtype)}}, nil)
+	err = o.record(out, fillNode(x.dtype), kernels.NodeParams{Words: [2]uint32{bitsOf(value, x.dtype)}}, nil)
 	if err == nil {
 		err = o.copyRegion(x, out, x.shape, 0, x.shape.strides(), off, strides)
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wgtensor/wgtensor/internal/kernels"
 	"github.com/wgtensor/wgtensor/internal/testgpu"
-	"github.com/wgtensor/wgtensor/shaders"
 	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
@@ -385,14 +385,14 @@ func TestLongRowsOfEveryReduction(t *testing.T) {
 }
 
 // A thread per row sums the whole row in order: rows of
-// shaders.MaxThreadRow, the longest it takes, come out as exact with either
+// kernels.MaxThreadRow, the longest it takes, come out as exact with either
 // row kernel as a workgroup's, and one element longer takes a workgroup.
 func TestRowKernelsAtTheLongestThreadRow(t *testing.T) {
 	for _, kind := range []string{"thread", "group", ""} {
 		t.Run("kernel="+kind, func(t *testing.T) {
 			e := testgpu.Engine(t)
 			tensor.ForceRowKernel(e, kind)
-			for _, n := range []int{shaders.MaxThreadRow, shaders.MaxThreadRow + 1} {
+			for _, n := range []int{kernels.MaxThreadRow, kernels.MaxThreadRow + 1} {
 				checkRowsOfOnes(t, e, 8, n)
 			}
 		})

@@ -1,6 +1,6 @@
 package tensor
 
-import "github.com/wgtensor/wgtensor/shaders"
+import "github.com/wgtensor/wgtensor/internal/kernels"
 
 // TopK returns the k largest elements of each row of x along its last
 // axis, sorted in descending order, and their int32 positions in the row
@@ -12,7 +12,7 @@ import "github.com/wgtensor/wgtensor/shaders"
 // x is float32, int32 or uint32, of rank 1 or more.
 //
 // Each element is ranked by comparing it with its whole row (in chunks of
-// shaders.TopKChunk columns per dispatch): the cost grows as the square of
+// kernels.TopKChunk columns per dispatch): the cost grows as the square of
 // the row's length, suited to rows of up to some thousands. On an error
 // both results carry it.
 func (e *Engine) TopK(x *Tensor, k int) (values, indices *Tensor) {
@@ -60,15 +60,15 @@ func (o *op) topK(x *Tensor, k int, values, indices *Tensor) error {
 	}
 	// Safe to dispose once the write is recorded (see reduce).
 	defer rank.Dispose()
-	count := shaders.TopK{T: x.dtype.wgsl()}
-	for begin := 0; begin < n; begin += shaders.TopKChunk {
-		stop := min(begin+shaders.TopKChunk, n)
-		p := &shaders.TopKParams{Length: uint32(n), Begin: uint32(begin), Stop: uint32(stop), K: uint32(k)}
+	count := kernels.TopK{T: x.dtype.wgsl()}
+	for begin := 0; begin < n; begin += kernels.TopKChunk {
+		stop := min(begin+kernels.TopKChunk, n)
+		p := &kernels.TopKParams{Length: uint32(n), Begin: uint32(begin), Stop: uint32(stop), K: uint32(k)}
 		if err := o.run(count.Key(), count.Spec, x.Size(), count.ThreadWork(stop-begin), p, x.buf(), rank.buf()); err != nil {
 			return err
 		}
 	}
-	write := shaders.TopK{T: x.dtype.wgsl(), Write: true}
-	p := &shaders.TopKParams{Length: uint32(n), K: uint32(k)}
+	write := kernels.TopK{T: x.dtype.wgsl(), Write: true}
+	p := &kernels.TopKParams{Length: uint32(n), K: uint32(k)}
 	return o.run(write.Key(), write.Spec, x.Size(), write.ThreadWork(0), p, x.buf(), rank.buf(), values.buf(), indices.buf())
 }

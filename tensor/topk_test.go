@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wgtensor/wgtensor/internal/kernels"
 	"github.com/wgtensor/wgtensor/internal/testgpu"
-	"github.com/wgtensor/wgtensor/shaders"
 	"github.com/wgtensor/wgtensor/tensor"
 )
 
@@ -58,7 +58,7 @@ func TestTopKAgainstReference(t *testing.T) {
 		{[]int{7}, 0},
 		{[]int{3, 1}, 1},
 		{[]int{2, 3, 33}, 5},
-		{[]int{2, shaders.TopKChunk + 37}, 40}, // two rank dispatches
+		{[]int{2, kernels.TopKChunk + 37}, 40}, // two rank dispatches
 		{[]int{0, 5}, 2},
 	} {
 		xv := make([]float32, size(c.shape))

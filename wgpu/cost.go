@@ -14,9 +14,9 @@ package wgpu
 type Work = uint64
 
 // The default budgets. A CPU adapter gets 50 ms of estimated work per
-// submission. Estimates are rounded up (shaders/cost.go): on the project's
-// 2-core machines, unloaded, each kernel family ran in 0.3 to 0.9 of its
-// estimate, and with five test suites sharing the two cores (a load
+// submission. Estimates are rounded up (internal/kernels/cost.go): on the
+// project's 2-core machines, unloaded, each kernel family ran in 0.3 to 0.9
+// of its estimate, and with five test suites sharing the two cores (a load
 // average of 5 to 6) in 1 to 7 times it; a batch at the budget then runs
 // for at most about 350 ms, far from the five seconds that break
 // lavapipe. Other adapters run the same work tens to hundreds of times

@@ -1,7 +1,8 @@
-// Package golden keeps generated kernel sources beside the code that
-// generates them, as golden files that a test compares, so that a reviewer
-// reads each change to a kernel as a diff of WGSL; and it validates them
-// with naga, the WGSL front end of wgpu. Tests of shaders and optim use it.
+// Package golden keeps generated kernel sources in the repository, as
+// golden files that a test compares, so that a reviewer reads each change
+// to a kernel as a diff of WGSL; and it validates them with naga, the WGSL
+// front end of wgpu. The tests of internal/kernels (whose files are
+// shaders/testdata) and of optim (optim/testdata) use it.
 package golden
 
 import (

@@ -1,0 +1,68 @@
+package kernels
+
+import (
+	"fmt"
+
+	"github.com/wgtensor/wgtensor/wgpu"
+)
+
+// Copy moves 32-bit words from a strided region of one buffer to a
+// strided region of another: for each index c of a Rank-dimensional
+// region, out[DstOffset + Σ c·DstStrides] = in[SrcOffset + Σ c·SrcStrides].
+// It serves transpose, slice, concat, pad and broadcast, for every 32-bit
+// dtype. Its source is copy.wgsl; its parameters are CopyParams.
+type Copy struct{ Rank int }
+
+// CopyParams is the Copy kernel's parameter block. Dims, SrcStrides and
+// DstStrides have one word per dimension of the region.
+type CopyParams struct {
+	Range
+	SrcOffset, DstOffset         uint32
+	Dims, SrcStrides, DstStrides []uint32
+}
+
+// Bytes encodes p.
+func (p *CopyParams) Bytes() []byte { return encodeParams(p) }
+
+// Key identifies c's pipeline.
+func (c Copy) Key() string { return fmt.Sprintf("copy/r%d", c.Rank) }
+
+// params is an empty block of c's shape.
+func (c Copy) params() *CopyParams {
+	return &CopyParams{Dims: make([]uint32, c.Rank), SrcStrides: make([]uint32, c.Rank), DstStrides: make([]uint32, c.Rank)}
+}
+
+// Spec generates c's kernel.
+func (c Copy) Spec() wgpu.KernelSpec {
+	p := c.params()
+	src := fill("copy.wgsl", map[string]any{"Params": declareParams(p), "WorkgroupSize": WorkgroupSize, "Rank": c.Rank})
+	return wgpu.KernelSpec{Name: "copy", Key: c.Key(), Source: src,
+		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSizeOf(p)}
+}
+
+// Gather picks slices of a tensor viewed as [outer, axis, inner] by int32
+// indices: out[o, j, k] = in[o, idx[j], k], with negative indices counted
+// from the end and indices out of range giving 0 (as tfjs does on the GPU).
+// Its source is gather.wgsl; its parameters are GatherParams.
+type Gather struct{}
+
+// GatherParams is the Gather kernel's parameter block: the inner size, the
+// count of indices, and the length of the axis gathered along.
+type GatherParams struct {
+	Range
+	Inner, Count, Axis uint32
+}
+
+// Bytes encodes p.
+func (p *GatherParams) Bytes() []byte { return encodeParams(p) }
+
+// Key identifies the gather pipeline.
+func (Gather) Key() string { return "gather" }
+
+// Spec generates the gather kernel.
+func (Gather) Spec() wgpu.KernelSpec {
+	p := &GatherParams{}
+	src := fill("gather.wgsl", map[string]any{"Params": declareParams(p), "WorkgroupSize": WorkgroupSize})
+	return wgpu.KernelSpec{Name: "gather", Key: Gather{}.Key(), Source: src,
+		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSizeOf(p)}
+}

@@ -1,8 +1,0 @@
-package shaders
-
-// Variant and Variants give the golden test (package shaders_test, which
-// opens the test device through internal/testgpu) the kernel variants.
-type Variant = variant
-
-// Variants lists every kernel variant (see variants).
-func Variants() []Variant { return variants() }
