@@ -4,8 +4,9 @@
 // Spec generates its WGSL. The package is text only: it never touches the
 // GPU, and tensor/ decides when a kernel is compiled
 // (wgpu.Device.KernelFor compiles each key once per device); nn/ reads one
-// of its limits (MaxLoopTrips). The kernel sources themselves are package
-// shaders.
+// of its limits (MaxLoopTrips). The kernel sources themselves, and how
+// their keys are formed, are package shaders, which a reader of the
+// kernels reads first.
 //
 // # Where each family lives
 //
@@ -43,9 +44,12 @@
 //
 // To add a family: write its .wgsl template in shaders/, a Go type here
 // whose Key names its pipelines and whose Spec fills the template, and its
-// parameter block (a struct, below); then add its variants to variants
-// (variants_test.go, whose TestVariantsCoverEveryFlag fails until every
-// flag is covered) and run go test ./internal/kernels -update.
+// parameter block (a struct, below); give its keys' form in the table of
+// the shaders doc and its template in shaders.FileOf; then add its variants
+// to variants (variants_test.go, whose TestVariantsCoverEveryFlag fails
+// until every flag is covered, as TestKeysAsShadersDocSays and
+// TestFileOfNamesTheTemplateFilled do until the doc and FileOf know its
+// keys) and run go test ./internal/kernels -update.
 //
 // # Parameter blocks
 //

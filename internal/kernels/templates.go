@@ -12,13 +12,16 @@ import (
 // families' WGSL, each named by its file name and filled in by Go's
 // text/template from the same constants the dispatch code uses (see the
 // package doc).
-var templates = template.Must(template.New("").Funcs(template.FuncMap{
+var templates = template.Must(template.New("").Funcs(templateFuncs).ParseFS(shaders.Sources, "*.wgsl"))
+
+// templateFuncs are the functions the templates call.
+var templateFuncs = template.FuncMap{
 	"at":    at,
 	"seq":   seq,
 	"down":  down,
 	"lanes": func() []string { return []string{"x", "y", "z", "w"} },
 	"pass":  func(u int, body string) map[string]any { return map[string]any{"U": u, "Body": body} },
-}).ParseFS(shaders.Sources, "*.wgsl"))
+}
 
 // fill executes the template name with data. The templates are parsed and
 // checked when the package loads and their data is the package's own, so a
