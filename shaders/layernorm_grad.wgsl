@@ -2,6 +2,33 @@
 workgroup per slice and dgamma and dbeta over every row, a workgroup per block of columns (layernorm_vec4.wgsl is Columns
 with Vec4); see LayerNorm. Each pass over a row takes .Unroll elements a trip, then the rest one a trip, in order (see
 LoopTrips); so does each column's sum over a slice's rows, .ColumnUnroll a trip with Columns. */ -}}
+{{- /* layernorm_column_slices sums the columns c0 to c1 (elements, or quads with Vec4) over every slice of rows in
+order: the slice's means and rstds into stats, then each column's sum over the slice added to its total; .Zero is the
+sums' zero. */ -}}
+{{define "layernorm_column_slices"}}	for (var slice = 0u; slice < p.slices; slice++) {
+		let first = slice * {{.WorkgroupSize}}u;
+		let h = (slice & 1u) * {{.WorkgroupSize}}u;
+		var st = vec2<f32>(0.0, 0.0);
+		if (first + l < p.rows) { st = row_stats(first + l); }
+		stats[h + l] = st;
+		workgroupBarrier();
+		let count = min({{.WorkgroupSize}}u, p.rows - first);
+		for (var c = c0 + l; c < c1; c += {{.WorkgroupSize}}u) {
+			var sg = {{.Zero}};
+			var sb = {{.Zero}};
+			var q = 0u;
+			for (; q + {{.ColumnUnroll}}u <= count; q += {{.ColumnUnroll}}u) {
+{{- range seq .ColumnUnroll}}
+				{ let s = q + {{.}}u; let i = (first + s) * len + c; let d = dy[i]; let m = stats[h + s]; sb += d; sg += d * ((x[i] - m.x) * m.y); }
+{{- end}}
+			}
+			for (; q < count; q++) { let s = q; let i = (first + s) * len + c; let d = dy[i]; let m = stats[h + s]; sb += d; sg += d * ((x[i] - m.x) * m.y); }
+			dgamma[c] = dgamma[c] + sg;
+			dbeta[c] = dbeta[c] + sb;
+		}
+	}
+}
+{{end -}}
 {{.Params -}}
 @group(0) @binding(0) var<storage, read> x: array<f32>;
 @group(0) @binding(1) var<storage, read> gamma: array<f32>;
@@ -45,30 +72,7 @@ fn columns(block: u32, l: u32) {
 		dgamma[c] = 0.0;
 		dbeta[c] = 0.0;
 	}
-	for (var slice = 0u; slice < p.slices; slice++) {
-		let first = slice * {{.WorkgroupSize}}u;
-		let h = (slice & 1u) * {{.WorkgroupSize}}u;
-		var st = vec2<f32>(0.0, 0.0);
-		if (first + l < p.rows) { st = row_stats(first + l); }
-		stats[h + l] = st;
-		workgroupBarrier();
-		let count = min({{.WorkgroupSize}}u, p.rows - first);
-		for (var c = c0 + l; c < c1; c += {{.WorkgroupSize}}u) {
-			var sg = 0.0;
-			var sb = 0.0;
-			var q = 0u;
-			for (; q + {{.ColumnUnroll}}u <= count; q += {{.ColumnUnroll}}u) {
-{{- range seq .ColumnUnroll}}
-				{ let s = q + {{.}}u; let i = (first + s) * len + c; let d = dy[i]; let m = stats[h + s]; sb += d; sg += d * ((x[i] - m.x) * m.y); }
-{{- end}}
-			}
-			for (; q < count; q++) { let s = q; let i = (first + s) * len + c; let d = dy[i]; let m = stats[h + s]; sb += d; sg += d * ((x[i] - m.x) * m.y); }
-			dgamma[c] = dgamma[c] + sg;
-			dbeta[c] = dbeta[c] + sb;
-		}
-	}
-}
-@compute @workgroup_size({{.WorkgroupSize}})
+{{template "layernorm_column_slices" .}}@compute @workgroup_size({{.WorkgroupSize}})
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l: u32) {
 	let item = w.x + w.y * p.row + p.first;
 	if (item >= p.end) { return; }

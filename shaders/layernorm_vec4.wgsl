@@ -50,30 +50,7 @@ fn columns(block: u32, l: u32) {
 		dgamma[c] = vec4<f32>(0.0);
 		dbeta[c] = vec4<f32>(0.0);
 	}
-	for (var slice = 0u; slice < p.slices; slice++) {
-		let first = slice * {{.WorkgroupSize}}u;
-		let h = (slice & 1u) * {{.WorkgroupSize}}u;
-		var st = vec2<f32>(0.0, 0.0);
-		if (first + l < p.rows) { st = row_stats(first + l); }
-		stats[h + l] = st;
-		workgroupBarrier();
-		let count = min({{.WorkgroupSize}}u, p.rows - first);
-		for (var c = c0 + l; c < c1; c += {{.WorkgroupSize}}u) {
-			var sg = vec4<f32>(0.0);
-			var sb = vec4<f32>(0.0);
-			var q = 0u;
-			for (; q + {{.ColumnUnroll}}u <= count; q += {{.ColumnUnroll}}u) {
-{{- range seq .ColumnUnroll}}
-				{ let s = q + {{.}}u; let i = (first + s) * len + c; let d = dy[i]; let m = stats[h + s]; sb += d; sg += d * ((x[i] - m.x) * m.y); }
-{{- end}}
-			}
-			for (; q < count; q++) { let s = q; let i = (first + s) * len + c; let d = dy[i]; let m = stats[h + s]; sb += d; sg += d * ((x[i] - m.x) * m.y); }
-			dgamma[c] = dgamma[c] + sg;
-			dbeta[c] = dbeta[c] + sb;
-		}
-	}
-}
-@compute @workgroup_size({{.WorkgroupSize}})
+{{template "layernorm_column_slices" .}}@compute @workgroup_size({{.WorkgroupSize}})
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l: u32) {
 	let item = w.x + w.y * p.row + p.first;
 	if (item >= p.end) { return; }

@@ -118,7 +118,11 @@ func (k LayerNorm) Spec() wgpu.KernelSpec {
 	}
 	p := &LayerNormGradParams{}
 	data := map[string]any{"Params": declareParams(p), "WorkgroupSize": LayerNormWorkgroup, "Unroll": RowUnroll,
-		"Columns": k.Columns, "Stats": 2 * LayerNormWorkgroup, "ColumnUnroll": layerNormColumnUnroll, "Quads": layerNormQuads}
+		"Columns": k.Columns, "Stats": 2 * LayerNormWorkgroup, "ColumnUnroll": layerNormColumnUnroll, "Quads": layerNormQuads,
+		"Zero": "0.0"}
+	if k.Vec4 {
+		data["Zero"] = "vec4<f32>(0.0)"
+	}
 	if k.Sums {
 		return wgpu.KernelSpec{Name: "layer_norm_grad_sums", Key: k.Key(), Source: fill("layernorm_sums.wgsl", data),
 			Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSizeOf(p)}
