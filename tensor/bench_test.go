@@ -84,6 +84,11 @@ func BenchmarkElementwiseChain(b *testing.B) {
 		last = e.Relu(s)
 		p.Dispose()
 		s.Dispose()
+		// Else the next chain joins this one's kernel and disposes its
+		// result unwritten: most chains would never be computed.
+		if err := e.Flush(); err != nil {
+			b.Fatal(err)
+		}
 	}
 	f32s(b, last)
 	b.StopTimer()
