@@ -36,6 +36,11 @@
 //     over the keys) and the two kernels of its gradient.
 //   - philox.wgsl: the Philox generator, included as it is by the
 //     elementwise programs that draw random numbers.
+//   - numerics.wgsl: the functions behind the elementwise ops whose
+//     results must not depend on the driver at the edges (NaN, infinities,
+//     signed zeros, subnormals, out-of-range conversions), filled for the
+//     device's float32 arithmetic and included by the programs that call
+//     them; testdata/numerics*.wgsl holds it for each behaviour.
 //
 // Two kinds of kernel have no template, as their code is really generated:
 // elementwise programs (runs of elementwise ops fused into one kernel) and

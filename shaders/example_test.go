@@ -51,6 +51,7 @@ func ExampleSources() {
 	// matmul_register.wgsl
 	// matmul_small.wgsl
 	// matmul_tiled.wgsl
+	// numerics.wgsl
 	// onehot.wgsl
 	// philox.wgsl
 	// pool.wgsl

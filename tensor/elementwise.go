@@ -57,7 +57,7 @@ var unaryOps = map[string]unaryExpr{
 	"sigmoid": floatOnly("sigmoid_(a0)"),
 	// gelu_ is the tanh approximation, each step rounded on its own.
 	"gelu": floatOnly("gelu_(a0)"),
-	// erf_, erfc_ and gelu_erf_ are fdlibm's erff and erfcf (numerics).
+	// erf_, erfc_ and gelu_erf_ are fdlibm's erff and erfcf (kernels.Numerics).
 	"erf":        floatOnly("erf_(a0)"),
 	"erfc":       floatOnly("erfc_(a0)"),
 	"gelu_erf":   floatOnly("gelu_erf_(a0)"),
@@ -221,7 +221,7 @@ type binaryOp struct {
 	compare bool
 }
 
-// compare is a comparison: fcmp compares floats (see numerics), op the
+// compare is a comparison: fcmp compares floats (see kernels.Numerics), op the
 // integer types.
 func compare(fcmp, op string) binaryOp {
 	return binaryOp{expr: func(T kernels.Type) string {
@@ -372,7 +372,7 @@ func (o *op) mapOp(name, expr string, out DType, in []*Tensor, scalars [4]float3
 var callsNumerics = regexp.MustCompile(`\b\w+_\(`)
 
 // helpersFor returns the helpers expr needs: the numerics library for e's
-// device (see numericsFor), or none.
+// device (see kernels.Numerics), or none.
 func (e *Engine) helpersFor(expr string) string {
 	if callsNumerics.MatchString(expr) {
 		return e.numerics

@@ -32,8 +32,8 @@ import (
 // ErrArgument, and their reporting methods report nothing.
 type Engine struct {
 	dev *wgpu.Device
-	f32 wgpu.Float32Behavior // dev's, as the elementwise kernels adapt to it (numerics.go)
-	// numerics is the numerics library for f32 (numericsFor), made once.
+	f32 wgpu.Float32Behavior // dev's, as the elementwise kernels adapt to it (kernels.Numerics)
+	// numerics is the numerics library for f32 (kernels.Numerics), made once.
 	numerics string
 	busy     atomic.Int32 // 1 while an op runs or PushTracker sets the owner
 	// owner is the goroutine (goroutine.Current) whose trackers are pushed,
@@ -89,7 +89,7 @@ func New(d *wgpu.Device) *Engine {
 	case "cpu":
 		cpu = true
 	}
-	return &Engine{dev: d, f32: f32, numerics: numericsFor(f32), live: make(map[*Tensor]struct{}), fuse: os.Getenv("WGT_FUSE") != "0",
+	return &Engine{dev: d, f32: f32, numerics: kernels.Numerics(f32), live: make(map[*Tensor]struct{}), fuse: os.Getenv("WGT_FUSE") != "0",
 		cheapEpilogues: cpu}
 }
 

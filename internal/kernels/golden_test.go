@@ -2,6 +2,7 @@ package kernels_test
 
 import (
 	"flag"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -36,7 +37,31 @@ func TestGoldenKernels(t *testing.T) {
 			t.Errorf("%s: the dispatch encodes a block of %d B; the kernel declares %d", v.Name, v.ParamsLen, v.Spec.ParamsSize)
 		}
 	}
+	for name, src := range numericsLibraries() {
+		sources[filepath.Join(goldenDir, name+".wgsl")] = src
+	}
 	golden.Check(t, goldenDir, sources, *update, "internal/kernels")
+}
+
+// numericsLibraries is the numerics library for each float32 behaviour,
+// by golden name: numerics, then _ftz where subnormals flush, _div and
+// _sqrt where division and square roots are corrected.
+func numericsLibraries() map[string]string {
+	libs := map[string]string{}
+	for i := range 8 {
+		f := wgpu.Float32Behavior{FlushesSubnormals: i&1 != 0, InexactDivision: i&2 != 0, InexactSqrt: i&4 != 0}
+		name := "numerics"
+		for _, part := range []struct {
+			on   bool
+			name string
+		}{{f.FlushesSubnormals, "_ftz"}, {f.InexactDivision, "_div"}, {f.InexactSqrt, "_sqrt"}} {
+			if part.on {
+				name += part.name
+			}
+		}
+		libs[name] = kernels.Numerics(f)
+	}
+	return libs
 }
 
 // TestKernelsValidateWithNaga validates every golden file with naga, the
@@ -46,6 +71,17 @@ func TestKernelsValidateWithNaga(t *testing.T) {
 	var paths []string
 	for _, v := range kernels.Variants() {
 		paths = append(paths, goldenPath(v))
+	}
+	// A library reads the uniform word values are XORed with (p.zero), as
+	// the elementwise kernels that include it declare it.
+	dir := t.TempDir()
+	for name, src := range numericsLibraries() {
+		path := filepath.Join(dir, name+".wgsl")
+		host := "struct Params { zero: u32 }\n@group(0) @binding(0) var<uniform> p: Params;\n" + src
+		if err := os.WriteFile(path, []byte(host), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, path)
 	}
 	golden.Naga(t, paths...)
 }

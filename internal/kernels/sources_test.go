@@ -21,7 +21,8 @@ import (
 // templates that record their name as they are filled, and checks that
 // shaders.FileOf names the one template each variant's key was filled from
 // (none for the kernels generated in Go), and that every template is some
-// variant's but matmul.wgsl and philox.wgsl, which are included in others.
+// variant's but matmul.wgsl and philox.wgsl, which are included in others,
+// and numerics.wgsl, the helpers elementwise programs include (Numerics).
 func TestFileOfNamesTheTemplateFilled(t *testing.T) {
 	var filled []string
 	funcs := template.FuncMap{"record": func(name string) string { filled = append(filled, name); return "" }}
@@ -37,7 +38,7 @@ func TestFileOfNamesTheTemplateFilled(t *testing.T) {
 	templates = recording
 	t.Cleanup(func() { templates = saved })
 
-	used := map[string]bool{"matmul.wgsl": true, "philox.wgsl": true} // included by others
+	used := map[string]bool{"matmul.wgsl": true, "philox.wgsl": true, "numerics.wgsl": true} // included by others
 	for _, v := range variants() {
 		filled = filled[:0]
 		spec := v.Kernel.(interface{ Spec() wgpu.KernelSpec }).Spec()

@@ -6,6 +6,7 @@ import (
 	"text/template"
 
 	"github.com/wgtensor/wgtensor/shaders"
+	"github.com/wgtensor/wgtensor/wgpu"
 )
 
 // templates holds every template of shaders.Sources, the fixed kernel
@@ -60,3 +61,38 @@ func mustRead(name string) string {
 	}
 	return string(b)
 }
+
+// Numerics returns the numerics library (shaders/numerics.wgsl) for a
+// device whose float32 arithmetic behaves as f: the WGSL behind the
+// elementwise ops whose results must not depend on the driver at the
+// edges: NaN, infinities, signed zeros, subnormals and out-of-range
+// conversions. Every op that calls one of its functions names the whole
+// library as its helpers, so a fused program includes it once
+// (Elementwise deduplicates helpers by their text).
+//
+// The rules it follows:
+//   - NaN, sign and order are read from the bits, never from a float
+//     comparison: drivers may drop NaN in max, min, clamp and a select on a
+//     comparison, may treat a subnormal as zero in a comparison, and the
+//     backends disagree on != with NaN.
+//   - Values are selected by integer conditions, so that no compiler can
+//     merge a comparison and a select into a max or min.
+//   - Conversions to integers never see an out-of-range value, and integer
+//     division never divides by zero or overflows: either may trap or be
+//     folded into anything by the driver.
+//   - Transcendental functions reduce their argument themselves, so that
+//     subnormal arguments and results are exact or within a few ulp,
+//     however the driver implements exp2, log2, sin and cos.
+//   - Extra precision comes from exact products of 12-bit halves (split
+//     off with a bit mask) and Sterbenz's lemma, never from compensated
+//     sums such as Fast2Sum: Mesa folds (a + b) - a into b.
+//
+// The library adapts to the device's float32 arithmetic. Where the device
+// divides or takes square roots inexactly, div_ and sqrt_ correct the
+// hardware's result with fused multiply-adds (fma) to the correctly
+// rounded one. Where it flushes subnormals, daz_ and ftz_ flush them
+// explicitly: the tensor package wraps each arithmetic op's operands in
+// daz_ and its result in ftz_, so that code reading the bits sees what the
+// hardware's arithmetic sees, and every result is the IEEE result of the
+// flushed operands, flushed.
+func Numerics(f wgpu.Float32Behavior) string { return fill("numerics.wgsl", f) }
