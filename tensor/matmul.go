@@ -27,7 +27,7 @@ import (
 // adapters an epilogue takes only cheap ops (no exp, tanh, GELU, ...) that
 // read the product or an earlier op of it, which is where it saves time
 // there. A product whose inner dimension is summed over several
-// dispatches (past kernels.MatMulKRange, or on a small work budget) is
+// dispatches (past 16,384 k, or on a small work budget) is
 // dispatched at once, its ops apart.
 func (e *Engine) MatMul(a, b *Tensor) *Tensor {
 	return e.matmul(callerSite(), a, b, false, false)

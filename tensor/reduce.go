@@ -9,11 +9,12 @@ import (
 // keepDims the reduced dimensions stay as size 1.
 //
 // A float32 sum over x's leading dimensions (x seen as K×N, summed over its
-// K rows, K at most kernels.MatMulKRange: a bias's gradient) waits, like an
+// K rows, K at most 16,384: a bias's gradient) waits, like an
 // elementwise op, for what comes next: if that is a product that reads x
 // as its K×N operand (MatMulT(h, x, true, false), or MatMulT(x, h, true,
 // false): the weight's gradient), the product's kernel adds the columns as
-// it reads them (see kernels.MatMul's SumA and SumB), one dispatch fewer.
+// it reads them (its pipeline key ends in /sum_a or /sum_b), one dispatch
+// fewer.
 // Its sums are then taken in the order of k where Sum's own kernel adds
 // partial sums, so the two may differ in the last bits: each is within
 // (K-1)·2⁻²⁴·Σ|x| of the exact sum of its column.
