@@ -405,13 +405,11 @@ func (e *Engine) deferSum(out, x *Tensor, K, N int) bool {
 	return true
 }
 
-// dispatchSum dispatches s as Sum would have: the row kernel over its
-// columns, writing out.
+// dispatchSum dispatches s as Sum would have (reduceSegment: deferSum
+// takes no K past kernels.MatMulKRange, below ReduceSegment), writing out.
 func (e *Engine) dispatchSum(s *colSum, out *wgpu.Buffer) error {
 	o := &op{e: e, name: "sum"}
-	k := kernels.Reduce{Op: kernels.Sum, In: kernels.F32, PerThread: e.perThread(s.N, s.K)}
-	p := &kernels.RowParams{Length: uint32(s.K), Scale: 1 / float32(s.K), Stride: uint32(s.N)}
-	return o.rows(k.Key(), k.Spec, !k.PerThread, s.N, k.RowWork(s.K), p, s.x.buf, out)
+	return o.reduceSegment(kernels.Sum, kernels.F32, s.N, s.K, s.N, s.x.buf, out)
 }
 
 // materialize dispatches the group whose op writes s, if one is pending.
@@ -596,9 +594,7 @@ func (g *group) dispatchProduct(store, need []bool, sum bool) error {
 	}
 	mg := h.g
 	for _, pc := range e.tilePieces(t, mg.M, mg.N, mg.K, mg.batches, mg.K) {
-		p := &kernels.MatMulParams{M: uint32(mg.M), N: uint32(mg.N), K: uint32(mg.K),
-			FirstCol: pc.first[0], FirstRow: pc.first[1], FirstBatch: pc.first[2], KFirst: pc.first[3], KEnd: uint32(pc.kEnd),
-			BatchDims: mg.batchDims, AStrides: mg.aStrides, BStrides: mg.bStrides}
+		p := mg.params(pc)
 		block := p.Bytes()
 		if !alone {
 			block = ep.Params(p, params, meta)

@@ -114,14 +114,18 @@ func (o *op) recordMatMul(k kernels.MatMul, g matmulGeom, bufs []*wgpu.Buffer, w
 		pieces = []tilePiece{{kEnd: kEnd, groups: [3]uint32{1, 1, 1}, work: wgpu.WorkOf(k.GroupWork(kEnd))}}
 	}
 	for _, pc := range pieces {
-		p := &kernels.MatMulParams{M: uint32(g.M), N: uint32(g.N), K: uint32(g.K),
-			FirstCol: pc.first[0], FirstRow: pc.first[1], FirstBatch: pc.first[2], KFirst: pc.first[3], KEnd: uint32(pc.kEnd),
-			BatchDims: g.batchDims, AStrides: g.aStrides, BStrides: g.bStrides}
-		if err := o.dispatch(k.Key(), k.Spec, pc.groups, pc.work, p, bufs...); err != nil {
+		if err := o.dispatch(k.Key(), k.Spec, pc.groups, pc.work, g.params(pc), bufs...); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// params is the parameter block of piece pc of g's product.
+func (g matmulGeom) params(pc tilePiece) *kernels.MatMulParams {
+	return &kernels.MatMulParams{M: uint32(g.M), N: uint32(g.N), K: uint32(g.K),
+		FirstCol: pc.first[0], FirstRow: pc.first[1], FirstBatch: pc.first[2], KFirst: pc.first[3], KEnd: uint32(pc.kEnd),
+		BatchDims: g.batchDims, AStrides: g.aStrides, BStrides: g.bStrides}
 }
 
 // tiler is a tiled product's kernel (kernels.MatMul, kernels.Conv2D): the

@@ -196,9 +196,7 @@ func dtypeOf(t kernels.Type) DType {
 func (o *op) reduceRows(rop kernels.ReduceOp, src, out *Tensor, rows, length, stride int) error {
 	scale := 1 / float32(length) // Mean's
 	if length <= kernels.ReduceSegment {
-		k := kernels.Reduce{Op: rop, In: src.dtype.wgsl(), PerThread: o.e.perThread(rows, length)}
-		p := &kernels.RowParams{Length: uint32(length), Scale: scale, Stride: uint32(stride)}
-		return o.rows(k.Key(), k.Spec, !k.PerThread, rows, k.RowWork(length), p, src.buf(), out.buf())
+		return o.reduceSegment(rop, src.dtype.wgsl(), rows, length, stride, src.buf(), out.buf())
 	}
 	segs := (length + kernels.ReduceSegment - 1) / kernels.ReduceSegment
 	part := kernels.Reduce{Op: rop, In: src.dtype.wgsl(), Segments: true}
@@ -227,6 +225,15 @@ func (o *op) reduceRows(rop kernels.ReduceOp, src, out *Tensor, rows, length, st
 	}
 	k := kernels.Reduce{Op: rop, In: part.Out(), PerThread: o.e.perThread(rows, segs)}
 	return o.rows(k.Key(), k.Spec, !k.PerThread, rows, k.RowWork(segs), rowParams(segs, scale), vals.buf(), out.buf())
+}
+
+// reduceSegment dispatches the one-pass reduction of rows rows of length
+// elements (at most kernels.ReduceSegment), stride apart, of type in from
+// src into out.
+func (o *op) reduceSegment(rop kernels.ReduceOp, in kernels.Type, rows, length, stride int, src, out *wgpu.Buffer) error {
+	k := kernels.Reduce{Op: rop, In: in, PerThread: o.e.perThread(rows, length)}
+	p := &kernels.RowParams{Length: uint32(length), Scale: 1 / float32(length), Stride: uint32(stride)}
+	return o.rows(k.Key(), k.Spec, !k.PerThread, rows, k.RowWork(length), p, src, out)
 }
 
 // perThread reports whether a row kernel (reduce, softmax) over rows rows
