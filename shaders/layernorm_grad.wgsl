@@ -3,9 +3,13 @@ workgroup per slice and dgamma and dbeta over every row, a workgroup per block o
 with Vec4); see LayerNorm. Each pass over a row takes .Unroll elements a trip, then the rest one a trip, in order (see
 LoopTrips); so does each column's sum over a slice's rows, .ColumnUnroll a trip with Columns. */ -}}
 {{- /* layernorm_column_slices sums the columns c0 to c1 (elements, or quads with Vec4) over every slice of rows in
-order: the slice's means and rstds into stats, then each column's sum over the slice added to its total; .Zero is the
-sums' zero. */ -}}
-{{define "layernorm_column_slices"}}	for (var slice = 0u; slice < p.slices; slice++) {
+order: their totals set to zero, then for each slice its means and rstds into stats and each column's sum over it added
+to its total; .Zero is the sums' zero. */ -}}
+{{define "layernorm_column_slices"}}	for (var c = c0 + l; c < c1; c += {{.WorkgroupSize}}u) {
+		dgamma[c] = {{.Zero}};
+		dbeta[c] = {{.Zero}};
+	}
+	for (var slice = 0u; slice < p.slices; slice++) {
 		let first = slice * {{.WorkgroupSize}}u;
 		let h = (slice & 1u) * {{.WorkgroupSize}}u;
 		var st = vec2<f32>(0.0, 0.0);
@@ -68,10 +72,6 @@ fn columns(block: u32, l: u32) {
 	let len = p.length;
 	let c0 = block * p.block;
 	let c1 = min(c0 + p.block, len);
-	for (var c = c0 + l; c < c1; c += {{.WorkgroupSize}}u) {
-		dgamma[c] = 0.0;
-		dbeta[c] = 0.0;
-	}
 {{template "layernorm_column_slices" .}}@compute @workgroup_size({{.WorkgroupSize}})
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l: u32) {
 	let item = w.x + w.y * p.row + p.first;

@@ -46,10 +46,6 @@ fn columns(block: u32, l: u32) {
 	let len = p.length / 4u;
 	let c0 = block * p.block / 4u;
 	let c1 = min(c0 + p.block / 4u, len);
-	for (var c = c0 + l; c < c1; c += {{.WorkgroupSize}}u) {
-		dgamma[c] = vec4<f32>(0.0);
-		dbeta[c] = vec4<f32>(0.0);
-	}
 {{template "layernorm_column_slices" .}}@compute @workgroup_size({{.WorkgroupSize}})
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l: u32) {
 	let item = w.x + w.y * p.row + p.first;
