@@ -120,6 +120,7 @@ type Device struct {
 	state      *Error // nil while usable, else why not (closed or lost)
 	closed     bool
 	pool       poolState
+	recording  atomic.Bool // pool.hist records (RecordHistory); read without mu
 	rec        recorder
 	pending    requests // readbacks, upload maps and work-done requests not yet settled
 	kernels    map[string]*Kernel
@@ -325,6 +326,12 @@ func (d *Device) loseLocked(reason LostReason, message string) {
 		return
 	}
 	d.state = newError("device", ErrDeviceLost, message)
+	if h := d.pool.hist; h.recording() {
+		h.marker(EventLost, 0, message)
+		if path := h.opts.OnLoss; path != "" {
+			d.dumpHistoryLocked(path, "device lost")
+		}
+	}
 	d.rejectPendingLocked(d.state)
 	d.lost.settle(LostInfo{Reason: reason, Message: message}, nil)
 }
@@ -379,7 +386,9 @@ func (d *Device) Close() error {
 	// writes corrupts the next device's first submit in wgpu-native.
 	d.dev.Submit()
 	d.dev.Poll(true) // let submitted work finish
+	d.pool.hist.marker(EventClose, 0, "")
 	d.pool.destroyAll()
+	d.stopHistoryLocked()
 	d.dev.Poll(true) // run the callbacks of maps the destroys aborted
 	d.takeFired()
 	for _, k := range d.kernels {
@@ -427,6 +436,10 @@ func (d *Device) Stats() DeviceStats {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	return d.statsLocked()
+}
+
+func (d *Device) statsLocked() DeviceStats {
 	s := d.stats
 	s.PendingUploads = len(d.pending.uploads)
 	s.PendingReadbacks = len(d.pending.readbacks) + d.copyingReadbacks

@@ -223,7 +223,8 @@ type poolState struct {
 	free  map[poolKey][]*allocation
 	live  map[*Buffer]struct{}
 	stats PoolStats
-	watch *memWatch // a running Timer's memory figures (timing.go); nil when none
+	watch *memWatch   // a running Timer's memory figures (timing.go); nil when none
+	hist  *historyRec // the memory history (history.go); nil when none was recorded
 }
 
 func (p *poolState) init(limit uint64) {
@@ -272,6 +273,7 @@ func (p Pool) SetMemoryLimit(n uint64) {
 	p.d.mu.Lock()
 	defer p.d.mu.Unlock()
 	p.d.pool.stats.MemoryLimit = n
+	p.d.pool.hist.marker(EventLimit, n, "")
 }
 
 // ResetPeaks sets the peak figures to the current ones, so that the peaks
@@ -316,9 +318,11 @@ func (d *Device) trimLocked() error {
 			}
 		}
 	}
+	p.hist.marker(EventTrim, p.stats.PooledBytes, "")
 	for k, list := range p.free {
 		for _, a := range list {
 			p.destroy(a)
+			p.hist.returned(a)
 			p.stats.PooledBuffers--
 			p.stats.PooledBytes -= a.capacity
 		}
@@ -379,7 +383,9 @@ func (d *Device) newBufferLocked(size uint64, usage Usage, site []uintptr, inter
 	p := &d.pool
 	key := poolKey{capacity, usage}
 	var a *allocation
+	reused := false
 	if list := p.free[key]; len(list) > 0 {
+		reused = true
 		a = list[len(list)-1]
 		list[len(list)-1] = nil
 		p.free[key] = list[:len(list)-1]
@@ -403,6 +409,7 @@ func (d *Device) newBufferLocked(size uint64, usage Usage, site []uintptr, inter
 	p.stats.PeakLiveBytes = max(p.stats.PeakLiveBytes, p.stats.LiveBytes)
 	p.stats.PeakReservedBytes = max(p.stats.PeakReservedBytes, p.stats.ReservedBytes)
 	p.watch.handedOut(b)
+	p.hist.handedOut(b, reused)
 	if d.opts.Poison && usage == UsageStorage && !internal {
 		if err := d.poisonLocked(b); err != nil {
 			d.pool.put(b)
@@ -477,19 +484,21 @@ func (d *Device) allocLocked(op string, capacity uint64, usage Usage) (*native.B
 	if limit > 0 && passes(p.stats.ReservedBytes, capacity, limit) {
 		if capacity <= limit && p.stats.PooledBytes > 0 {
 			p.stats.OOMRetries++
+			p.hist.marker(EventOOMRetry, capacity, "memory limit")
 			if err := d.trimLocked(); err != nil {
 				return nil, err
 			}
 		}
 		if passes(p.stats.LiveBytes, capacity, limit) {
-			return nil, newError(op, ErrOutOfMemory, fmt.Sprintf("%s would pass the memory limit of %s; %s",
-				bytesize.Format(capacity), bytesize.Format(limit), p.liveReport(true)))
+			detail := fmt.Sprintf("%s would pass the memory limit of %s; %s", bytesize.Format(capacity), bytesize.Format(limit), p.liveReport(true))
+			return nil, newError(op, ErrOutOfMemory, d.historyOOM(capacity, "memory limit", detail))
 		}
 	}
 	// A new upload buffer starts mapped, as pooled ones are.
 	raw, err := d.dev.CreateBuffer(capacity, usage.native())
 	if native.IsKind(err, native.OutOfMemory) && p.stats.PooledBytes > 0 {
 		p.stats.OOMRetries++
+		p.hist.marker(EventOOMRetry, capacity, "driver")
 		if terr := d.trimLocked(); terr != nil {
 			return nil, terr
 		}
@@ -498,12 +507,28 @@ func (d *Device) allocLocked(op string, capacity uint64, usage Usage) (*native.B
 	if err != nil {
 		e := fromBinding(op, err)
 		if e.Kind == ErrOutOfMemory {
-			e.Detail += "; " + p.liveReport(true)
+			e.Detail = d.historyOOM(capacity, "driver", e.Detail+"; "+p.liveReport(true))
 		}
 		d.noteErr(e)
 		return nil, e
 	}
 	return raw, nil
+}
+
+// historyOOM records an allocation of capacity bytes that failed for
+// want of memory (why: "memory limit" or "driver") in the history, writes
+// the history where HistoryOptions.OnOOM asks, and returns the error's
+// detail with where it went.
+func (d *Device) historyOOM(capacity uint64, why, detail string) string {
+	h := d.pool.hist
+	if !h.recording() {
+		return detail
+	}
+	h.marker(EventOOM, capacity, why)
+	if path := h.opts.OnOOM; path != "" {
+		detail += "; " + d.dumpHistoryLocked(path, "out of memory")
+	}
+	return detail
 }
 
 // passes reports whether used+n bytes pass limit, without wrapping.
@@ -515,6 +540,7 @@ func (p *poolState) put(b *Buffer) {
 	delete(p.live, b)
 	b.live = false
 	p.watch.released(b)
+	p.hist.released(b, b.alloc.destroyed)
 	p.stats.LiveBuffers--
 	p.stats.LiveBytes -= b.capacity
 	if b.alloc.destroyed {
