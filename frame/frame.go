@@ -99,6 +99,9 @@ func (c *Clock) Next(ctx context.Context) (Sample, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.frame++
+	if d.Recording() {
+		d.MarkHistory(fmt.Sprintf("frame %d", c.frame))
+	}
 	s := Sample{Frame: c.frame, At: now, Duration: now.Sub(c.last), LiveTensors: m.Tensors,
 		LiveBytes: m.Bytes, ReservedBytes: m.Pool.ReservedBytes, Pending: m.PendingReadbacks}
 	c.last = now

@@ -88,6 +88,7 @@ func (t *Tape) Gradients(y *tensor.Tensor, wrt []*tensor.Tensor, opts *Options) 
 	if h := hookBackward; h != nil {
 		h()
 	}
+	defer t.e.WithCategory(tensor.CategoryGradient)()
 	gs, err := tidy.Run(t.e, func() ([]*tensor.Tensor, error) {
 		gs, err := b.run(y, wrt, opts)
 		if err != nil {

@@ -120,8 +120,10 @@ func (b *Builder) make(what string, specs []paramSpec) (params, buffers []optim.
 		}
 		p := optim.Param{Name: s.name, T: t}
 		if s.buffer {
+			tensor.SetCategory(t, tensor.CategoryBuffer)
 			buffers = append(buffers, p)
 		} else {
+			tensor.SetCategory(t, tensor.CategoryParameter)
 			params = append(params, p)
 		}
 	}
@@ -151,6 +153,7 @@ func (b *Builder) weightAndBias(what string, c config, shape []int, out, fanIn, 
 // own (so an initialiser's intermediates are freed), and keeps it.
 func (b *Builder) initTensor(s paramSpec) (*tensor.Tensor, error) {
 	seed := b.Seed(s.name)
+	defer b.e.WithCategory(tensor.CategoryParameter)()
 	t, err := tidy.Run(b.e, func() (*tensor.Tensor, error) {
 		t := s.init(b.e, seed, s.shape, s.fanIn, s.fanOut)
 		return t, t.Err()

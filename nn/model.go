@@ -68,8 +68,18 @@ func NewModel(v any) (*Model, error) {
 		return nil, fmt.Errorf("nn: NewModel(%T): want a non-nil pointer to a struct: %w", v, tensor.ErrArgument)
 	}
 	m := &Model{v: rv, what: fmt.Sprintf("nn: Model(%T)", v)}
-	if _, err := m.walk(); err != nil {
+	parts, err := m.walk()
+	if err != nil {
 		return nil, err
+	}
+	for _, p := range parts { // the submodules' are filed as they are made
+		switch {
+		case p.module != nil:
+		case p.buffer:
+			tensor.SetCategory(p.tensor, tensor.CategoryBuffer)
+		default:
+			tensor.SetCategory(p.tensor, tensor.CategoryParameter)
+		}
 	}
 	m.SetTraining(true)
 	return m, nil

@@ -69,6 +69,7 @@ type base struct {
 	starts   []int // starts[g] is the index in params of group g's first parameter
 	kernels  map[string]tensor.Kernel
 	disposed bool
+	steps    int // steps taken, for the memory history's markers
 	// cpu: the device is a CPU adapter (lavapipe, llvmpipe), which runs
 	// masked lanes at the cost of real ones: it decides how parameters
 	// share launches (see batches and run).
@@ -138,6 +139,9 @@ func newGroups(e *tensor.Engine, kind string, groups [][]Param) (base, error) {
 	}
 	if err := b.checkAliasing(nil, writes); err != nil {
 		return b, err
+	}
+	for _, p := range b.params { // what an optimizer trains is a parameter
+		tensor.SetCategory(p.T, tensor.CategoryParameter)
 	}
 	return b, nil
 }
@@ -352,6 +356,10 @@ func (b *base) step(grads []*tensor.Tensor, us []update) error {
 			b.state[it.i].steps++
 		}
 	}
+	b.steps++
+	if d := b.e.Device(); d.Recording() {
+		d.MarkHistory(fmt.Sprintf("%s step %d", b.kind, b.steps))
+	}
 	return nil
 }
 
@@ -532,6 +540,7 @@ func (b *base) ensure(i int, slots []string) (created []string, err error) {
 			continue
 		}
 		z := b.e.Zeros(tensor.Float32, p.T.Shape()...)
+		tensor.SetCategory(z, tensor.CategoryOptimizerState)
 		if err := z.Err(); err != nil {
 			return created, fmt.Errorf("optim: %s: state %s.%s: %w", b.kind, p.Name, s, err)
 		}

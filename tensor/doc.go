@@ -91,6 +91,15 @@
 // and WriteProfile (a pprof profile) report the same.
 // Intermediate tensors an op needs internally are disposed by the op.
 //
+// RecordMemoryHistory records the film rather than the photograph: the
+// device's memory history (wgpu.Device.RecordHistory), in which every
+// storage is described by its dtype, shape, the labels it was made under
+// (Engine.Label) and a Category: parameter, buffer, optimizer state,
+// gradient (filed so by the packages above: nn, optim, grad), user data,
+// activation, or saved for backward (held only by a tape). Optimizer
+// steps and frames mark it. WriteMemoryHistory writes it for the memview
+// package's one-file viewer.
+//
 // # Pooling, one-hot, cumulative sums, top-k, layer norm
 //
 // MaxPool2D and AvgPool2D pool NHWC float32 tensors through a window

@@ -44,6 +44,8 @@ type Engine struct {
 	mu       sync.Mutex // protects the fields below and recorders
 	live     map[*Tensor]struct{}
 	trackers []tidy.Tracker
+	cat      Category // what new tensors are for (WithCategory); 0: told by their op
+	scope    string   // the labels around the ops (Label)
 
 	recorderState // record.go
 
@@ -424,7 +426,9 @@ func (o *op) register(t *Tensor) *Tensor {
 	if n := len(e.trackers); n > 0 && e.trackers[n-1] != nil {
 		o.made = append(o.made, tracked{e.trackers[n-1], t})
 	}
+	cat, scope := e.cat, e.scope
 	e.mu.Unlock()
+	o.file(t, cat, scope)
 	if o.rec != nil {
 		o.outs = append(o.outs, t)
 	}

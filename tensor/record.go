@@ -103,7 +103,7 @@ func (r *OpRecord) Save(t *Tensor) *Tensor {
 		return r.eng.errTensor(opErr("save", nil, ErrArgument, "tensor %d is neither an input nor an output of %s", t.ID(), r.Name))
 	}
 	t.st.retain()
-	s := &Tensor{eng: r.eng, id: nextID.Add(1), shape: t.shape.clone(), dtype: t.dtype, st: t.st, site: r.site}
+	s := &Tensor{eng: r.eng, id: nextID.Add(1), shape: t.shape.clone(), dtype: t.dtype, st: t.st, site: r.site, cat: CategorySaved}
 	t.st.addHolder(s)
 	r.eng.mu.Lock()
 	r.eng.live[s] = struct{}{}

@@ -38,6 +38,7 @@ type Tensor struct {
 	site     stack
 	disposed atomic.Bool
 	kept     atomic.Bool
+	cat      Category // what its memory is for (history.go); protected by st.holdMu once it has storage
 }
 
 // Keep marks t to survive every tidy scope it is created in, as tf.keep
@@ -80,13 +81,21 @@ type storage struct {
 	// counts them and also the queued fused ops and reads in progress.
 	holdMu  sync.Mutex
 	holders []*Tensor
+	// cat is the strongest of the holders' categories, and scope the
+	// labels the storage was made under (history.go). Protected by holdMu.
+	cat   Category
+	scope string
 }
 
 // addHolder records t, a new tensor viewing the storage.
 func (s *storage) addHolder(t *Tensor) {
 	s.holdMu.Lock()
 	s.holders = append(s.holders, t)
+	changed := s.recategorizeLocked()
 	s.holdMu.Unlock()
+	if changed {
+		s.describe(t.eng)
+	}
 }
 
 // dropHolder forgets t, which is being disposed, and reports whether it
@@ -105,9 +114,13 @@ func (s *storage) dropHolder(t *Tensor) (last bool) {
 		next = s.holders[0]
 	}
 	last = len(s.holders) == 0
+	changed := !last && s.recategorizeLocked()
 	s.holdMu.Unlock()
 	if next != nil && next.site != t.site {
 		s.buf.Attribute(next.site[:])
+	}
+	if changed {
+		s.describe(t.eng)
 	}
 	return last
 }

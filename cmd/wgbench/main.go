@@ -215,14 +215,15 @@ func list(w io.Writer) error {
 }
 
 // checkWritable fails unless a file can be created at path's directory, so
-// that a run does not end by failing to save what it measured.
-func checkWritable(path string) error {
+// that a run does not end by failing to save what it measured; flag names
+// the flag that gave path.
+func checkWritable(flag, path string) error {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return fmt.Errorf("cannot write -json %s: a directory", path)
+		return fmt.Errorf("cannot write -%s %s: a directory", flag, path)
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), ".wgbench-*")
 	if err != nil {
-		return fmt.Errorf("cannot write -json %s: %w", path, err)
+		return fmt.Errorf("cannot write -%s %s: %w", flag, path, err)
 	}
 	f.Close()
 	return os.Remove(f.Name())

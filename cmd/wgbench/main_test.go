@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -99,6 +100,7 @@ func TestRunRejectsAMistakeBeforeRunning(t *testing.T) {
 		{[]string{"-bogus"}, true, "flag provided but not defined: -bogus"},
 		{[]string{"-json", filepath.Join(t.TempDir(), "no", "such", "dir", "r.json")}, false, "cannot write -json"},
 		{[]string{"-json", t.TempDir()}, false, "cannot write -json"},
+		{[]string{"-memory-history", t.TempDir()}, false, "cannot write -memory-history"},
 	} {
 		out, err := runArgs(append([]string{"run"}, c.args...)...)
 		require.Error(t, err, "%q", c.args)
@@ -118,6 +120,28 @@ func TestRunPicksWorkloadsByName(t *testing.T) {
 		names = append(names, w.name)
 	}
 	assert.Equal(t, []string{"small_ops_1k", "mlp_train_step", "cnn_train_step", "mlp_forward", "transformer_train_step"}, names)
+}
+
+// -memory-history writes the run's memory history, with a marker at each
+// sample, and names one file per adapter when there are several.
+func TestRunWritesAMemoryHistory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.json")
+	_, err := runArgs("run", "-suite", "smoke", "-run", "^matmul_256$", "-count", "2", "-memory-history", path)
+	require.NoError(t, err)
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	h, err := wgpu.ReadHistory(f)
+	require.NoError(t, err)
+	var marks []string
+	for _, e := range h.Events {
+		if e.Kind == wgpu.EventMark {
+			marks = append(marks, h.Labels[e.Label])
+		}
+	}
+	assert.Equal(t, []string{"matmul_256 sample 1", "matmul_256 sample 2"}, marks)
+	assert.Equal(t, "h.json", filepath.Base(historyFile(path, "llvmpipe/vulkan", 1)))
+	assert.Equal(t, "h-llvmpipe-vulkan.json", filepath.Base(historyFile(path, "llvmpipe/vulkan", 2)))
 }
 
 func TestExitStatus(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
@@ -17,7 +18,7 @@ import (
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
-const runUsage = "wgbench run [-suite smoke|quick|full] [-run REGEXP] [-count N] [-adapter all|NAME|#N] [-backend vulkan|gl|...] [-json FILE] [-format table|bench]"
+const runUsage = "wgbench run [-suite smoke|quick|full] [-run REGEXP] [-count N] [-adapter all|NAME|#N] [-backend vulkan|gl|...] [-json FILE] [-format table|bench] [-memory-history FILE]"
 
 // runConfig is a run command line, checked.
 type runConfig struct {
@@ -28,6 +29,9 @@ type runConfig struct {
 	backend   wgpu.Backend
 	jsonPath  string
 	format    string
+	// historyPath, when set, is where the memory history of the run on each
+	// adapter goes (historyFile).
+	historyPath string
 }
 
 // parseRun parses and checks run's flags: every mistake is reported before
@@ -41,6 +45,7 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	backend := fs.String("backend", "", "restrict to one backend (vulkan, gl, metal, dx12)")
 	jsonOut := fs.String("json", "", "write results as JSON to this file")
 	format := fs.String("format", "table", "table, or bench: Go benchmark format, every sample a line, for benchstat")
+	history := fs.String("memory-history", "", "record the memory history of the run and write it to this file (with several adapters, one file each, named after the adapter); wgmemview renders it")
 	pos, err := parseArgs(fs, args, stdout)
 	if err != nil || fs.helped {
 		return nil, err
@@ -71,12 +76,15 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	if err != nil {
 		return nil, usagef(fs.usage, "%v", err)
 	}
-	if *jsonOut != "" {
-		if err := checkWritable(*jsonOut); err != nil {
-			return nil, err
+	for _, out := range [...]struct{ flag, path string }{{"json", *jsonOut}, {"memory-history", *history}} {
+		if out.path != "" {
+			if err := checkWritable(out.flag, out.path); err != nil {
+				return nil, err
+			}
 		}
 	}
-	return &runConfig{suite: *suiteName, workloads: ws, count: samples, adapter: *adapter, backend: be, jsonPath: *jsonOut, format: *format}, nil
+	return &runConfig{suite: *suiteName, workloads: ws, count: samples, adapter: *adapter, backend: be, jsonPath: *jsonOut, format: *format,
+		historyPath: *history}, nil
 }
 
 // matching returns the workloads of ws whose names match the regular
@@ -164,6 +172,23 @@ func newReport(suite string) Report {
 		GOOS:    runtime.GOOS, GOARCH: runtime.GOARCH, CPU: cpuModel()}
 }
 
+// historyFile is where the memory history of a run on the adapter
+// labelled label goes: path itself when the run has one adapter, else
+// path with the label before its extension ("h.json" → "h-llvmpipe-vulkan.json").
+func historyFile(path, label string, adapters int) string {
+	if adapters == 1 {
+		return path
+	}
+	ext := filepath.Ext(path)
+	name := strings.Map(func(r rune) rune {
+		if r == '/' || r == ' ' || r == os.PathSeparator {
+			return '-'
+		}
+		return r
+	}, label)
+	return strings.TrimSuffix(path, ext) + "-" + name + ext
+}
+
 // measureAll runs every workload of c on every target, showing progress
 // on stderr when it is a terminal.
 func (c *runConfig) measureAll(ctx context.Context, targets []wgpu.AdapterInfo, stderr io.Writer) (Report, error) {
@@ -183,9 +208,22 @@ func (c *runConfig) measureAll(ctx context.Context, targets []wgpu.AdapterInfo, 
 				fmt.Fprintf(stderr, "\r\033[K[adapter %d/%d] %s: "+format, append([]any{i + 1, len(targets), label}, args...)...)
 			}
 		}
-		for _, r := range sampleRounds(ctx, tensor.New(d), c.workloads, c.count, status) {
+		e := tensor.New(d)
+		if c.historyPath != "" {
+			if err := e.RecordMemoryHistory(wgpu.HistoryOptions{}); err != nil {
+				return rep, fmt.Errorf("%s: %w", label, err)
+			}
+		}
+		for _, r := range sampleRounds(ctx, e, c.workloads, c.count, status) {
 			r.Adapter = label
 			rep.Results = append(rep.Results, r)
+		}
+		if c.historyPath != "" {
+			path := historyFile(c.historyPath, label, len(targets))
+			if err := e.WriteMemoryHistory(path); err != nil {
+				return rep, fmt.Errorf("%s: memory history: %w", label, err)
+			}
+			fmt.Fprintf(stderr, "wgbench: %s: memory history written to %s\n", label, path)
 		}
 		if isTerminal(stderr) {
 			fmt.Fprint(stderr, "\r\033[K")
@@ -217,6 +255,9 @@ func sampleRounds(ctx context.Context, e *tensor.Engine, ws []workload, count in
 				continue
 			}
 			status("sample %d/%d of %s", round+1, count, w.name)
+			if d := e.Device(); d.Recording() {
+				d.MarkHistory(fmt.Sprintf("%s sample %d", w.name, round+1))
+			}
 			before := tensor.Autotune(e.Device())
 			r, err := w.run(ctx, e)
 			if err != nil {
