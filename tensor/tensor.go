@@ -33,12 +33,12 @@ type Tensor struct {
 	id       uint64
 	shape    Shape
 	dtype    DType
+	cat      Category // what its memory is for (history.go); protected by st.holdMu once it has storage
 	st       *storage
 	err      error
 	site     stack
 	disposed atomic.Bool
 	kept     atomic.Bool
-	cat      Category // what its memory is for (history.go); protected by st.holdMu once it has storage
 }
 
 // Keep marks t to survive every tidy scope it is created in, as tf.keep

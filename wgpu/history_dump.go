@@ -11,8 +11,10 @@ import (
 	"io"
 	"maps"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/wgtensor/wgtensor/internal/callsite"
@@ -61,6 +63,20 @@ type HistoryBuffer struct {
 type HistorySite struct {
 	Frames []HistoryFrame
 	User   int
+}
+
+// String is the site's user frame as "dir/file.go:line (pkg.Func)", or
+// "unknown" for a site of no frames.
+func (s HistorySite) String() string {
+	if s.User < 0 || s.User >= len(s.Frames) {
+		return "unknown"
+	}
+	f := s.Frames[s.User]
+	line := callsite.Line(runtime.Frame{File: f.File, Line: f.Line})
+	if name := callsite.FuncName(f.Func); name != "" {
+		line += " (" + name + ")"
+	}
+	return line
 }
 
 // HistoryFrame is one frame of a site.
@@ -610,6 +626,83 @@ func (h *History) Live(i int) ([]HistoryBuffer, error) {
 		return nil, err
 	}
 	return slices.SortedFunc(maps.Values(r.live), func(a, b HistoryBuffer) int { return cmpUint(a.Buffer, b.Buffer) }), nil
+}
+
+// HistoryGrowth is what a history held at a later instant that it did not
+// at an earlier one, from one line of the user's code (History.Growth).
+type HistoryGrowth struct {
+	Site    string // the user frame, as HistorySite.String gives it; "unknown" for the runtime's own buffers
+	Buffers int
+	Bytes   uint64
+}
+
+// Growth returns the buffers live after event to that were not live
+// after event from (-1: before the first event), grouped by the user's
+// line that asked for them, the most bytes first: the leak finder, with
+// from and to two markers of the same point in a loop (EventMark, say
+// "step 3" and "step 9"; see Marks). Buffer IDs are never reused, so a
+// buffer released and another handed out in its place counts as new.
+func (h *History) Growth(from, to int) ([]HistoryGrowth, error) {
+	if from > to {
+		return nil, fmt.Errorf("memory history: growth from event %d to the earlier %d", from, to)
+	}
+	before, err := h.Live(from)
+	if err != nil {
+		return nil, err
+	}
+	after, err := h.Live(to)
+	if err != nil {
+		return nil, err
+	}
+	old := make(map[uint64]bool, len(before))
+	for _, b := range before {
+		old[b.Buffer] = true
+	}
+	lines := make(map[int32]string)
+	bySite := map[string]*HistoryGrowth{}
+	for _, b := range after {
+		if old[b.Buffer] {
+			continue
+		}
+		line, ok := lines[b.Site]
+		if !ok {
+			line = "unknown"
+			if b.Site >= 0 {
+				line = h.Sites[b.Site].String()
+			}
+			lines[b.Site] = line
+		}
+		g := bySite[line]
+		if g == nil {
+			g = &HistoryGrowth{Site: line}
+			bySite[line] = g
+		}
+		g.Buffers++
+		g.Bytes += b.Bytes
+	}
+	out := make([]HistoryGrowth, 0, len(bySite))
+	for _, g := range bySite {
+		out = append(out, *g)
+	}
+	slices.SortFunc(out, func(a, b HistoryGrowth) int {
+		if c := cmpUint(b.Bytes, a.Bytes); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Site, b.Site)
+	})
+	return out, nil
+}
+
+// Marks returns the indices of h's events that are markers (EventMark)
+// with the given label, oldest first.
+func (h *History) Marks(label string) []int {
+	var out []int
+	for i, e := range h.Events {
+		if e.Kind == EventMark && e.Label >= 0 && h.Labels[e.Label] == label {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // Check replays h and compares the totals it reaches with the pool's

@@ -320,3 +320,44 @@ func TestHistoryOfAMillionEventsRoundTrips(t *testing.T) {
 	t.Logf("%d events (%d dropped): %.1f MB written in %v, read and checked in %v", len(h.Events), h.Dropped, float64(buf.Cap())/1e6, written, time.Since(start))
 	require.Equal(t, len(h.Events), len(back.Events))
 }
+
+// plantLeak hands out a buffer nobody releases until the end.
+func plantLeak(t *testing.T, d *wgpu.Device, leaked *[]*wgpu.Buffer) {
+	b, err := d.NewBuffer(8192, wgpu.UsageStorage) // the leak's line
+	require.NoError(t, err)
+	*leaked = append(*leaked, b)
+}
+
+// Growth between two marks of a loop names the line that leaks, first.
+func TestHistoryGrowthFindsAPlantedLeak(t *testing.T) {
+	d := testgpu.Open(t)
+	require.NoError(t, d.RecordHistory(wgpu.HistoryOptions{}))
+	var leaked []*wgpu.Buffer
+	defer func() {
+		for _, b := range leaked {
+			b.Release()
+		}
+	}()
+	for step := range 10 {
+		d.MarkHistory("step")
+		tmp, err := d.NewBuffer(65536, wgpu.UsageStorage) // freed each step: no growth
+		require.NoError(t, err)
+		plantLeak(t, d, &leaked)
+		require.NoError(t, tmp.Release())
+		_ = step
+	}
+	h, err := d.History()
+	require.NoError(t, err)
+	marks := h.Marks("step")
+	require.Len(t, marks, 10)
+	g, err := h.Growth(marks[2], marks[9])
+	require.NoError(t, err)
+	require.Len(t, g, 1)
+	require.Equal(t, 7, g[0].Buffers)
+	require.Equal(t, uint64(7*8192), g[0].Bytes)
+	require.Contains(t, g[0].Site, "wgpu/history_test.go:")
+	require.Contains(t, g[0].Site, "plantLeak")
+	_, err = h.Growth(marks[9], marks[2])
+	require.Error(t, err)
+	require.Equal(t, "unknown", wgpu.HistorySite{}.String())
+}
