@@ -628,20 +628,21 @@ func (h *History) Live(i int) ([]HistoryBuffer, error) {
 	return slices.SortedFunc(maps.Values(r.live), func(a, b HistoryBuffer) int { return cmpUint(a.Buffer, b.Buffer) }), nil
 }
 
-// HistoryGrowth is what a history held at a later instant that it did not
+// HistoryGrowth is how much more a history held at a later instant than
 // at an earlier one, from one line of the user's code (History.Growth).
 type HistoryGrowth struct {
 	Site    string // the user frame, as HistorySite.String gives it; "unknown" for the runtime's own buffers
-	Buffers int
-	Bytes   uint64
+	Buffers int    // live buffers then, less those live at the earlier instant
+	Bytes   uint64 // their bytes, likewise
 }
 
-// Growth returns the buffers live after event to that were not live
-// after event from (-1: before the first event), grouped by the user's
-// line that asked for them, the most bytes first: the leak finder, with
-// from and to two markers of the same point in a loop (EventMark, say
-// "step 3" and "step 9"; see Marks). Buffer IDs are never reused, so a
-// buffer released and another handed out in its place counts as new.
+// Growth returns, for each line of the user's code that asked for
+// buffers, how many more bytes were live from it after event to than
+// after event from (-1: before the first event), where that is more, the
+// most first: the leak finder, with from and to two markers of the same
+// point in a loop (EventMark, say "step 3" and "step 9"; see Marks). A
+// buffer freed and made again each step counts at neither instant; what
+// a loop keeps is counted at the line that made it.
 func (h *History) Growth(from, to int) ([]HistoryGrowth, error) {
 	if from > to {
 		return nil, fmt.Errorf("memory history: growth from event %d to the earlier %d", from, to)
@@ -654,35 +655,38 @@ func (h *History) Growth(from, to int) ([]HistoryGrowth, error) {
 	if err != nil {
 		return nil, err
 	}
-	old := make(map[uint64]bool, len(before))
-	for _, b := range before {
-		old[b.Buffer] = true
-	}
 	lines := make(map[int32]string)
-	bySite := map[string]*HistoryGrowth{}
-	for _, b := range after {
-		if old[b.Buffer] {
-			continue
-		}
-		line, ok := lines[b.Site]
-		if !ok {
-			line = "unknown"
-			if b.Site >= 0 {
-				line = h.Sites[b.Site].String()
-			}
-			lines[b.Site] = line
-		}
-		g := bySite[line]
-		if g == nil {
-			g = &HistoryGrowth{Site: line}
-			bySite[line] = g
-		}
-		g.Buffers++
-		g.Bytes += b.Bytes
+	type net struct {
+		buffers int
+		bytes   int64
 	}
-	out := make([]HistoryGrowth, 0, len(bySite))
-	for _, g := range bySite {
-		out = append(out, *g)
+	bySite := map[string]*net{}
+	count := func(bufs []HistoryBuffer, sign int) {
+		for _, b := range bufs {
+			line, ok := lines[b.Site]
+			if !ok {
+				line = "unknown"
+				if b.Site >= 0 {
+					line = h.Sites[b.Site].String()
+				}
+				lines[b.Site] = line
+			}
+			n := bySite[line]
+			if n == nil {
+				n = &net{}
+				bySite[line] = n
+			}
+			n.buffers += sign
+			n.bytes += int64(sign) * int64(b.Bytes)
+		}
+	}
+	count(after, 1)
+	count(before, -1)
+	var out []HistoryGrowth
+	for line, n := range bySite {
+		if n.bytes > 0 {
+			out = append(out, HistoryGrowth{Site: line, Buffers: n.buffers, Bytes: uint64(n.bytes)})
+		}
 	}
 	slices.SortFunc(out, func(a, b HistoryGrowth) int {
 		if c := cmpUint(b.Bytes, a.Bytes); c != 0 {
