@@ -41,6 +41,7 @@ func main() {
 		{"training", training},
 		{"checkpoints", checkpoints},
 		{"memory", memory},
+		{"memory history", memoryHistory},
 		{"runtime", usingTheRuntime},
 	} {
 		if err := snippet.run(ctx); err != nil {
@@ -220,6 +221,41 @@ func memory(ctx context.Context) error {
 		}
 		if p.Total("sum").Calls != 1 || !json.Valid(trace.Bytes()) {
 			return fmt.Errorf("the kernel profile has %d sum calls, want 1, or its trace is not JSON", p.Total("sum").Calls)
+		}
+		return nil
+	})
+}
+
+// memoryHistory is README's "The memory history" snippet.
+func memoryHistory(ctx context.Context) error {
+	return withDevice(ctx, func(d *wgpu.Device) error {
+		e := tensor.New(d)
+		dir, err := os.MkdirTemp("", "wgtensor-history-*")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		oomPath, path := filepath.Join(dir, "oom.json"), filepath.Join(dir, "history.json")
+		train := func(e *tensor.Engine) {
+			tidy.Do(e, func() error { return e.Sum(e.Square(e.Range(tensor.Float32, 0, 100, 1)), false).Err() })
+		}
+		// readme:begin
+		e.RecordMemoryHistory(wgpu.HistoryOptions{OnOOM: oomPath}) // OnOOM, OnLoss: written when an allocation fails for memory, or the device is lost
+		train(e)
+		e.WriteMemoryHistory(path) // with Engine.Memory's figures, for wgmemview
+		// readme:end
+		d.StopHistory()
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		h, err := wgpu.ReadHistory(f)
+		if err != nil {
+			return err
+		}
+		if len(h.Events) == 0 || h.Engine == nil {
+			return fmt.Errorf("the history holds %d events and engine figures %v", len(h.Events), h.Engine)
 		}
 		return nil
 	})
