@@ -36,6 +36,9 @@
 //     over the keys) and the two kernels of its gradient.
 //   - philox.wgsl: the Philox generator, included as it is by the
 //     elementwise programs that draw random numbers.
+//   - half.wgsl: conversions between f32 and float16 or bfloat16 bits,
+//     rounding to nearest even in integer arithmetic, for kernels to
+//     include as it is.
 //   - numerics.wgsl: the functions behind the elementwise ops whose
 //     results must not depend on the driver at the edges (NaN, infinities,
 //     signed zeros, subnormals, out-of-range conversions), filled for the

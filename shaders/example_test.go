@@ -43,6 +43,7 @@ func ExampleSources() {
 	// copy.wgsl
 	// cumsum.wgsl
 	// gather.wgsl
+	// half.wgsl
 	// layernorm.wgsl
 	// layernorm_grad.wgsl
 	// layernorm_sums.wgsl

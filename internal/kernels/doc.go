@@ -21,6 +21,7 @@
 //   - softmax.wgsl: Softmax and log-softmax.
 //   - copy.wgsl and gather.wgsl: Copy and Gather.
 //   - philox.wgsl: the Philox generator, included by random nodes.
+//   - half.wgsl: float16 and bfloat16 conversions (Half).
 //   - pool.wgsl, pool_grad.wgsl and pool_scatter.wgsl: Pool2D and
 //     Pool2DGrad; onehot.wgsl, cumsum.wgsl (Scan), topk.wgsl and
 //     layernorm.wgsl: OneHot, Scan, TopK and LayerNorm.

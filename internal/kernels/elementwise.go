@@ -502,6 +502,12 @@ func (k Elementwise) typeOf(r Ref) Type {
 // it in their Helpers.
 var Philox = mustRead("philox.wgsl")
 
+// Half is the WGSL of the conversions between f32 and the half-width
+// floats (half_to_f32, f32_to_half, bfloat16_to_f32, f32_to_bfloat16), in
+// integer arithmetic so that every backend gives the bits of Go's
+// internal/half. Its source is half.wgsl.
+var Half = mustRead("half.wgsl")
+
 // helperFuncs cuts WGSL helper source into its top-level declarations,
 // each starting at a line that begins with "fn", "const" or "struct", so
 // that a program can include each once: two nodes whose helpers share a

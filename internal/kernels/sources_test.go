@@ -22,7 +22,8 @@ import (
 // shaders.FileOf names the one template each variant's key was filled from
 // (none for the kernels generated in Go), and that every template is some
 // variant's but matmul.wgsl and philox.wgsl, which are included in others,
-// and numerics.wgsl, the helpers elementwise programs include (Numerics).
+// and numerics.wgsl, the helpers elementwise programs include (Numerics),
+// and half.wgsl, the half-width conversions (Half).
 func TestFileOfNamesTheTemplateFilled(t *testing.T) {
 	var filled []string
 	funcs := template.FuncMap{"record": func(name string) string { filled = append(filled, name); return "" }}
@@ -38,7 +39,7 @@ func TestFileOfNamesTheTemplateFilled(t *testing.T) {
 	templates = recording
 	t.Cleanup(func() { templates = saved })
 
-	used := map[string]bool{"matmul.wgsl": true, "philox.wgsl": true, "numerics.wgsl": true} // included by others
+	used := map[string]bool{"matmul.wgsl": true, "philox.wgsl": true, "numerics.wgsl": true, "half.wgsl": true} // included by others
 	for _, v := range variants() {
 		filled = filled[:0]
 		spec := v.Kernel.(interface{ Spec() wgpu.KernelSpec }).Spec()
