@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -51,9 +52,60 @@ type Elementwise struct {
 	Vec4 bool
 }
 
+// Storage is how a leaf's or a stored node's elements lie in memory.
+type Storage uint8
+
+// The storages. A half-width storage holds f32 values (the leaf's or
+// node's Type is F32), two to a 32-bit word, element 2k in the low half,
+// converted as half.wgsl converts (Half). A program that stores one
+// computes at least two elements per thread (see ElementsPerThread), so
+// that each thread writes whole words; the padding half of an odd count's
+// last word is written as 0.
+const (
+	Word     Storage = iota // one element per 32-bit word
+	Float16                 // IEEE 754 binary16 bits
+	BFloat16                // bfloat16 bits
+)
+
+func (s Storage) String() string {
+	switch s {
+	case Float16:
+		return "float16"
+	case BFloat16:
+		return "bfloat16"
+	}
+	return "word"
+}
+
+// unpack, pack and round name s's helpers (halfHelpers).
+func (s Storage) unpack() string { return s.helper("load") }
+func (s Storage) pack() string   { return s.helper("pack") }
+func (s Storage) round() string  { return s.helper("round") }
+
+// helper is the name of s's helper that does what.
+func (s Storage) helper(what string) string {
+	if s == BFloat16 {
+		return what + "_bf16"
+	}
+	return what + "_f16"
+}
+
+// halfHelpers unpack element hi (0 or 1) of a word, pack two values into
+// one and round a value to the format, for each half-width storage.
+const halfHelpers = `fn round_f16(a: f32) -> f32 { return half_to_f32(f32_to_half(a)); }
+fn round_bf16(a: f32) -> f32 { return bfloat16_to_f32(f32_to_bfloat16(a)); }
+fn load_f16(w: u32, hi: u32) -> f32 { return half_to_f32((w >> (hi * 16u)) & 0xffffu); }
+fn pack_f16(a: f32, b: f32) -> u32 { return f32_to_half(a) | (f32_to_half(b) << 16u); }
+fn load_bf16(w: u32, hi: u32) -> f32 { return bfloat16_to_f32((w >> (hi * 16u)) & 0xffffu); }
+fn pack_bf16(a: f32, b: f32) -> u32 { return f32_to_bfloat16(a) | (f32_to_bfloat16(b) << 16u); }
+`
+
 // Leaf is an input buffer of an Elementwise program.
 type Leaf struct {
 	Type Type
+	// Storage is how its elements lie in memory; a half-width one needs
+	// Type F32.
+	Storage Storage
 	// Strided leaves are read through per-dimension strides over the
 	// output's shape (0 where the leaf is broadcast); the others have the
 	// output's shape and are read at the flat index.
@@ -89,6 +141,12 @@ type Node struct {
 	Helpers string
 	Args    []Ref
 	Store   bool // write the value to an output buffer
+	// Storage is the width of the node's values: with a half-width one
+	// (and Out F32) the node's result is rounded to it, for the nodes that
+	// read it as for the output it is stored to, so that a program gives
+	// the bits of its ops run one by one, each writing a tensor of that
+	// dtype.
+	Storage Storage
 }
 
 // HasParams reports whether n reads scalars or words (names s, h2 or h3),
@@ -169,11 +227,11 @@ func (k Elementwise) Key() string {
 	h := sha256.New()
 	fmt.Fprintf(h, "rank %d vec4 %v\n", k.Rank, k.Vec4)
 	for _, l := range k.Leaves {
-		fmt.Fprintf(h, "leaf %s %v %v %v\n", l.Type, l.Strided, l.Splat, l.Product)
+		fmt.Fprintf(h, "leaf %s %v %v %v %v\n", l.Type, l.Strided, l.Splat, l.Product, l.Storage)
 	}
 	for _, n := range k.Nodes {
 		d := helpersInfoOf(n.Helpers).digest
-		fmt.Fprintf(h, "node %s %v %q %x", n.Out, n.Store, n.Expr, d[:])
+		fmt.Fprintf(h, "node %s %v %v %q %x", n.Out, n.Store, n.Storage, n.Expr, d[:])
 		for _, a := range n.Args {
 			fmt.Fprintf(h, " %v:%d", a.Leaf, a.Index)
 		}
@@ -266,11 +324,16 @@ func (k Elementwise) Spec() wgpu.KernelSpec {
 	fmt.Fprintf(&b, `@compute @workgroup_size(%d)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let t = g.x + g.y * p.row + p.first;
-	if (t >= p.n) { return; }
 `, WorkgroupSize)
-	if k.Vec4 {
+	switch k.ElementsPerThread() {
+	case 4:
+		b.WriteString("\tif (t >= p.n) { return; }\n")
 		k.vec4Body(&b)
-	} else {
+	case 2:
+		b.WriteString("\tif (2u * t >= p.n) { return; }\n")
+		k.pairsBody(&b)
+	default:
+		b.WriteString("\tif (t >= p.n) { return; }\n")
 		k.scalarBody(&b)
 	}
 	b.WriteString("}\n")
@@ -293,7 +356,12 @@ func (k Elementwise) declare(b *strings.Builder, first int) []wgpu.Access {
 			continue
 		}
 		t := elem(l.Type)
-		if l.Splat {
+		switch {
+		case l.Storage != Word && k.Vec4 && !l.Splat:
+			t = "vec2<u32>" // four elements
+		case l.Storage != Word:
+			t = "u32"
+		case l.Splat:
 			t = string(l.Type)
 		}
 		fmt.Fprintf(b, "@group(0) @binding(%d) var<storage, read> in%d: array<%s>;\n", first+len(access), j, t)
@@ -301,7 +369,14 @@ func (k Elementwise) declare(b *strings.Builder, first int) []wgpu.Access {
 	}
 	for i, n := range k.Nodes {
 		if n.Store {
-			fmt.Fprintf(b, "@group(0) @binding(%d) var<storage, read_write> out%d: array<%s>;\n", first+len(access), i, elem(n.Out))
+			t := elem(n.Out)
+			switch {
+			case n.Storage != Word && k.Vec4:
+				t = "vec2<u32>"
+			case n.Storage != Word:
+				t = "u32"
+			}
+			fmt.Fprintf(b, "@group(0) @binding(%d) var<storage, read_write> out%d: array<%s>;\n", first+len(access), i, t)
 			access = append(access, wgpu.ReadWrite)
 		}
 	}
@@ -311,6 +386,10 @@ func (k Elementwise) declare(b *strings.Builder, first int) []wgpu.Access {
 // functions writes the helper functions k's nodes call, each once, and a
 // function per node.
 func (k Elementwise) functions(b *strings.Builder) {
+	if k.halfWidth() {
+		b.WriteString(Half)
+		b.WriteString(halfHelpers)
+	}
 	seen := map[string]bool{}
 	for _, n := range k.Nodes {
 		for _, f := range helperFuncs(n.Helpers) {
@@ -326,7 +405,11 @@ func (k Elementwise) functions(b *strings.Builder) {
 		for j, a := range n.Args {
 			fmt.Fprintf(b, "a%d: %s, ", j, k.typeOf(a))
 		}
-		fmt.Fprintf(b, "i: u32, s: vec4<f32>, h2: u32, h3: u32) -> %s { return %s; }\n", n.Out, n.Expr)
+		expr := n.Expr
+		if n.Storage != Word {
+			expr = n.Storage.round() + "(" + expr + ")"
+		}
+		fmt.Fprintf(b, "i: u32, s: vec4<f32>, h2: u32, h3: u32) -> %s { return %s; }\n", n.Out, expr)
 	}
 }
 
@@ -347,9 +430,14 @@ func (k Elementwise) scalarElement(b *strings.Builder, params func(slot int) str
 		switch {
 		case l.Product:
 			fmt.Fprintf(b, "\tlet l%d = %s;\n", j, passed(l.Type, "v"))
+		case l.Strided && l.Storage != Word:
+			fmt.Fprintf(b, "\tlet l%d = %s(in%d[o%d >> 1u], o%d & 1u);\n", j, l.Storage.unpack(), j, js, js)
+			js++
 		case l.Strided:
 			fmt.Fprintf(b, "\tlet l%d = in%d[o%d];\n", j, j, js)
 			js++
+		case l.Storage != Word:
+			fmt.Fprintf(b, "\tlet l%d = %s(in%d[i >> 1u], i & 1u);\n", j, l.Storage.unpack(), j)
 		default:
 			fmt.Fprintf(b, "\tlet l%d = in%d[i];\n", j, j)
 		}
@@ -367,12 +455,22 @@ func (k Elementwise) scalarElement(b *strings.Builder, params func(slot int) str
 func (k Elementwise) vec4Body(b *strings.Builder) {
 	k.stridedOffsets(b, "4u * t", "m")
 	js := 0
+	unpack4 := func(j int, l Leaf, word string) {
+		u := l.Storage.unpack()
+		fmt.Fprintf(b, "\tlet w%d = %s;\n\tlet l%d = vec4<f32>(%s(w%d.x, 0u), %s(w%d.x, 1u), %s(w%d.y, 0u), %s(w%d.y, 1u));\n", j, word, j, u, j, u, j, u, j, u, j)
+	}
 	for j, l := range k.Leaves {
 		switch {
+		case l.Splat && l.Storage != Word:
+			fmt.Fprintf(b, "\tlet l%d = vec4<f32>(%s(in%d[o%d >> 1u], o%d & 1u));\n", j, l.Storage.unpack(), j, js, js)
 		case l.Splat:
 			fmt.Fprintf(b, "\tlet l%d = vec4<%s>(in%d[o%d]);\n", j, l.Type, j, js)
+		case l.Strided && l.Storage != Word:
+			unpack4(j, l, fmt.Sprintf("in%d[o%d / 4u]", j, js))
 		case l.Strided:
 			fmt.Fprintf(b, "\tlet l%d = in%d[o%d / 4u];\n", j, j, js)
+		case l.Storage != Word:
+			unpack4(j, l, fmt.Sprintf("in%d[t]", j))
 		default:
 			fmt.Fprintf(b, "\tlet l%d = in%d[t];\n", j, j)
 		}
@@ -385,10 +483,76 @@ func (k Elementwise) vec4Body(b *strings.Builder) {
 		k.nodeCalls(b, lane, elementwiseParams)
 	}
 	for i, n := range k.Nodes {
-		if n.Store {
+		switch {
+		case !n.Store:
+		case n.Storage != Word:
+			pk := n.Storage.pack()
+			fmt.Fprintf(b, "\tout%d[t] = vec2<u32>(%s(v%d_x, v%d_y), %s(v%d_z, v%d_w));\n", i, pk, i, i, pk, i, i)
+		default:
 			fmt.Fprintf(b, "\tout%d[t] = vec4<%s>(v%d_x, v%d_y, v%d_z, v%d_w);\n", i, n.Out, i, i, i, i)
 		}
 	}
+}
+
+// pairsBody writes main's body for two elements per thread, for programs
+// that store half-width values: elements i0 = 2t and i1 = 2t+1, each
+// half-width output written as one word. Where the count p.n is odd, the
+// last thread has no second element: its leaves are read at i0 again and
+// the padding half of its half-width outputs is written as 0.
+func (k Elementwise) pairsBody(b *strings.Builder) {
+	b.WriteString("\tlet i0 = 2u * t;\n\tlet second = i0 + 1u < p.n;\n\tlet i1 = select(i0, i0 + 1u, second);\n")
+	k.stridedOffsetsNamed(b, "i0", "m", "_0")
+	k.stridedOffsetsNamed(b, "i1", "m", "_1")
+	js := 0
+	for j, l := range k.Leaves {
+		switch {
+		case l.Strided && l.Storage != Word:
+			u := l.Storage.unpack()
+			fmt.Fprintf(b, "\tlet l%d = vec2<f32>(%s(in%d[o%d_0 >> 1u], o%d_0 & 1u), %s(in%d[o%d_1 >> 1u], o%d_1 & 1u));\n", j, u, j, js, js, u, j, js, js)
+		case l.Strided:
+			fmt.Fprintf(b, "\tlet l%d = vec2<%s>(in%d[o%d_0], in%d[o%d_1]);\n", j, l.Type, j, js, j, js)
+		case l.Storage != Word:
+			u := l.Storage.unpack()
+			fmt.Fprintf(b, "\tlet w%d = in%d[t];\n\tlet l%d = vec2<f32>(%s(w%d, 0u), %s(w%d, 1u));\n", j, j, j, u, j, u, j)
+		default:
+			fmt.Fprintf(b, "\tlet l%d = vec2<%s>(in%d[i0], in%d[i1]);\n", j, l.Type, j, j)
+		}
+		if l.Strided {
+			js++
+		}
+	}
+	for _, lane := range []string{".x", ".y"} {
+		k.nodeCalls(b, lane, elementwiseParams)
+	}
+	for i, n := range k.Nodes {
+		switch {
+		case !n.Store:
+		case n.Storage != Word:
+			fmt.Fprintf(b, "\tout%d[t] = %s(v%d_x, select(0.0, v%d_y, second));\n", i, n.Storage.pack(), i, i)
+		default:
+			fmt.Fprintf(b, "\tout%d[i0] = v%d_x;\n\tif (second) { out%d[i1] = v%d_y; }\n", i, i, i, i)
+		}
+	}
+}
+
+// ElementsPerThread is how many consecutive elements a thread of k
+// computes: 4 with Vec4; 2 where it stores a half-width value, so that a
+// thread writes whole words (the thread count is then the element count
+// halved, rounded up, and p.n the element count); else 1.
+func (k Elementwise) ElementsPerThread() int {
+	switch {
+	case k.Vec4:
+		return 4
+	case slices.ContainsFunc(k.Nodes, func(n Node) bool { return n.Store && n.Storage != Word }):
+		return 2
+	}
+	return 1
+}
+
+// halfWidth reports whether k reads or writes half-width storage.
+func (k Elementwise) halfWidth() bool {
+	return slices.ContainsFunc(k.Leaves, func(l Leaf) bool { return l.Storage != Word }) ||
+		slices.ContainsFunc(k.Nodes, func(n Node) bool { return n.Storage != Word })
 }
 
 // stridedOffsets writes, if k has strided leaves, the offset o<j> of
@@ -397,18 +561,25 @@ func (k Elementwise) vec4Body(b *strings.Builder) {
 // dimensions from the innermost. meta names the uniform member holding the
 // metadata words (see MetaWords).
 func (k Elementwise) stridedOffsets(b *strings.Builder, index, meta string) {
+	k.stridedOffsetsNamed(b, index, meta, "")
+}
+
+// stridedOffsetsNamed is stridedOffsets with suffix after the names of the
+// offsets and of the remainder, so that a thread can hold the offsets of
+// two elements.
+func (k Elementwise) stridedOffsetsNamed(b *strings.Builder, index, meta, suffix string) {
 	ns := k.strided()
 	if ns == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\tvar rem = %s;\n", index)
+	fmt.Fprintf(b, "\tvar rem%s = %s;\n", suffix, index)
 	for j := range ns {
-		fmt.Fprintf(b, "\tvar o%d = 0u;\n", j)
+		fmt.Fprintf(b, "\tvar o%d%s = 0u;\n", j, suffix)
 	}
 	for d := k.Rank - 1; d >= 0; d-- {
-		fmt.Fprintf(b, "\t{ let dim = %s; let c = rem %% dim; rem = rem / dim;", at(meta, d))
+		fmt.Fprintf(b, "\t{ let dim = %s; let c = rem%s %% dim; rem%s = rem%s / dim;", at(meta, d), suffix, suffix, suffix)
 		for j := range ns {
-			fmt.Fprintf(b, " o%d += c * %s;", j, at(meta, k.Rank*(1+j)+d))
+			fmt.Fprintf(b, " o%d%s += c * %s;", j, suffix, at(meta, k.Rank*(1+j)+d))
 		}
 		b.WriteString(" }\n")
 	}

@@ -142,7 +142,8 @@ type namedProgram struct {
 // elementwisePrograms are representative programs of the elementwise
 // generator: a unary op and a binary op with broadcasting for each type, a
 // where, casts, a fused chain, the vec4 form (with a leaf read as whole
-// vec4s through strides and a splat one) and a Philox generator.
+// vec4s through strides and a splat one), half-width leaves and outputs
+// (one, two and four elements per thread) and a Philox generator.
 func elementwisePrograms() []namedProgram {
 	var ps []namedProgram
 	for _, T := range types {
@@ -181,6 +182,24 @@ func elementwisePrograms() []namedProgram {
 			Nodes: []Node{
 				{Name: "add", Out: F32, Expr: "a0 + a1", Args: []Ref{{true, 0}, {true, 1}}},
 				{Name: "maximum", Out: F32, Expr: "max(a0, a1)", Args: []Ref{{false, 0}, {true, 2}}, Store: true},
+			}}},
+		namedProgram{"elementwise_f16_widen", Elementwise{
+			Leaves: []Leaf{{Type: F32, Storage: Float16}},
+			Nodes:  []Node{{Name: "cast", Out: F32, Expr: "a0", Args: []Ref{{true, 0}}, Store: true}}}},
+		namedProgram{"elementwise_f16_narrow_pairs", Elementwise{
+			Leaves: []Leaf{{Type: F32}},
+			Nodes:  []Node{{Name: "cast", Out: F32, Expr: "a0", Args: []Ref{{true, 0}}, Store: true, Storage: Float16}}}},
+		namedProgram{"elementwise_bf16_add_broadcast_pairs", Elementwise{Rank: 2,
+			Leaves: []Leaf{{Type: F32, Storage: BFloat16}, {Type: F32, Strided: true, Storage: BFloat16}, {Type: F32, Strided: true}},
+			Nodes: []Node{
+				{Name: "add", Out: F32, Expr: "a0 + a1", Args: []Ref{{true, 0}, {true, 1}}, Store: true, Storage: BFloat16},
+				{Name: "mul", Out: F32, Expr: "a0 * a1", Args: []Ref{{false, 0}, {true, 2}}, Store: true},
+			}}},
+		namedProgram{"elementwise_f16_bias_vec4_strided", Elementwise{Vec4: true, Rank: 2,
+			Leaves: []Leaf{{Type: F32, Storage: Float16}, {Type: F32, Strided: true, Storage: Float16}, {Type: F32, Strided: true, Splat: true, Storage: Float16}},
+			Nodes: []Node{
+				{Name: "add", Out: F32, Expr: "a0 + a1", Args: []Ref{{true, 0}, {true, 1}}},
+				{Name: "mul", Out: F32, Expr: "a0 * a1", Args: []Ref{{false, 0}, {true, 2}}, Store: true, Storage: Float16},
 			}}},
 		namedProgram{"elementwise_f32_rand_uniform", Elementwise{
 			Nodes: []Node{{Name: "rand_uniform", Out: F32, Helpers: Philox, Store: true,
