@@ -110,8 +110,9 @@ func (e *Engine) generate(site stack, name string, dtype DType, shape Shape, n k
 }
 
 // Fill creates a tensor of shape whose every element is value, converted
-// to dtype as Cast converts: rounded to float32, or truncated toward zero
-// and saturated to an integer type's range (NaN gives 0).
+// to dtype as Cast converts: rounded to float32 (and from there to
+// float16 or bfloat16), or truncated toward zero and saturated to an
+// integer type's range (NaN gives 0).
 func (e *Engine) Fill(dtype DType, value float64, shape ...int) *Tensor {
 	return e.fill(callerSite(), "fill", dtype, value, shape)
 }

@@ -1,7 +1,7 @@
 // Package tensor is wgtensor's tensor library: n-dimensional arrays of
-// float32, int32 or uint32 on a WebGPU device, with NumPy-style
-// broadcasting, matrix products, reductions and shape ops, all computed by
-// WGSL kernels from package shaders.
+// float32, int32, uint32, float16 or bfloat16 on a WebGPU device, with
+// NumPy-style broadcasting, matrix products, reductions and shape ops, all
+// computed by WGSL kernels from package shaders.
 //
 // # Overview
 //
@@ -10,6 +10,32 @@
 //	b := e.Relu(e.MatMul(a, a))        // recorded, batched, not yet run
 //	v, err := b.Float32s(ctx)          // submits, waits, reads back
 //	a.Dispose(); b.Dispose()           // storage back to the pool at once
+//
+// # Dtypes
+//
+//	dtype     element                    in memory          computed in
+//	Float32   IEEE 754 binary32          a 32-bit word      float32
+//	Int32     two's complement           a 32-bit word      int32
+//	Uint32    unsigned                   a 32-bit word      uint32
+//	Float16   IEEE 754 binary16          two to a word      float32, each result rounded to float16
+//	BFloat16  float32's upper 16 bits    two to a word      float32, each result rounded to bfloat16
+//
+// An op's result has its inputs' dtype, but comparisons (Uint32) and Cast
+// (the dtype asked for). There is no promotion: a binary op whose inputs'
+// dtypes differ fails with ErrDType naming both (Cast one first). Rounding
+// to float16 and bfloat16 is to nearest, ties to even, as IEEE 754 and
+// PyTorch round; a float16 past ±65,504 is ±Inf, and NaN stays NaN
+// (Float16Bits and BFloat16Bits round the same way on the host). On a
+// device that flushes float32 subnormals, bfloat16 results below 2^-126
+// may be flushed to zero.
+//
+// Float16 and BFloat16 tensors are made by FromFloat16Bits,
+// FromBFloat16Bits, Cast and the creation ops, and are read back by
+// Uint16s (their bits), Float32s (widened, exactly) and Text. They take
+// every elementwise op and the views (Reshape, Squeeze, ExpandDims,
+// Clone); the other ops (products, reductions, softmax, convolutions,
+// copies and gathers, Assign, custom kernels) do not take them yet and
+// fail with ErrDType: Cast to float32 first.
 //
 // # Fusion
 //

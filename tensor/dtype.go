@@ -10,7 +10,9 @@ import (
 	"github.com/wgtensor/wgtensor/internal/kernels"
 )
 
-// DType is a tensor's element type. Every dtype is 32 bits wide.
+// DType is a tensor's element type. Float32, Int32 and Uint32 are 32 bits
+// wide; Float16 and BFloat16 are 16 bits wide, stored two to a 32-bit word
+// and computed in float32 (see the package doc's table of dtypes).
 type DType uint8
 
 // The dtypes. Comparisons return Uint32 tensors of 0 and 1.
@@ -18,6 +20,11 @@ const (
 	Float32 DType = iota
 	Int32
 	Uint32
+	// Float16 is IEEE 754 binary16: 5 exponent bits, 10 fraction bits,
+	// largest finite value 65,504.
+	Float16
+	// BFloat16 is float32's upper half: float32's range, 7 fraction bits.
+	BFloat16
 )
 
 func (d DType) String() string {
@@ -28,11 +35,42 @@ func (d DType) String() string {
 		return "int32"
 	case Uint32:
 		return "uint32"
+	case Float16:
+		return "float16"
+	case BFloat16:
+		return "bfloat16"
 	}
 	return "dtype(" + strconv.Itoa(int(d)) + ")"
 }
 
-// wgsl is d's WGSL scalar type.
+// Size is the bytes an element of d takes: 4, or 2 for Float16 and
+// BFloat16 (a tensor's storage is rounded up to a whole 32-bit word).
+func (d DType) Size() int {
+	if d.half() {
+		return 2
+	}
+	return 4
+}
+
+// half reports whether d is 16 bits wide.
+func (d DType) half() bool { return d == Float16 || d == BFloat16 }
+
+// float reports whether d holds floating-point values.
+func (d DType) float() bool { return d == Float32 || d.half() }
+
+// storage is how kernels find d's elements in memory.
+func (d DType) storage() kernels.Storage {
+	switch d {
+	case Float16:
+		return kernels.Float16
+	case BFloat16:
+		return kernels.BFloat16
+	}
+	return kernels.Word
+}
+
+// wgsl is the WGSL scalar type kernels compute d in: f32 for the
+// half-width dtypes.
 func (d DType) wgsl() kernels.Type {
 	switch d {
 	case Int32:
@@ -43,7 +81,7 @@ func (d DType) wgsl() kernels.Type {
 	return kernels.F32
 }
 
-func (d DType) valid() bool { return d <= Uint32 }
+func (d DType) valid() bool { return d <= BFloat16 }
 
 // Shape is a tensor's dimensions, outermost first. The empty shape is a
 // scalar.

@@ -201,9 +201,21 @@ func (e *Engine) Cast(x *Tensor, dtype DType) *Tensor {
 	return o.mapOp("cast", castExpr(x.dtype, dtype), dtype, []*Tensor{x}, [4]float32{})
 }
 
-// castExpr is the WGSL that converts a0 of type from to type to.
+// castExpr is the WGSL that converts a0 of type from to type to. The
+// half-width dtypes are f32 values in kernels, rounded to their width as
+// they are stored.
 func castExpr(from, to DType) string {
 	switch {
+	case from.half() || to.half():
+		switch {
+		case from.float() && to.float():
+			return "a0"
+		case to.float():
+			return "f32(a0)"
+		case to == Int32:
+			return "toi32_(a0)"
+		}
+		return "tou32_(a0)"
 	case from == Float32 && to == Int32:
 		return "toi32_(a0)"
 	case from == Float32 && to == Uint32:

@@ -267,6 +267,12 @@ func (e *Engine) begin(name string, site stack, inputs ...*Tensor) (*op, *Tensor
 	if bad != nil {
 		return nil, bad
 	}
+	for i, t := range inputs {
+		if t.dtype.half() { // only the elementwise ops and views read them so far
+			o.end()
+			return nil, e.errTensor(opErr(name, o.shapes(), ErrDType, "input %d is %s, which %s does not take: Cast it to float32 first", i, t.dtype, name))
+		}
+	}
 	for _, t := range inputs {
 		t.st.materialize()
 		if err := t.st.err(); err != nil {
@@ -403,7 +409,7 @@ func (o *op) alloc(shape Shape, dtype DType) (*Tensor, error) {
 	if err := shape.check(); err != nil {
 		return nil, opErr(o.name, o.shapes(), ErrShape, "result: %v", err)
 	}
-	n := uint64(shape.Size()) * 4
+	n := storageBytes(shape.Size(), dtype)
 	buf, err := o.e.dev.NewBufferAt(n, wgpu.UsageStorage, o.site[:])
 	if err != nil {
 		return nil, &OpError{Op: o.name, Shapes: o.shapes(), Detail: "allocating " + shape.String() + " " + dtype.String(), Err: err}
@@ -449,6 +455,7 @@ func (o *op) record(res *Tensor, n kernels.Node, params kernels.NodeParams, in [
 	if res.shape.Size() == 0 {
 		return nil
 	}
+	n.Storage = res.dtype.storage() // a half-width result is rounded to its width
 	lim := o.e.dev.Limits()
 	if _, _, err := kernels.Grid(uint64(res.shape.Size()), kernels.WorkgroupSize, lim.MaxComputeWorkgroupsPerDimension); err != nil {
 		return opErr(o.name, o.shapes(), wgpu.ErrLimit, "%v", err)

@@ -192,6 +192,9 @@ func (e *Engine) record(res *Tensor, n kernels.Node, params kernels.NodeParams, 
 // cost more than its own vectorised dispatch, and an op that does not
 // take the product would only lengthen the epilogue.
 func (e *Engine) epilogueTakes(g *group, n kernels.Node, in []*Tensor) bool {
+	if n.Storage != kernels.Word || slices.ContainsFunc(in, func(t *Tensor) bool { return t.dtype.half() }) {
+		return false // an epilogue writes one element a thread: no half-width words
+	}
 	if !e.cheapEpilogues {
 		return true
 	}
@@ -529,7 +532,7 @@ func (g *group) program(store, need []bool, epilogue bool) (kernels.Elementwise,
 			if leafIndex[a.Index] < 0 {
 				l := g.leaves[a.Index]
 				leafIndex[a.Index] = len(prog.Leaves)
-				prog.Leaves = append(prog.Leaves, kernels.Leaf{Type: l.dtype.wgsl(), Strided: l.strides != nil})
+				prog.Leaves = append(prog.Leaves, kernels.Leaf{Type: l.dtype.wgsl(), Storage: l.dtype.storage(), Strided: l.strides != nil})
 				bufs = append(bufs, l.st.buf)
 				if l.strides != nil {
 					stridedLeaves = append(stridedLeaves, l.strides)
@@ -653,10 +656,8 @@ func stridedIndex(leaves []kernels.Leaf, i int) int {
 // shape's elements.
 func (e *Engine) dispatchElementwise(prog kernels.Elementwise, params []kernels.NodeParams, meta []uint32, bufs []*wgpu.Buffer, shape Shape) error {
 	fail := func(err error) error { return &OpError{Op: prog.Name(), Shapes: []Shape{shape}, Err: err} }
-	n := shape.Size()
-	if prog.Vec4 {
-		n /= 4 // a thread computes four elements
-	}
+	size, per := shape.Size(), prog.ElementsPerThread()
+	n := (size + per - 1) / per // threads
 	pieces, err := e.split(n, prog.ThreadWork(), kernels.WorkgroupSize)
 	if err != nil {
 		return opErr(prog.Name(), []Shape{shape}, wgpu.ErrLimit, "%v", err)
@@ -666,7 +667,11 @@ func (e *Engine) dispatchElementwise(prog kernels.Elementwise, params []kernels.
 		return fail(err)
 	}
 	for _, pc := range pieces {
-		p := prog.Params(uint32(pc.first), uint32(pc.end), pc.row, params, meta)
+		end := uint32(pc.end)
+		if per == 2 { // a pair's kernel counts elements: the last may have no second
+			end = uint32(min(2*pc.end, size))
+		}
+		p := prog.Params(uint32(pc.first), end, pc.row, params, meta)
 		if err := e.dev.DispatchWork(k, pc.groups, pc.work, p, bufs...); err != nil {
 			return fail(err)
 		}

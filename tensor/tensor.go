@@ -237,7 +237,13 @@ func (t *Tensor) Site() Site {
 	return Site{t.site}
 }
 
-func (t *Tensor) bytes() uint64 { return uint64(t.shape.Size()) * 4 }
+func (t *Tensor) bytes() uint64 { return storageBytes(t.shape.Size(), t.dtype) }
+
+// storageBytes is the bytes n elements of dtype take in a buffer: whole
+// 32-bit words.
+func storageBytes(n int, dtype DType) uint64 {
+	return (uint64(n)*uint64(dtype.Size()) + 3) &^ 3
+}
 
 // hold takes a reference on t's storage, unless t was disposed (or its
 // storage freed) already or has none, and reports whether it did. The
@@ -309,7 +315,8 @@ func (t *Tensor) String() string {
 }
 
 // Data starts reading t's elements back as little-endian bytes, 4 per
-// element, and returns at once. If t is disposed meanwhile, by any
+// element (2 for float16 and bfloat16, with 2 more after an odd count's
+// last: storage is whole words), and returns at once. If t is disposed meanwhile, by any
 // goroutine, the promise resolves with t's values or rejects with
 // ErrDisposed; it never sees another tensor's.
 func (t *Tensor) Data() *wgpu.Promise[[]byte] {
@@ -342,8 +349,11 @@ func (t *Tensor) holdForRead() error {
 }
 
 // Float32s reads a float32 tensor back, blocking until it arrives or ctx
-// ends.
+// ends; a float16 or bfloat16 one comes back widened, exactly.
 func (t *Tensor) Float32s(ctx context.Context) ([]float32, error) {
+	if t.made() && t.err == nil && t.dtype.half() {
+		return widened(ctx, t)
+	}
 	return read[float32](ctx, t, Float32)
 }
 

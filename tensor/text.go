@@ -183,6 +183,19 @@ func (l textLayout) read(ctx context.Context, t *Tensor) (textValues, error) {
 		v.spans[i].at = n
 		n += v.spans[i].n
 	}
+	if t.dtype.half() { // whole, widened: its elements are not words
+		vals, err := widened(ctx, t)
+		if err != nil {
+			return v, err
+		}
+		v.words = make([]uint32, n)
+		for _, s := range v.spans {
+			for k := range s.n {
+				v.words[s.at+k] = math.Float32bits(vals[s.start+k])
+			}
+		}
+		return v, nil
+	}
 	if err := t.holdForRead(); err != nil {
 		return v, err
 	}

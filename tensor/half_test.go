@@ -1,0 +1,315 @@
+package tensor_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wgtensor/wgtensor/internal/half"
+	"github.com/wgtensor/wgtensor/internal/testgpu"
+	"github.com/wgtensor/wgtensor/tensor"
+	"github.com/wgtensor/wgtensor/tidy"
+	"github.com/wgtensor/wgtensor/wgpu"
+)
+
+// halfDTypes are the half-width dtypes with their Go conversions.
+var halfDTypes = []struct {
+	dtype  tensor.DType
+	widen  func(uint16) float32
+	narrow func(float32) uint16
+}{{tensor.Float16, half.Float16To32, half.Float16From32}, {tensor.BFloat16, half.BFloat16To32, half.BFloat16From32}}
+
+// fromBits makes a tensor of a half dtype from bits.
+func fromBits(e *tensor.Engine, dtype tensor.DType, bits []uint16, shape ...int) *tensor.Tensor {
+	if dtype == tensor.BFloat16 {
+		return e.FromBFloat16Bits(bits, shape...)
+	}
+	return e.FromFloat16Bits(bits, shape...)
+}
+
+// halfEdges are float32s at the edges of both half formats: zeros, the
+// smallest subnormals and normals, the largest finite values and what
+// rounds past them, infinities, NaN, ties either way, and random values
+// over the formats' ranges.
+func halfEdges(rng *rand.Rand, n int) []float32 {
+	v := []float32{0, float32(math.Copysign(0, -1)), 1, -1, 65504, 65519, 65520, -65520, 1e10, float32(math.Inf(1)), float32(math.Inf(-1)),
+		float32(math.NaN()), 5.960464477539063e-08, 2.98e-08, 2.9802322387695312e-08, 6.103515625e-05, 1 + 1.0/2048, 1 + 3.0/2048,
+		math.MaxFloat32, 1e-40, 1.1754944e-38, 3.3895314e+38, 3.3961776e+38}
+	for len(v) < n {
+		v = append(v, float32(rng.NormFloat64()*math.Pow(10, float64(rng.IntN(12)-6))))
+	}
+	return v
+}
+
+func TestHalfTensorsRoundTripEveryPattern(t *testing.T) {
+	e := testgpu.Engine(t)
+	ctx := context.Background()
+	for _, h := range halfDTypes {
+		bits := make([]uint16, 1<<16-1) // odd: the last word's padding
+		for i := range bits {
+			bits[i] = uint16(i)
+		}
+		x := fromBits(e, h.dtype, bits, len(bits))
+		require.NoError(t, x.Err())
+		got, err := x.Uint16s(ctx)
+		require.NoError(t, err)
+		require.Equal(t, bits, got)
+		wide, err := x.Float32s(ctx)
+		require.NoError(t, err)
+		for i, b := range bits {
+			require.Equal(t, math.Float32bits(h.widen(b)), math.Float32bits(wide[i]), "%s %#04x", h.dtype, b)
+		}
+		v := e.Reshape(x, 5, 13107)
+		got, err = v.Uint16s(ctx)
+		require.NoError(t, err)
+		require.Equal(t, bits, got, "a view")
+		assert.Equal(t, 2, h.dtype.Size())
+		var b uint64
+		for _, ti := range e.LiveTensors() {
+			if ti.ID == x.ID() {
+				b = ti.Bytes
+			}
+		}
+		assert.Equal(t, uint64(2*len(bits)+2), b, "two bytes an element, in whole words")
+		x.Dispose()
+		v.Dispose()
+	}
+}
+
+// Cast to and from the half dtypes rounds as internal/half does (and
+// Float16Bits, BFloat16Bits), at every edge, with odd and vec4 counts.
+func TestCastToAndFromHalfDTypes(t *testing.T) {
+	e := testgpu.Engine(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{1, 7, 1024, 4097} {
+		v := halfEdges(rng, n)[:n]
+		x := e.FromFloat32s(v)
+		for _, h := range halfDTypes {
+			err := tidy.Do(e, func() error {
+				y := e.Cast(x, h.dtype)
+				got, err := y.Uint16s(ctx)
+				require.NoError(t, err)
+				for i, f := range v {
+					require.Equal(t, h.narrow(f), got[i], "%s of %g (n %d)", h.dtype, f, n)
+				}
+				back, err := e.Cast(y, tensor.Float32).Float32s(ctx)
+				require.NoError(t, err)
+				for i := range v {
+					require.Equal(t, math.Float32bits(h.widen(got[i])), math.Float32bits(back[i]))
+				}
+				// To the other half dtype: through float32, rounded once more.
+				other := tensor.BFloat16
+				narrowOther := half.BFloat16From32
+				if h.dtype == tensor.BFloat16 {
+					other, narrowOther = tensor.Float16, half.Float16From32
+				}
+				z, err := e.Cast(y, other).Uint16s(ctx)
+				require.NoError(t, err)
+				for i := range v {
+					require.Equal(t, narrowOther(h.widen(got[i])), z[i])
+				}
+				// Integers: as float32 does.
+				ints, err := e.Cast(y, tensor.Int32).Int32s(ctx)
+				require.NoError(t, err)
+				want, err := e.Cast(e.Cast(y, tensor.Float32), tensor.Int32).Int32s(ctx)
+				require.NoError(t, err)
+				require.Equal(t, want, ints)
+				return nil
+			})
+			require.NoError(t, err)
+		}
+		x.Dispose()
+	}
+	// Integers past float16's range overflow to Inf; others round.
+	i := e.FromInt32s([]int32{0, 1, -3, 2049, 65504, 65519, 65520, 1 << 30, math.MinInt32})
+	defer i.Dispose()
+	hi := e.Cast(i, tensor.Float16)
+	defer hi.Dispose()
+	h, err := hi.Uint16s(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, tensor.Float16Bits([]float32{0, 1, -3, 2049, 65504, 65519, 65520, 1 << 30, math.MinInt32}), h)
+	assert.Equal(t, uint16(0x7c00), h[6])
+}
+
+// Elementwise ops on half tensors compute in float32 and round the result
+// to the dtype: the bits of Go's float32 arithmetic rounded, and of the
+// float32 ops followed by a Cast; fused chains give the bits of the ops
+// one by one; broadcasts through strides, odd and vec4 shapes.
+func TestElementwiseOpsOnHalfTensors(t *testing.T) {
+	e := testgpu.Engine(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, h := range halfDTypes {
+		for _, shape := range [][]int{{3, 5}, {4, 8}, {1}, {2, 3, 7}} {
+			n := shape[0] * shape[len(shape)-1]
+			if len(shape) == 3 {
+				n *= shape[1]
+			}
+			rows := n / shape[len(shape)-1]
+			cols := shape[len(shape)-1]
+			a, b := make([]uint16, n), make([]uint16, cols)
+			for i := range a {
+				a[i] = h.narrow(halfEdges(rng, 40)[rng.IntN(40)])
+			}
+			for i := range b {
+				b[i] = h.narrow(float32(rng.NormFloat64()))
+			}
+			err := tidy.Do(e, func() error {
+				x, y := fromBits(e, h.dtype, a, shape...), fromBits(e, h.dtype, b, cols)
+				// Go's float32 arithmetic, rounded.
+				for _, c := range []struct {
+					name string
+					op   func(x, y *tensor.Tensor) *tensor.Tensor
+					ref  func(p, q float32) float32
+				}{
+					{"add", e.Add, func(p, q float32) float32 { return p + q }},
+					{"mul", e.Mul, func(p, q float32) float32 { return p * q }},
+					{"div", e.Div, func(p, q float32) float32 { return p / q }},
+					{"sub", e.Sub, func(p, q float32) float32 { return p - q }},
+				} {
+					got, err := c.op(x, y).Uint16s(ctx)
+					require.NoError(t, err)
+					for r := range rows {
+						for k := range cols {
+							i := r*cols + k
+							want := h.narrow(c.ref(h.widen(a[i]), h.widen(b[k])))
+							if math.IsNaN(float64(h.widen(want))) {
+								require.True(t, math.IsNaN(float64(h.widen(got[i]))), "%s %s %v at %d", h.dtype, c.name, shape, i)
+								continue
+							}
+							require.Equal(t, want, got[i], "%s %s %v at %d: %g, %g", h.dtype, c.name, shape, i, h.widen(a[i]), h.widen(b[k]))
+						}
+					}
+				}
+				// Float32 ops, then a Cast: the same bits, fused or not.
+				chain := func(x, y *tensor.Tensor) *tensor.Tensor {
+					return e.Relu(e.Sub(e.Exp(e.Mul(e.Sigmoid(x), y)), e.Tanh(y)))
+				}
+				fused, err := chain(x, y).Uint16s(ctx)
+				require.NoError(t, err)
+				require.NoError(t, e.SetFusion(false))
+				unfused, err := chain(x, y).Uint16s(ctx)
+				require.NoError(t, e.SetFusion(true))
+				require.NoError(t, err)
+				require.Equal(t, unfused, fused, "fused and unfused")
+				x32, y32 := e.Cast(x, tensor.Float32), e.Cast(y, tensor.Float32)
+				// r rounds a float32 result to the dtype, and widens it back.
+				r := func(t *tensor.Tensor) *tensor.Tensor { return e.Cast(e.Cast(t, h.dtype), tensor.Float32) }
+				step := r(e.Relu(r(e.Sub(r(e.Exp(r(e.Mul(r(e.Sigmoid(x32)), y32)))), r(e.Tanh(y32))))))
+				want, err := e.Cast(step, h.dtype).Uint16s(ctx)
+				require.NoError(t, err)
+				require.Equal(t, want, fused, "float32 ops each rounded to %s", h.dtype)
+				// Comparisons are uint32; where keeps the dtype.
+				less := e.Less(x, y)
+				require.Equal(t, tensor.Uint32, less.DType())
+				w := e.Where(less, x, y)
+				require.Equal(t, h.dtype, w.DType())
+				got, err := w.Uint16s(ctx)
+				require.NoError(t, err)
+				lt, err := less.Uint32s(ctx)
+				require.NoError(t, err)
+				for i := range a {
+					want := b[i%cols]
+					if lt[i] != 0 {
+						want = a[i]
+					}
+					require.Equal(t, want, got[i])
+				}
+				return nil
+			})
+			require.NoError(t, err)
+		}
+	}
+}
+
+// Ops that do not take half tensors yet, and mixed dtypes, fail with an
+// error naming the op and the dtypes, and leave nothing behind.
+func TestHalfTensorsRefusedWhereNotTaken(t *testing.T) {
+	e := testgpu.Engine(t)
+	x := e.FromFloat16Bits(tensor.Float16Bits([]float32{1, 2, 3, 4}), 2, 2)
+	f := e.FromFloat32s([]float32{1, 2, 3, 4}, 2, 2)
+	bf := e.FromBFloat16Bits(tensor.BFloat16Bits([]float32{1, 2, 3, 4}), 2, 2)
+	defer tidy.Dispose([]*tensor.Tensor{x, f, bf})
+	for name, y := range map[string]*tensor.Tensor{
+		"matmul": e.MatMul(x, x),
+		"sum":    e.Sum(x, false),
+	} {
+		require.ErrorIs(t, y.Err(), tensor.ErrDType, name)
+		require.ErrorContains(t, y.Err(), name)
+		require.ErrorContains(t, y.Err(), "float16")
+	}
+	for _, y := range []*tensor.Tensor{e.Add(x, f), e.Mul(x, bf)} {
+		require.ErrorIs(t, y.Err(), tensor.ErrDType)
+		require.ErrorContains(t, y.Err(), "float16")
+	}
+	_, err := f.Uint16s(context.Background())
+	require.ErrorIs(t, err, tensor.ErrDType)
+	_, err = x.Int32s(context.Background())
+	require.ErrorIs(t, err, tensor.ErrDType)
+	require.ErrorIs(t, e.FromFloat16Bits([]uint16{1, 2, 3}, 2, 2).Err(), tensor.ErrShape)
+}
+
+// Creation ops make half tensors, rounded; Text prints them as float32's
+// values with their dtype.
+func TestHalfTensorsFromCreationOpsAndAsText(t *testing.T) {
+	e := testgpu.Engine(t)
+	ctx := context.Background()
+	for _, h := range halfDTypes {
+		err := tidy.Do(e, func() error {
+			z, err := e.Zeros(h.dtype, 3).Uint16s(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, []uint16{0, 0, 0}, z)
+			f, err := e.Fill(h.dtype, 1.0/3, 5).Uint16s(ctx)
+			require.NoError(t, err)
+			want := h.narrow(float32(1.0 / 3))
+			assert.Equal(t, []uint16{want, want, want, want, want}, f)
+			x := fromBits(e, h.dtype, []uint16{h.narrow(1), h.narrow(2.5), h.narrow(float32(math.Copysign(0, -1)))}, 3)
+			text, err := x.Text(ctx)
+			require.NoError(t, err)
+			ref, err := e.Cast(x, tensor.Float32).Text(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, strings.Replace(ref, "float32", h.dtype.String(), 1), text)
+			return nil
+		})
+		require.NoError(t, err)
+	}
+}
+
+// Float32 values rounded to float16 on the host, as Cast rounds them.
+func ExampleFloat16Bits() {
+	fmt.Printf("%#04x\n", tensor.Float16Bits([]float32{1, 0.1, 65504, 65520, -2e-8}))
+	fmt.Println(tensor.Float16Values([]uint16{0x3c00, 0x2e66, 0x7bff, 0x7c00, 0x8000}))
+	// Output:
+	// [0x3c00 0x2e66 0x7bff 0x7c00 0x8000]
+	// [1 0.099975586 65504 +Inf -0]
+}
+
+// A float16 tensor holds half the bytes of a float32 one; its ops compute
+// in float32 and round.
+func ExampleEngine_FromFloat16Bits() {
+	ctx := context.Background()
+	d, err := wgpu.Open(ctx, wgpu.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer d.Close()
+	e := tensor.New(d)
+	x := e.FromFloat16Bits(tensor.Float16Bits([]float32{1, 2, 3, 1000}), 4)
+	y := e.Mul(x, x) // float16: 1000² is past 65,504
+	v, err := y.Float32s(ctx)
+	fmt.Println(y.DType(), v, err)
+	fmt.Println(e.Memory().Bytes) // two tensors of 4 elements, 8 bytes each
+	x.Dispose()
+	y.Dispose()
+	// Output:
+	// float16 [1 4 9 +Inf] <nil>
+	// 16
+}
