@@ -1,6 +1,7 @@
 package tensor_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/pprof/profile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -312,4 +314,44 @@ func ExampleEngine_FromFloat16Bits() {
 	// Output:
 	// float16 [1 4 9 +Inf] <nil>
 	// 16
+}
+
+// Memory reports say what each dtype holds: ByDType, Summary, Snapshot,
+// and the pprof profile's dtype labels; half tensors hold half the bytes.
+func TestMemoryReportsByDType(t *testing.T) {
+	e := testgpu.Engine(t)
+	f := e.Zeros(tensor.Float32, 1000)
+	h := e.Zeros(tensor.Float16, 1000)
+	v := e.Reshape(h, 10, 100) // a view: its storage counted once
+	b := e.Zeros(tensor.BFloat16, 3)
+	defer tidy.Dispose([]*tensor.Tensor{f, h, v, b})
+	by := e.ByDType()
+	require.Equal(t, []tensor.DTypeSummary{
+		{DType: tensor.Float32, Tensors: 1, Storages: 1, Bytes: 4000},
+		{DType: tensor.Float16, Tensors: 2, Storages: 1, Bytes: 2000},
+		{DType: tensor.BFloat16, Tensors: 1, Storages: 1, Bytes: 8},
+	}, by)
+	var sum uint64
+	for _, d := range by {
+		sum += d.Bytes
+	}
+	require.Equal(t, e.Memory().Bytes, sum)
+
+	var s strings.Builder
+	require.NoError(t, e.Summary(&s))
+	require.Contains(t, s.String(), "float16")
+	require.Contains(t, s.String(), "1.95 KiB")
+	snap := e.Snapshot()
+	require.Equal(t, []tensor.SnapshotDType{{"float32", 1, 1, 4000}, {"float16", 2, 1, 2000}, {"bfloat16", 1, 1, 8}}, snap.DTypes)
+
+	var pb bytes.Buffer
+	require.NoError(t, e.WriteProfile(&pb))
+	p, err := profile.Parse(&pb)
+	require.NoError(t, err)
+	bytesOf := map[string]int64{}
+	for _, smp := range p.Sample {
+		bytesOf[smp.Label["dtype"][0]] += smp.Value[1]
+	}
+	require.Equal(t, int64(2*2000), bytesOf["float16"], "each tensor counts its storage's bytes in the profile, views too")
+	require.Equal(t, int64(8), bytesOf["bfloat16"])
 }

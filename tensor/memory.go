@@ -48,6 +48,48 @@ func (e *Engine) Memory() Memory {
 	return m
 }
 
+// DTypeSummary is the live tensors of one dtype and the bytes their
+// storage takes, each buffer counted once (views share their tensor's).
+type DTypeSummary struct {
+	DType    DType
+	Tensors  int
+	Storages int
+	Bytes    uint64
+}
+
+// ByDType summarises e's live tensors by dtype, in the dtypes' order,
+// leaving out those with none. Its Bytes add up to Memory's. It is safe
+// from any goroutine.
+func (e *Engine) ByDType() []DTypeSummary {
+	if e.usable("") != nil {
+		return nil
+	}
+	var by [BFloat16 + 1]DTypeSummary
+	e.mu.Lock()
+	seen := make(map[*storage]bool, len(e.live))
+	for t := range e.live {
+		if int(t.dtype) >= len(by) {
+			continue
+		}
+		s := &by[t.dtype]
+		s.Tensors++
+		if !seen[t.st] {
+			seen[t.st] = true
+			s.Storages++
+			s.Bytes += t.st.buf.Size()
+		}
+	}
+	e.mu.Unlock()
+	var out []DTypeSummary
+	for d, s := range by {
+		if s.Tensors > 0 {
+			s.DType = DType(d)
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // SiteSummary is the live tensors created at one line of the user's code.
 type SiteSummary struct {
 	Site    Site // the first of them's: its Chain shows one way there
@@ -94,6 +136,9 @@ func (e *Engine) Summary(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "wgtensor memory summary (%s)\n", e.dev.Info())
 	fmt.Fprintf(&b, "  tensors            %8d in %d buffers, %s\n", m.Tensors, m.Storages, bytesize.Format(m.Bytes))
+	for _, d := range e.ByDType() {
+		fmt.Fprintf(&b, "    %-16s %8d in %d buffers, %s\n", d.DType, d.Tensors, d.Storages, bytesize.Format(d.Bytes))
+	}
 	fmt.Fprintf(&b, "  pending readbacks  %8d\n", m.PendingReadbacks)
 	fmt.Fprintf(&b, "  pool live          %8d buffers, %s (peak %s)\n", p.LiveBuffers, bytesize.Format(p.LiveBytes), bytesize.Format(p.PeakLiveBytes))
 	fmt.Fprintf(&b, "  pool cached        %8d buffers, %s\n", p.PooledBuffers, bytesize.Format(p.PooledBytes))
@@ -119,8 +164,17 @@ func (e *Engine) Summary(w io.Writer) error {
 
 // Snapshot is a machine-readable record of every live tensor.
 type Snapshot struct {
-	Memory  Memory         `json:"memory"`
-	Tensors []SnapshotItem `json:"tensors"`
+	Memory  Memory          `json:"memory"`
+	DTypes  []SnapshotDType `json:"dtypes"`
+	Tensors []SnapshotItem  `json:"tensors"`
+}
+
+// SnapshotDType is a DTypeSummary as Snapshot records it.
+type SnapshotDType struct {
+	DType    string `json:"dtype"`
+	Tensors  int    `json:"tensors"`
+	Storages int    `json:"storages"`
+	Bytes    uint64 `json:"bytes"`
 }
 
 // SnapshotItem is one live tensor. Site and Chain are its Site's String and
@@ -137,7 +191,10 @@ type SnapshotItem struct {
 
 // Snapshot returns every live tensor with the memory account.
 func (e *Engine) Snapshot() Snapshot {
-	s := Snapshot{Memory: e.Memory(), Tensors: []SnapshotItem{}}
+	s := Snapshot{Memory: e.Memory(), DTypes: []SnapshotDType{}, Tensors: []SnapshotItem{}}
+	for _, d := range e.ByDType() {
+		s.DTypes = append(s.DTypes, SnapshotDType{DType: d.DType.String(), Tensors: d.Tensors, Storages: d.Storages, Bytes: d.Bytes})
+	}
 	for _, t := range e.LiveTensors() {
 		s.Tensors = append(s.Tensors, SnapshotItem{ID: t.ID, Bytes: t.Bytes, DType: t.DType.String(), Shape: t.Shape, Site: t.Site.String(), Chain: t.Site.Chain(), AgeFrames: -1})
 	}
