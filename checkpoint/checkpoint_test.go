@@ -161,6 +161,59 @@ func TestLoadConvertsHalfAndBFloat16Exactly(t *testing.T) {
 	}
 }
 
+// Float16 and bfloat16 parameters save as F16 and BF16, two bytes an
+// element, and load back as they are, into parameters of their dtype and
+// through LoadTensors, with odd counts across many small chunks; an F16
+// entry does not load into a bfloat16 parameter.
+func TestHalfWidthTensorsSaveAndLoadAsTheyAre(t *testing.T) {
+	e := testgpu.Engine(t)
+	ctx := ctxT(t)
+	const n = 1<<16 - 1
+	bits := make([]uint16, n)
+	for i := range bits {
+		bits[i] = uint16(i * 7)
+	}
+	h := e.FromFloat16Bits(bits, n)
+	b := e.FromBFloat16Bits(bits[:1001], 7, 11, 13)
+	defer h.Dispose()
+	defer b.Dispose()
+	var buf bytes.Buffer
+	require.NoError(t, checkpoint.Save(ctx, &buf, []optim.Param{{Name: "h", T: h}, {Name: "b", T: b}}, checkpoint.SaveOptions{ChunkSize: 1024}))
+	file := buf.Bytes()
+	hdr, err := safetensors.ReadHeader(bytes.NewReader(file), int64(len(file)))
+	require.NoError(t, err)
+	require.Equal(t, safetensors.F16, hdr.Tensors[0].DType)
+	require.Equal(t, int64(2*n), hdr.Tensors[0].End-hdr.Tensors[0].Begin)
+	require.Equal(t, safetensors.BF16, hdr.Tensors[1].DType)
+
+	got, err := checkpoint.LoadTensors(ctx, e, bytes.NewReader(file), int64(len(file)))
+	require.NoError(t, err)
+	defer dispose(got)
+	require.Equal(t, tensor.Float16, got[0].T.DType())
+	require.Equal(t, tensor.BFloat16, got[1].T.DType())
+	require.Equal(t, []int{7, 11, 13}, []int(got[1].T.Shape()))
+	hv, err := got[0].T.Uint16s(ctx)
+	require.NoError(t, err)
+	require.Equal(t, bits, hv)
+	bv, err := got[1].T.Uint16s(ctx)
+	require.NoError(t, err)
+	require.Equal(t, bits[:1001], bv)
+
+	into := e.Zeros(tensor.Float16, n)
+	defer into.Dispose()
+	wrong := e.Zeros(tensor.Float16, 7, 11, 13)
+	defer wrong.Dispose()
+	_, err = checkpoint.Load(ctx, e, bytes.NewReader(file), int64(len(file)),
+		[]optim.Param{{Name: "h", T: into}, {Name: "b", T: wrong}}, checkpoint.LoadOptions{ChunkSize: 1024})
+	require.ErrorIs(t, err, checkpoint.ErrMismatch, "BF16 into a float16 parameter")
+	_, err = checkpoint.Load(ctx, e, bytes.NewReader(file), int64(len(file)),
+		[]optim.Param{{Name: "h", T: into}}, checkpoint.LoadOptions{ChunkSize: 1024, NonStrict: true})
+	require.NoError(t, err)
+	iv, err := into.Uint16s(ctx)
+	require.NoError(t, err)
+	require.Equal(t, bits, iv)
+}
+
 // halfRef is the value of an IEEE binary16, computed from its definition.
 func halfRef(h uint16) float64 {
 	sign := 1.0

@@ -44,9 +44,12 @@
 //     Engine.Assign's semantics (same shape, same dtype; views see the new
 //     values; Version goes up), so an optimizer or a model that holds the
 //     tensors keeps valid references.
-//   - Conversions: F16 and BF16 in a file load into float32 parameters,
-//     exactly (every half and bfloat16 value, NaN payloads, infinities and
-//     subnormals included, is a float32). F64 loads into float32 and I64
+//   - Conversions: F16 and BF16 in a file load into float16 and bfloat16
+//     parameters as they are (and Save writes those dtypes as F16 and
+//     BF16), or into float32 parameters, exactly (every half and bfloat16
+//     value, NaN payloads, infinities and subnormals included, is a
+//     float32). LoadTensors makes float16 and bfloat16 tensors of them,
+//     with no float32 copy on the way. F64 loads into float32 and I64
 //     (PyTorch's int64) into int32 or uint32 when each value converts
 //     exactly, and fails the load before it writes anything otherwise.
 //   - PyTorch's BatchNorm: Save writes each BatchNorm-like layer's

@@ -94,8 +94,9 @@ type plan struct {
 // it writes anything (see the package documentation), then streams each
 // tensor from r a chunk at a time into the parameter's storage through
 // e's pooled uploads (Engine.WriteBytes): no more than one chunk of the
-// file is held in host memory. F16 and BF16 entries load into float32
-// parameters, converted exactly; F64 entries into float32 and I64 entries
+// file is held in host memory. F16 and BF16 entries load into float16
+// and bfloat16 parameters as they are, or into float32 parameters,
+// converted exactly; F64 entries into float32 and I64 entries
 // (PyTorch's int64) into int32 or uint32 parameters when every value
 // converts exactly, else the load fails with ErrMismatch naming the
 // entry, the element and its value, before anything is written.
@@ -439,11 +440,16 @@ func checkFits(info safetensors.TensorInfo, dst *tensor.Tensor) error {
 }
 
 // fits reports whether a file's dtype loads into a tensor of dtype d:
-// its own, F16, BF16 and F64 into float32, I64 into int32 and uint32
-// (the values of F64 and I64 are checked as they load).
+// its own (F16 into float16 and BF16 into bfloat16 as they are), F16, BF16
+// and F64 into float32, I64 into int32 and uint32 (the values of F64 and
+// I64 are checked as they load).
 func fits(f safetensors.DType, d tensor.DType) bool {
 	switch f {
-	case safetensors.F16, safetensors.BF16, safetensors.F64:
+	case safetensors.F16:
+		return d == tensor.Float32 || d == tensor.Float16
+	case safetensors.BF16:
+		return d == tensor.Float32 || d == tensor.BFloat16
+	case safetensors.F64:
 		return d == tensor.Float32
 	case safetensors.I64:
 		return d == tensor.Int32 || d == tensor.Uint32
@@ -451,9 +457,14 @@ func fits(f safetensors.DType, d tensor.DType) bool {
 	return fileDType(d) == f
 }
 
-// tensorDType is the dtype a file's dtype loads as.
+// tensorDType is the dtype a file's dtype loads as: F16 and BF16 as
+// float16 and bfloat16, without widening.
 func tensorDType(f safetensors.DType) tensor.DType {
 	switch f {
+	case safetensors.F16:
+		return tensor.Float16
+	case safetensors.BF16:
+		return tensor.BFloat16
 	case safetensors.I32, safetensors.I64:
 		return tensor.Int32
 	case safetensors.U32:
@@ -487,8 +498,8 @@ func checkedStreamer(ctx context.Context, e *tensor.Engine, r io.ReaderAt, data 
 // that r reads into a new tensor of e, streaming as Load does, and returns
 // them by name in the order of their data; the optimizer's entries
 // (OptimizerPrefix) are left out. It moves DefaultChunkSize bytes at a
-// time (less for a smaller file). F16, BF16 and F64 become float32, I64
-// int32; an F64 or I64 value that float32 or int32 does not hold exactly
+// time (less for a smaller file). F16 and BF16 become float16 and
+// bfloat16 tensors as they are, F64 float32, I64 int32; an F64 or I64 value that float32 or int32 does not hold exactly
 // fails with ErrMismatch. The tensors
 // are the caller's, created in its current tidy scope; on failure none is
 // left. It belongs to the goroutine that owns e.

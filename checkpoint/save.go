@@ -124,7 +124,7 @@ func Save(ctx context.Context, w io.Writer, params []optim.Param, o SaveOptions)
 			continue
 		}
 		infos[i] = safetensors.TensorInfo{Name: p.Name, DType: fileDType(p.T.DType()), Shape: p.T.Shape()}
-		need = max(need, 4*int64(p.T.Size()))
+		need = max(need, int64(p.T.DType().Size()*p.T.Size()))
 	}
 	sw, err := safetensors.NewWriter(w, infos, md)
 	if err != nil {
@@ -151,7 +151,7 @@ func Save(ctx context.Context, w io.Writer, params []optim.Param, o SaveOptions)
 // streamOut reads p's tensor back into buf a chunk at a time and writes
 // each chunk to w.
 func streamOut(ctx context.Context, w io.Writer, p optim.Param, buf []byte) error {
-	n := 4 * p.T.Size()
+	n := p.T.DType().Size() * p.T.Size()
 	for off := 0; off < n; off += len(buf) {
 		chunk := buf[:min(len(buf), n-off)]
 		if err := p.T.ReadBytes(ctx, off, chunk); err != nil {
@@ -258,6 +258,10 @@ func fileDType(d tensor.DType) safetensors.DType {
 		return safetensors.I32
 	case tensor.Uint32:
 		return safetensors.U32
+	case tensor.Float16:
+		return safetensors.F16
+	case tensor.BFloat16:
+		return safetensors.BF16
 	}
 	return ""
 }

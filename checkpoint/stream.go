@@ -35,7 +35,8 @@ func newStreamer(e *tensor.Engine, r io.ReaderAt, data int64, chunk int) *stream
 }
 
 // stream writes the file's tensor l.info into l.dst a chunk at a time,
-// converting F16, BF16 and F64 to float32 and I64 to int32 or uint32.
+// converting F16, BF16 and F64 to float32 and I64 to int32 or uint32, or
+// writing F16 and BF16 into float16 and bfloat16 as they are.
 // If write is false it only reads and converts, writing nothing: the
 // check of an 8-byte dtype's values before a load writes anything.
 func (s *streamer) stream(ctx context.Context, l load, write bool) error {
@@ -51,6 +52,13 @@ func (s *streamer) stream(ctx context.Context, l load, write bool) error {
 			return fmt.Errorf("checkpoint: load %q: %w", l.info.Name, err)
 		}
 		count := min(perChunk, n-first)
+		if to == tensor.Float16 || to == tensor.BFloat16 {
+			// Half-width as the file has it: its bytes, in whole words.
+			if err := s.streamHalf(l, first, count, write); err != nil {
+				return err
+			}
+			continue
+		}
 		out := s.buf[:4*count]
 		// A 2-byte dtype is read into the chunk's upper half and widened
 		// in place, front to back: element i's 4 bytes never reach an
@@ -77,6 +85,30 @@ func (s *streamer) stream(ctx context.Context, l load, write bool) error {
 		if err := s.uploaded(); err != nil {
 			return fmt.Errorf("checkpoint: load %q: %w", l.info.Name, err)
 		}
+	}
+	return nil
+}
+
+// streamHalf writes elements [first, first+count) of the file's float16
+// or bfloat16 tensor l.info into l.dst, of the same dtype, as the file
+// holds them: first is even (perChunk is), and an odd count's last word
+// is padded with zeros.
+func (s *streamer) streamHalf(l load, first, count int, write bool) error {
+	raw := s.buf[:2*count]
+	off := s.data + l.info.Begin + int64(2*first)
+	if err := readFull(s.r, raw, off); err != nil {
+		return fmt.Errorf("checkpoint: load %q: reading bytes [%d, %d) of the file: %w", l.info.Name, off, off+int64(len(raw)), err)
+	}
+	if !write {
+		return nil
+	}
+	words := s.buf[:(2*count+3)&^3]
+	clear(words[len(raw):])
+	if err := s.e.WriteBytes(l.dst, 2*first, words); err != nil {
+		return fmt.Errorf("checkpoint: load %q: %w", l.info.Name, err)
+	}
+	if err := s.uploaded(); err != nil {
+		return fmt.Errorf("checkpoint: load %q: %w", l.info.Name, err)
 	}
 	return nil
 }

@@ -18,8 +18,9 @@ import (
 // It is an in-place write with Assign's semantics: dst keeps its buffer,
 // every tensor sharing the storage sees the new bytes, ops and readbacks
 // called before see the old ones, and Version goes up by one per call
-// that writes. offset and len(data) must be multiples of 4 and the range
-// must lie within dst; writing no bytes does nothing.
+// that writes. offset and len(data) must be multiples of 4 (whole words:
+// one element, or two of float16 and bfloat16) and the range must lie
+// within dst's storage; writing no bytes does nothing.
 //
 // On failure it returns the error and writes nothing: an *OpError naming
 // "write bytes" and dst's shape, wrapping ErrArgument for a bad range,

@@ -268,7 +268,7 @@ func (e *Engine) begin(name string, site stack, inputs ...*Tensor) (*op, *Tensor
 		return nil, bad
 	}
 	for i, t := range inputs {
-		if t.dtype.half() { // only the elementwise ops and views read them so far
+		if t.dtype.half() && !takesHalf[name] { // the elementwise ops and views read them; of the others, these
 			o.end()
 			return nil, e.errTensor(opErr(name, o.shapes(), ErrDType, "input %d is %s, which %s does not take: Cast it to float32 first", i, t.dtype, name))
 		}
@@ -282,6 +282,10 @@ func (e *Engine) begin(name string, site stack, inputs ...*Tensor) (*op, *Tensor
 	}
 	return o, nil
 }
+
+// takesHalf names the ops begin lets take float16 and bfloat16 tensors:
+// those that move whole words of storage.
+var takesHalf = map[string]bool{"write bytes": true}
 
 // beginLazy is begin for ops that leave pending inputs pending: elementwise
 // ops, which fuse with the ops that make their inputs, and views, which
