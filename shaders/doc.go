@@ -89,7 +89,7 @@
 //	reduce.wgsl           reduce/{Op}/{In}/{PerThread}/{Segments}/{Indexed}
 //	softmax.wgsl          softmax/{Log}/{PerThread}
 //	xent.wgsl             softmax_xent[_grad][_weighted|_mean]/{Dense}
-//	copy.wgsl             copy/r{Rank}
+//	copy.wgsl             copy/r{Rank}[/half]
 //	gather.wgsl           gather
 //	scatter.wgsl          scatter_add/{T}/{ByIndex}[/vec4]
 //	conv.wgsl             conv2d/{Op}/{Vec4}[/cpu[/narrow]|/narrow[/short]][/unit][/b4]

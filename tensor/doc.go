@@ -32,10 +32,12 @@
 // Float16 and BFloat16 tensors are made by FromFloat16Bits,
 // FromBFloat16Bits, Cast and the creation ops, and are read back by
 // Uint16s (their bits), Float32s (widened, exactly) and Text. They take
-// every elementwise op and the views (Reshape, Squeeze, ExpandDims,
-// Clone); the other ops (products, reductions, softmax, convolutions,
-// copies and gathers, Assign, custom kernels) do not take them yet and
-// fail with ErrDType: Cast to float32 first.
+// every elementwise op, the views (Reshape, Squeeze, ExpandDims, Clone),
+// the copies (Copy, Transpose, Slice, Concat, Stack, Split, Pad,
+// BroadcastTo: element by element, an element starting mid-word included)
+// and WriteBytes and ReadBytes; the other ops (products, reductions,
+// softmax, convolutions, gathers, Assign, custom kernels) do not take them
+// yet and fail with ErrDType: Cast to float32 first.
 //
 // # Fusion
 //

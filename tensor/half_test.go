@@ -355,3 +355,65 @@ func TestMemoryReportsByDType(t *testing.T) {
 	require.Equal(t, int64(2*2000), bytesOf["float16"], "each tensor counts its storage's bytes in the profile, views too")
 	require.Equal(t, int64(8), bytesOf["bfloat16"])
 }
+
+// Shape ops copy half tensors element by element, mid-word offsets and odd
+// sizes included: the bits of the same ops on float32, narrowed.
+func TestShapeOpsOnHalfTensors(t *testing.T) {
+	e := testgpu.Engine(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, h := range halfDTypes {
+		mk := func(shape ...int) *tensor.Tensor {
+			n := 1
+			for _, d := range shape {
+				n *= d
+			}
+			bits := make([]uint16, n)
+			for i := range bits {
+				bits[i] = h.narrow(float32(rng.NormFloat64() * 100))
+			}
+			return fromBits(e, h.dtype, bits, shape...)
+		}
+		err := tidy.Do(e, func() error {
+			x, y, z := mk(3, 5, 7), mk(3, 2, 7), mk(3, 5, 7)
+			for name, op := range map[string]func(f func(*tensor.Tensor) *tensor.Tensor, x, y, z *tensor.Tensor) *tensor.Tensor{
+				"transpose": func(f func(*tensor.Tensor) *tensor.Tensor, x, y, z *tensor.Tensor) *tensor.Tensor {
+					return e.Transpose(f(x), 2, 0, 1)
+				},
+				"slice": func(f func(*tensor.Tensor) *tensor.Tensor, x, y, z *tensor.Tensor) *tensor.Tensor {
+					return e.Slice(f(x), []int{1, 1, 3}, []int{2, 3, 3})
+				},
+				"concat": func(f func(*tensor.Tensor) *tensor.Tensor, x, y, z *tensor.Tensor) *tensor.Tensor {
+					return e.Concat(1, f(x), f(y), f(x))
+				},
+				"stack": func(f func(*tensor.Tensor) *tensor.Tensor, x, y, z *tensor.Tensor) *tensor.Tensor {
+					return e.Stack(2, f(x), f(z))
+				},
+				"split": func(f func(*tensor.Tensor) *tensor.Tensor, x, y, z *tensor.Tensor) *tensor.Tensor {
+					return e.Split(f(x), 2, 3, 1, 3)[1]
+				},
+				"pad": func(f func(*tensor.Tensor) *tensor.Tensor, x, y, z *tensor.Tensor) *tensor.Tensor {
+					return e.Pad(f(y), [][2]int{{0, 1}, {1, 0}, {2, 1}}, 1.0/3)
+				},
+				"broadcast_to": func(f func(*tensor.Tensor) *tensor.Tensor, x, y, z *tensor.Tensor) *tensor.Tensor {
+					return e.BroadcastTo(e.Slice(f(x), []int{0, 0, 0}, []int{1, 5, 1}), 3, 5, 3)
+				},
+				"copy": func(f func(*tensor.Tensor) *tensor.Tensor, x, y, z *tensor.Tensor) *tensor.Tensor {
+					return e.Copy(f(x))
+				},
+			} {
+				same := func(t *tensor.Tensor) *tensor.Tensor { return t }
+				wide := func(t *tensor.Tensor) *tensor.Tensor { return e.Cast(t, tensor.Float32) }
+				got := op(same, x, y, z)
+				require.Equal(t, h.dtype, got.DType(), name)
+				bits, err := got.Uint16s(ctx)
+				require.NoError(t, err, name)
+				want, err := e.Cast(op(wide, x, y, z), h.dtype).Uint16s(ctx)
+				require.NoError(t, err, name)
+				require.Equal(t, want, bits, "%s %s", h.dtype, name)
+			}
+			return nil
+		})
+		require.NoError(t, err)
+	}
+}

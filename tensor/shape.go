@@ -92,8 +92,11 @@ func (e *Engine) Copy(x *Tensor) *Tensor {
 	if err != nil {
 		return o.e.errTensor(err)
 	}
-	n := x.Size()
-	if err := o.copyRegion(x, out, []int{n}, 0, []int{1}, 0, []int{1}); err != nil {
+	n, half := x.Size(), false
+	if x.dtype.half() { // the whole words, padding included
+		n = int(storageBytes(n, x.dtype) / 4)
+	}
+	if err := o.copyElements(half, x, out, []int{n}, 0, []int{1}, 0, []int{1}); err != nil {
 		out.Dispose()
 		return o.e.errTensor(err)
 	}
@@ -147,21 +150,42 @@ func (e *Engine) Squeeze(x *Tensor, axes ...int) *Tensor {
 }
 
 // copyRegion records a strided copy of a region of dims from src (at
-// offset, with strides) to dst (at offset, with strides).
+// offset, with strides) to dst (at offset, with strides), in elements of
+// their dtype.
 func (o *op) copyRegion(src, dst *Tensor, dims []int, srcOff int, srcStrides []int, dstOff int, dstStrides []int) error {
+	return o.copyElements(src.dtype.half(), src, dst, dims, srcOff, srcStrides, dstOff, dstStrides)
+}
+
+// copyElements is copyRegion in 16-bit elements if half, else in words.
+func (o *op) copyElements(half bool, src, dst *Tensor, dims []int, srcOff int, srcStrides []int, dstOff int, dstStrides []int) error {
 	n := Shape(dims).Size()
 	if n == 0 {
 		return nil
 	}
-	c := kernels.Copy{Rank: len(dims)}
+	c := kernels.Copy{Rank: len(dims), Half: half}
 	p := &kernels.CopyParams{SrcOffset: uint32(srcOff), DstOffset: uint32(dstOff), Dims: u32s(dims), SrcStrides: u32s(srcStrides), DstStrides: u32s(dstStrides)}
 	return o.run(c.Key(), c.Spec, n, c.ThreadWork(), p, src.buf(), dst.buf())
+}
+
+// allocForCopies allocates a result that copies of elements will fill: a
+// float16 or bfloat16 one of an odd size has its last word zeroed first,
+// since no copy writes its padding half.
+func (o *op) allocForCopies(shape Shape, dtype DType) (*Tensor, error) {
+	t, err := o.alloc(shape, dtype)
+	if err != nil || !dtype.half() || shape.Size()%2 == 0 {
+		return t, err
+	}
+	if err := o.e.dev.Write(t.buf(), t.bytes()-4, make([]byte, 4)); err != nil {
+		t.Dispose()
+		return nil, &OpError{Op: o.name, Shapes: o.shapes(), Err: err}
+	}
+	return t, nil
 }
 
 // gatherCopy makes a new tensor of shape dims whose element c is src's
 // element at srcOff + Σ c·srcStrides.
 func (o *op) gatherCopy(src *Tensor, dims Shape, srcOff int, srcStrides []int) *Tensor {
-	out, err := o.alloc(dims, src.dtype)
+	out, err := o.allocForCopies(dims, src.dtype)
 	if err != nil {
 		return o.e.errTensor(err)
 	}
@@ -311,7 +335,7 @@ func (o *op) concat(axis int, ts []*Tensor) *Tensor {
 			return o.fail(ErrShape, "dimension %d of the result passes %d elements (MaxElements)", ax, MaxElements)
 		}
 	}
-	out, err := o.alloc(shape, first.dtype)
+	out, err := o.allocForCopies(shape, first.dtype)
 	if err != nil {
 		return o.e.errTensor(err)
 	}

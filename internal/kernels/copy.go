@@ -10,8 +10,14 @@ import (
 // strided region of another: for each index c of a Rank-dimensional
 // region, out[DstOffset + Σ c·DstStrides] = in[SrcOffset + Σ c·SrcStrides].
 // It serves transpose, slice, concat, pad and broadcast, for every 32-bit
-// dtype. Its source is copy.wgsl; its parameters are CopyParams.
-type Copy struct{ Rank int }
+// dtype; with Half, for the 16-bit ones, whose elements are the halves of
+// words (offsets and strides count elements, and two threads may write
+// the two halves of one word, with atomic AND and OR). Its source is
+// copy.wgsl; its parameters are CopyParams.
+type Copy struct {
+	Rank int
+	Half bool
+}
 
 // CopyParams is the Copy kernel's parameter block. Dims, SrcStrides and
 // DstStrides have one word per dimension of the region.
@@ -25,7 +31,12 @@ type CopyParams struct {
 func (p *CopyParams) Bytes() []byte { return encodeParams(p) }
 
 // Key identifies c's pipeline.
-func (c Copy) Key() string { return fmt.Sprintf("copy/r%d", c.Rank) }
+func (c Copy) Key() string {
+	if c.Half {
+		return fmt.Sprintf("copy/r%d/half", c.Rank)
+	}
+	return fmt.Sprintf("copy/r%d", c.Rank)
+}
 
 // params is an empty block of c's shape.
 func (c Copy) params() *CopyParams {
@@ -35,7 +46,7 @@ func (c Copy) params() *CopyParams {
 // Spec generates c's kernel.
 func (c Copy) Spec() wgpu.KernelSpec {
 	p := c.params()
-	src := fill("copy.wgsl", map[string]any{"Params": declareParams(p), "WorkgroupSize": WorkgroupSize, "Rank": c.Rank})
+	src := fill("copy.wgsl", map[string]any{"Params": declareParams(p), "WorkgroupSize": WorkgroupSize, "Rank": c.Rank, "Half": c.Half})
 	return wgpu.KernelSpec{Name: "copy", Key: c.Key(), Source: src,
 		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSizeOf(p)}
 }

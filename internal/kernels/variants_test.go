@@ -79,6 +79,10 @@ func variants() []variant {
 		c := Copy{Rank: r}
 		add(fmt.Sprintf("copy_r%d", r), c, c.params())
 	}
+	for _, r := range []int{1, 2} {
+		c := Copy{Rank: r, Half: true}
+		add(fmt.Sprintf("copy_r%d_half", r), c, c.params())
+	}
 	add("gather", Gather{}, &GatherParams{})
 	for _, T := range types {
 		for _, byIndex := range []bool{false, true} {
