@@ -9,8 +9,10 @@ workgroup takes thread l + h's accumulator into its own, and the result. */ -}}
 {{define "reduce_final"}}{{if .Segments}}acc{{else if .Op.Arg}}i32(ai){{else if eq .Op "mean"}}acc * p.scale{{else}}acc{{end}}{{end -}}
 {{- /* row_base is where row r's first element lies; its elements are p.stride apart (see Reduce; Softmax uses it too). */ -}}
 {{define "row_base"}}fn row_base(r: u32) -> u32 { let st = max(p.stride, 1u); return (r / st) * p.length * st + r % st; }{{end -}}
+{{- /* load reads source element i: with .Unpack, half of a word. */ -}}
+{{define "load"}}{{if .Unpack}}load(base + j * st){{else}}{{.Acc}}(src[base + j * st]){{end}}{{end -}}
 {{.Params -}}
-@group(0) @binding(0) var<storage, read> src: array<{{.In}}>;
+@group(0) @binding(0) var<storage, read> src: array<{{if .Unpack}}u32{{else}}{{.In}}{{end}}>;
 {{- if .Indexed}}
 @group(0) @binding(1) var<storage, read> idx: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<{{.Out}}>;
@@ -25,6 +27,9 @@ workgroup takes thread l + h's accumulator into its own, and the result. */ -}}
 {{- end}}
 const none = 0xffffffffu;
 {{template "row_base" .}}
+{{- if .Unpack}}
+{{.Lib}}fn load(i: u32) -> f32 { return {{.Unpack}}(src[i >> 1u], i & 1u); }
+{{- end}}
 {{- if .Cmp}}
 {{/* beats orders the candidates of Max, Min and the arg reductions (see Reduce.cmp). */ -}}
 fn is_nan(x: {{.Acc}}) -> bool { return {{if eq .Acc "f32"}}(bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u{{else}}false{{end}}; }
@@ -57,7 +62,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	var acc = {{template "reduce_ident" .}};
 	var ai = none;
 	for (var s = 0u; s < len; s++) {
-		{{if .Indexed}}let v = src[base + s]; let j = idx[base + s];{{else}}let j = s; let v = {{.Acc}}(src[base + j * st]);{{end}}
+		{{if .Indexed}}let v = src[base + s]; let j = idx[base + s];{{else}}let j = s; let v = {{template "load" .}};{{end}}
 		{{template "reduce_step" .}}
 	}
 	dst[row] = {{template "reduce_final" .}};
@@ -85,7 +90,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l:
 		for (var u = 0u; u < {{.Unroll}}u; u++) {
 			let j = b0 + u * {{.Group}}u + l;
 			if (j >= hi) { break; }
-			let v = {{.Acc}}(src[base + j * st]);
+			let v = {{template "load" .}};
 			{{template "reduce_step" .}}
 		}
 	}

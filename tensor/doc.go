@@ -34,10 +34,12 @@
 // Uint16s (their bits), Float32s (widened, exactly) and Text. They take
 // every elementwise op, the views (Reshape, Squeeze, ExpandDims, Clone),
 // the copies (Copy, Transpose, Slice, Concat, Stack, Split, Pad,
-// BroadcastTo: element by element, an element starting mid-word included)
-// and WriteBytes and ReadBytes; the other ops (products, reductions,
-// softmax, convolutions, gathers, Assign, custom kernels) do not take them
-// yet and fail with ErrDType: Cast to float32 first.
+// BroadcastTo: element by element, an element starting mid-word included),
+// the reductions (Sum, Mean, Prod, Max, Min accumulate in float32 and
+// round the result; ArgMax and ArgMin give int32), and WriteBytes and
+// ReadBytes; the other ops (products, softmax, convolutions, gathers,
+// Assign, custom kernels) do not take them yet and fail with ErrDType:
+// Cast to float32 first.
 //
 // # Fusion
 //

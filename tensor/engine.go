@@ -284,9 +284,10 @@ func (e *Engine) begin(name string, site stack, inputs ...*Tensor) (*op, *Tensor
 }
 
 // takesHalf names the ops begin lets take float16 and bfloat16 tensors:
-// those that move whole words of storage.
+// those that move words or elements of storage, and the reductions.
 var takesHalf = map[string]bool{"write bytes": true, "copy": true, "transpose": true, "slice": true, "broadcast_to": true,
-	"concat": true, "stack": true, "split": true, "pad": true}
+	"concat": true, "stack": true, "split": true, "pad": true,
+	"sum": true, "mean": true, "prod": true, "max": true, "min": true, "argmax": true, "argmin": true}
 
 // beginLazy is begin for ops that leave pending inputs pending: elementwise
 // ops, which fuse with the ops that make their inputs, and views, which

@@ -412,7 +412,7 @@ func (e *Engine) deferSum(out, x *Tensor, K, N int) bool {
 // takes no K past kernels.MatMulKRange, below ReduceSegment), writing out.
 func (e *Engine) dispatchSum(s *colSum, out *wgpu.Buffer) error {
 	o := &op{e: e, name: "sum"}
-	return o.reduceSegment(kernels.Sum, kernels.F32, s.N, s.K, s.N, s.x.buf, out)
+	return o.reduceSegment(kernels.Sum, kernels.F32, kernels.Word, s.N, s.K, s.N, s.x.buf, out)
 }
 
 // materialize dispatches the group whose op writes s, if one is pending.

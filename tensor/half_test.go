@@ -239,9 +239,12 @@ func TestHalfTensorsRefusedWhereNotTaken(t *testing.T) {
 	f := e.FromFloat32s([]float32{1, 2, 3, 4}, 2, 2)
 	bf := e.FromBFloat16Bits(tensor.BFloat16Bits([]float32{1, 2, 3, 4}), 2, 2)
 	defer tidy.Dispose([]*tensor.Tensor{x, f, bf})
+	idx := e.FromInt32s([]int32{1, 0})
+	defer idx.Dispose()
 	for name, y := range map[string]*tensor.Tensor{
-		"matmul": e.MatMul(x, x),
-		"sum":    e.Sum(x, false),
+		"matmul":  e.MatMul(x, x),
+		"softmax": e.Softmax(x, -1),
+		"gather":  e.Gather(x, idx, 0),
 	} {
 		require.ErrorIs(t, y.Err(), tensor.ErrDType, name)
 		require.ErrorContains(t, y.Err(), name)
@@ -415,5 +418,63 @@ func TestShapeOpsOnHalfTensors(t *testing.T) {
 			return nil
 		})
 		require.NoError(t, err)
+	}
+}
+
+// Reductions of half tensors accumulate in float32 and round the result
+// (arg reductions give int32): the bits of the same reduction of the
+// float32 values, rounded; rows by a thread, by a workgroup, in segments,
+// along leading and scattered axes.
+func TestReductionsOfHalfTensors(t *testing.T) {
+	e := testgpu.Engine(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, h := range halfDTypes {
+		for _, c := range []struct {
+			shape []int
+			axes  []int
+		}{
+			{[]int{3, 5}, []int{1}},
+			{[]int{3, 5}, []int{0}},
+			{[]int{2, 3000}, []int{1}},
+			{[]int{4, 3, 5}, []int{0, 2}},
+			{[]int{1, 70001}, []int{1}},
+		} {
+			n := 1
+			for _, d := range c.shape {
+				n *= d
+			}
+			bits := make([]uint16, n)
+			for i := range bits {
+				bits[i] = h.narrow(float32(rng.NormFloat64()))
+			}
+			err := tidy.Do(e, func() error {
+				x := fromBits(e, h.dtype, bits, c.shape...)
+				x32 := e.Cast(x, tensor.Float32)
+				for name, op := range map[string]func(*tensor.Tensor) *tensor.Tensor{
+					"sum":  func(t *tensor.Tensor) *tensor.Tensor { return e.Sum(t, false, c.axes...) },
+					"mean": func(t *tensor.Tensor) *tensor.Tensor { return e.Mean(t, true, c.axes...) },
+					"max":  func(t *tensor.Tensor) *tensor.Tensor { return e.Max(t, false, c.axes...) },
+					"min":  func(t *tensor.Tensor) *tensor.Tensor { return e.Min(t, false, c.axes...) },
+				} {
+					got := op(x)
+					require.Equal(t, h.dtype, got.DType(), name)
+					g, err := got.Uint16s(ctx)
+					require.NoError(t, err, "%s %v", name, c.shape)
+					want, err := e.Cast(op(x32), h.dtype).Uint16s(ctx)
+					require.NoError(t, err)
+					require.Equal(t, want, g, "%s %s of %v over %v", h.dtype, name, c.shape, c.axes)
+				}
+				if len(c.axes) == 1 {
+					got, err := e.ArgMax(x, c.axes[0]).Int32s(ctx)
+					require.NoError(t, err)
+					want, err := e.ArgMax(x32, c.axes[0]).Int32s(ctx)
+					require.NoError(t, err)
+					require.Equal(t, want, got, "%s argmax of %v", h.dtype, c.shape)
+				}
+				return nil
+			})
+			require.NoError(t, err)
+		}
 	}
 }

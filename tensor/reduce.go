@@ -84,6 +84,21 @@ func (e *Engine) reduce(site stack, rop kernels.ReduceOp, x *Tensor, keepDims bo
 }
 
 func (o *op) reduce(rop kernels.ReduceOp, x *Tensor, keepDims bool, axes []int) *Tensor {
+	if !x.dtype.half() || rop.Arg() {
+		return o.reduceAcc(rop, x, keepDims, axes)
+	}
+	// Accumulated in float32, then rounded to x's dtype.
+	acc := o.reduceAcc(rop, x, keepDims, axes)
+	if acc.err != nil {
+		return acc
+	}
+	defer acc.Dispose()
+	return o.mapOp("cast", "a0", x.dtype, []*Tensor{acc}, [4]float32{})
+}
+
+// reduceAcc is reduce with results of the accumulator's type: float32 for
+// a float16 or bfloat16 x.
+func (o *op) reduceAcc(rop kernels.ReduceOp, x *Tensor, keepDims bool, axes []int) *Tensor {
 	if rop.Arg() && x.Rank() == 0 {
 		return o.fail(ErrAxis, "axis %d of a scalar", axes[0])
 	}
@@ -196,10 +211,10 @@ func dtypeOf(t kernels.Type) DType {
 func (o *op) reduceRows(rop kernels.ReduceOp, src, out *Tensor, rows, length, stride int) error {
 	scale := 1 / float32(length) // Mean's
 	if length <= kernels.ReduceSegment {
-		return o.reduceSegment(rop, src.dtype.wgsl(), rows, length, stride, src.buf(), out.buf())
+		return o.reduceSegment(rop, src.dtype.wgsl(), src.dtype.storage(), rows, length, stride, src.buf(), out.buf())
 	}
 	segs := (length + kernels.ReduceSegment - 1) / kernels.ReduceSegment
-	part := kernels.Reduce{Op: rop, In: src.dtype.wgsl(), Segments: true}
+	part := kernels.Reduce{Op: rop, In: src.dtype.wgsl(), Segments: true, Storage: src.dtype.storage()}
 	vals, err := o.alloc(Shape{rows, segs}, dtypeOf(part.Out()))
 	if err != nil {
 		return err
@@ -228,10 +243,10 @@ func (o *op) reduceRows(rop kernels.ReduceOp, src, out *Tensor, rows, length, st
 }
 
 // reduceSegment dispatches the one-pass reduction of rows rows of length
-// elements (at most kernels.ReduceSegment), stride apart, of type in from
-// src into out.
-func (o *op) reduceSegment(rop kernels.ReduceOp, in kernels.Type, rows, length, stride int, src, out *wgpu.Buffer) error {
-	k := kernels.Reduce{Op: rop, In: in, PerThread: o.e.perThread(rows, length)}
+// elements (at most kernels.ReduceSegment), stride apart, of type in (as
+// storage lays them out) from src into out.
+func (o *op) reduceSegment(rop kernels.ReduceOp, in kernels.Type, storage kernels.Storage, rows, length, stride int, src, out *wgpu.Buffer) error {
+	k := kernels.Reduce{Op: rop, In: in, PerThread: o.e.perThread(rows, length), Storage: storage}
 	p := &kernels.RowParams{Length: uint32(length), Scale: 1 / float32(length), Stride: uint32(stride)}
 	return o.rows(k.Key(), k.Spec, !k.PerThread, rows, k.RowWork(length), p, src, out)
 }

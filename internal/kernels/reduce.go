@@ -53,6 +53,11 @@ type Reduce struct {
 	PerThread bool
 	Segments  bool
 	Indexed   bool
+	// Storage is how the source's elements lie in memory: with a
+	// half-width one (In F32) they are unpacked as Elementwise unpacks
+	// them, and the results are float32 (the tensor package rounds them).
+	// Not with Indexed, whose source is a first step's results.
+	Storage Storage
 }
 
 // ReduceWorkgroup is the number of threads that share one row.
@@ -107,7 +112,11 @@ func (r Reduce) acc() Type {
 
 // Key identifies r's pipeline.
 func (r Reduce) Key() string {
-	return fmt.Sprintf("reduce/%s/%s/%v/%v/%v", r.Op, r.In, r.PerThread, r.Segments, r.Indexed)
+	key := fmt.Sprintf("reduce/%s/%s/%v/%v/%v", r.Op, r.In, r.PerThread, r.Segments, r.Indexed)
+	if r.Storage != Word {
+		key += "/" + r.Storage.String()
+	}
+	return key
 }
 
 // RowParams is the parameter block of Reduce and Softmax: the rows run
@@ -150,6 +159,10 @@ func (r Reduce) Spec() wgpu.KernelSpec {
 	case r.segmentIndices():
 		access = append(access, wgpu.ReadWrite)
 	}
+	var unpack, lib string
+	if r.Storage != Word {
+		unpack, lib = r.Storage.unpack(), Half+halfHelpers
+	}
 	src := fill("reduce.wgsl", struct {
 		rowKernel
 		Reduce
@@ -157,7 +170,8 @@ func (r Reduce) Spec() wgpu.KernelSpec {
 		Cmp            string
 		SegmentIndices bool
 		Segment        int
-	}{newRowKernel(), r, r.Out(), r.acc(), r.cmp(), r.segmentIndices(), ReduceSegment})
+		Unpack, Lib    string
+	}{newRowKernel(), r, r.Out(), r.acc(), r.cmp(), r.segmentIndices(), ReduceSegment, unpack, lib})
 	return wgpu.KernelSpec{Name: string(r.Op), Key: r.Key(), Source: src, Bindings: access, Params: true, ParamsSize: paramsSizeOf(&RowParams{})}
 }
 

@@ -66,6 +66,16 @@ func variants() []variant {
 			}
 		}
 	}
+	for _, r := range []Reduce{{Op: Sum, PerThread: true}, {Op: Mean}, {Op: Max, Segments: true}, {Op: ArgMax, PerThread: true}} {
+		for _, s := range []Storage{Float16, BFloat16} {
+			r.In, r.Storage = F32, s
+			kind := "group"
+			if r.PerThread {
+				kind = "thread"
+			}
+			add(fmt.Sprintf("reduce_%s_%s_%s%s", r.Op, s, kind, flag(r.Segments, "_segments")), r, &RowParams{})
+		}
+	}
 	for _, log := range []bool{false, true} {
 		for _, per := range []bool{false, true} {
 			kind := "group"
@@ -269,6 +279,8 @@ func TestVariantsCoverEveryFlag(t *testing.T) {
 				want = names(convOps)
 			case f.Type == reflect.TypeFor[AttentionPass]():
 				want = names(attentionPasses)
+			case f.Type == reflect.TypeFor[Storage]():
+				want = []string{Word.String(), Float16.String(), BFloat16.String()}
 			case ft == reflect.TypeFor[Attention]() && f.Type.Kind() == reflect.Int: // sizes, not ranks
 				want = attentionSizes[f.Name]
 			case f.Type.Kind() == reflect.Int: // a rank: none, one vec4 of metadata, two
