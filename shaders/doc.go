@@ -80,9 +80,9 @@
 // {hash} are the program's, see below), [part] is there for some variants
 // only, and a|b is one or the other; FileOf gives the template of a key:
 //
-//	matmul_tiled.wgsl     matmul/tiled/{TransA}/{TransB}/b{BatchRank}[/sum_a][/sum_b]
-//	matmul_register.wgsl  matmul/register/{TransA}/{TransB}/b{BatchRank}[/sum_a][/sum_b]
-//	matmul_small.wgsl     matmul/small/{TransA}/{TransB}/b{BatchRank}[/sum_a][/sum_b]
+//	matmul_tiled.wgsl     matmul/tiled/{TransA}/{TransB}/b{BatchRank}[/sum_a][/sum_b][/{Storage}]
+//	matmul_register.wgsl  matmul/register/{TransA}/{TransB}/b{BatchRank}[/sum_a][/sum_b][/{Storage}]
+//	matmul_small.wgsl     matmul/small/{TransA}/{TransB}/b{BatchRank}[/sum_a][/sum_b][/{Storage}]
 //	(generated)           matmul/vec4/{TransA}/{TransB}/b{BatchRank}[/sum_a][/sum_b]
 //	(generated)           elementwise/{nodes}/{hash}
 //	(the product's)       matmul/{kind}/{TransA}/{TransB}/b{BatchRank}[/sum_a][/sum_b]+elementwise/{nodes}/{hash}/{StoreC}

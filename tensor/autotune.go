@@ -518,6 +518,17 @@ func (o *op) matmulChoice(g matmulGeom, bufs []*wgpu.Buffer, count bool) kernels
 	e := o.e
 	family := e.matMulKernel()
 	_, forced := forcedMatMulKernel()
+	if g.base.Storage != kernels.Word {
+		// Half-width operands: the templated kernels read them, untuned.
+		if family == "vec4" {
+			family = "register"
+		}
+		k := pickMatMul(family, forced, g.base, g.M, g.K, g.N, g.batches)
+		if count {
+			tunerFor(e.dev).count(k)
+		}
+		return k
+	}
 	heur := pickMatMul(family, forced, g.base, g.M, g.K, g.N, g.batches)
 	t := tunerFor(e.dev)
 	k := heur

@@ -36,10 +36,12 @@
 // the copies (Copy, Transpose, Slice, Concat, Stack, Split, Pad,
 // BroadcastTo: element by element, an element starting mid-word included),
 // the reductions (Sum, Mean, Prod, Max, Min accumulate in float32 and
-// round the result; ArgMax and ArgMin give int32), and WriteBytes and
-// ReadBytes; the other ops (products, softmax, convolutions, gathers,
-// Assign, custom kernels) do not take them yet and fail with ErrDType:
-// Cast to float32 first.
+// round the result; ArgMax and ArgMin give int32), MatMul and MatMulT
+// (float32 sums of the unpacked operands, rounded: with the templated
+// kernels, never the vec4 one, and untuned), and WriteBytes and
+// ReadBytes; the other ops (softmax, convolutions, gathers, Assign,
+// custom kernels) do not take them yet and fail with ErrDType: Cast to
+// float32 first.
 //
 // # Fusion
 //

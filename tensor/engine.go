@@ -287,7 +287,8 @@ func (e *Engine) begin(name string, site stack, inputs ...*Tensor) (*op, *Tensor
 // those that move words or elements of storage, and the reductions.
 var takesHalf = map[string]bool{"write bytes": true, "copy": true, "transpose": true, "slice": true, "broadcast_to": true,
 	"concat": true, "stack": true, "split": true, "pad": true,
-	"sum": true, "mean": true, "prod": true, "max": true, "min": true, "argmax": true, "argmin": true}
+	"sum": true, "mean": true, "prod": true, "max": true, "min": true, "argmax": true, "argmin": true,
+	"matmul": true}
 
 // beginLazy is begin for ops that leave pending inputs pending: elementwise
 // ops, which fuse with the ops that make their inputs, and views, which

@@ -242,7 +242,7 @@ func TestHalfTensorsRefusedWhereNotTaken(t *testing.T) {
 	idx := e.FromInt32s([]int32{1, 0})
 	defer idx.Dispose()
 	for name, y := range map[string]*tensor.Tensor{
-		"matmul":  e.MatMul(x, x),
+		"matmul":  e.MatMul(x, f),
 		"softmax": e.Softmax(x, -1),
 		"gather":  e.Gather(x, idx, 0),
 	} {
@@ -472,6 +472,52 @@ func TestReductionsOfHalfTensors(t *testing.T) {
 					require.NoError(t, err)
 					require.Equal(t, want, got, "%s argmax of %v", h.dtype, c.shape)
 				}
+				return nil
+			})
+			require.NoError(t, err)
+		}
+	}
+}
+
+// Products of half tensors sum in float32 and round the result: the bits
+// of the product of the float32 values, rounded; transposes, a batch,
+// small and large shapes, and an inner dimension summed over several
+// dispatches.
+func TestMatMulOfHalfTensors(t *testing.T) {
+	e := testgpu.Engine(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(15, 16))
+	for _, h := range halfDTypes {
+		for _, c := range []struct {
+			a, b   []int
+			ta, tb bool
+		}{
+			{[]int{3, 5}, []int{5, 7}, false, false},
+			{[]int{5, 3}, []int{7, 5}, true, true},
+			{[]int{2, 65, 33}, []int{33, 70}, false, false},
+			{[]int{130, 40}, []int{130, 66}, true, false},
+			{[]int{2, 20000}, []int{20000, 3}, false, false},
+		} {
+			mk := func(shape []int) *tensor.Tensor {
+				n := 1
+				for _, d := range shape {
+					n *= d
+				}
+				bits := make([]uint16, n)
+				for i := range bits {
+					bits[i] = h.narrow(float32(rng.NormFloat64()))
+				}
+				return fromBits(e, h.dtype, bits, shape...)
+			}
+			err := tidy.Do(e, func() error {
+				a, b := mk(c.a), mk(c.b)
+				y := e.MatMulT(a, b, c.ta, c.tb)
+				require.Equal(t, h.dtype, y.DType())
+				got, err := y.Uint16s(ctx)
+				require.NoError(t, err)
+				want, err := e.Cast(e.MatMulT(e.Cast(a, tensor.Float32), e.Cast(b, tensor.Float32), c.ta, c.tb), h.dtype).Uint16s(ctx)
+				require.NoError(t, err)
+				require.Equal(t, want, got, "%s %v·%v", h.dtype, c.a, c.b)
 				return nil
 			})
 			require.NoError(t, err)

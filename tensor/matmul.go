@@ -9,7 +9,9 @@ import (
 
 // MatMul returns the matrix product a·b of float32 tensors of rank 2 or
 // more: the last two dimensions multiply, and the dimensions before them
-// are batch dimensions that broadcast.
+// are batch dimensions that broadcast. Float16 and bfloat16 operands (both
+// of one dtype) are summed in float32 and the result rounded to their
+// dtype.
 //
 // The kernel is chosen per product: by a heuristic of the adapter's type
 // and the shapes, or, where the autotuner is on (SetAutotune), by timing
@@ -46,9 +48,25 @@ func (e *Engine) matmul(site stack, a, b *Tensor, ta, tb bool) *Tensor {
 	}
 	defer o.end()
 	o.attrs.TransA, o.attrs.TransB = ta, tb
-	if a.dtype != Float32 || b.dtype != Float32 {
-		return o.fail(ErrDType, "matmul takes float32, got %s and %s", a.dtype, b.dtype)
+	if a.dtype != b.dtype || !a.dtype.float() {
+		return o.fail(ErrDType, "matmul takes two float32, float16 or bfloat16 tensors, got %s and %s", a.dtype, b.dtype)
 	}
+	if a.dtype.half() {
+		// Products of float32 sums, rounded to the operands' dtype.
+		c := o.product(a, b, ta, tb)
+		if c.err != nil {
+			return c
+		}
+		defer c.Dispose()
+		return o.mapOp("cast", "a0", a.dtype, []*Tensor{c}, [4]float32{})
+	}
+	return o.product(a, b, ta, tb)
+}
+
+// product records a·b (with the transposes) of float32, float16 or
+// bfloat16 operands of one dtype, and returns the float32 result.
+func (o *op) product(a, b *Tensor, ta, tb bool) *Tensor {
+	e := o.e
 	if a.Rank() < 2 || b.Rank() < 2 {
 		return o.fail(ErrShape, "matmul needs rank 2 or more")
 	}
@@ -80,7 +98,7 @@ func (e *Engine) matmul(site stack, a, b *Tensor, ta, tb bool) *Tensor {
 	if shape.Size() == 0 {
 		return out
 	}
-	g := matmulGeom{M: M, K: K, N: N, batches: batch.Size(), base: kernels.MatMul{TransA: ta, TransB: tb, BatchRank: len(batch)},
+	g := matmulGeom{M: M, K: K, N: N, batches: batch.Size(), base: kernels.MatMul{TransA: ta, TransB: tb, BatchRank: len(batch), Storage: a.dtype.storage()},
 		batchDims: u32s(batch), aStrides: u32s(broadcastStrides(aBatch, batch)), bStrides: u32s(broadcastStrides(bBatch, batch))}
 	bufs := []*wgpu.Buffer{a.buf(), b.buf(), out.buf()}
 	k := o.matmulChoice(g, bufs, true)

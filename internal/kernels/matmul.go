@@ -71,6 +71,10 @@ type MatMul struct {
 	Vec4           bool
 	Small          bool
 	SumA, SumB     bool
+	// Storage is how A's and B's elements lie in memory: with a
+	// half-width one they are unpacked as Elementwise unpacks them, and C
+	// is float32 all the same. Not with Vec4, nor SumA or SumB.
+	Storage Storage
 }
 
 // Vec4Fits reports whether the Vec4 kernel takes a product of these
@@ -110,6 +114,9 @@ func (m MatMul) Key() string {
 	}
 	if m.SumB {
 		key += "/sum_b"
+	}
+	if m.Storage != Word {
+		key += "/" + m.Storage.String()
 	}
 	return key
 }
@@ -231,6 +238,9 @@ type matmulKernel struct {
 	// MatMulEpilogue (whose kernels never resume).
 	Resume   bool
 	Epilogue string
+	// Unpack and Lib: with a half-width Storage, the function that
+	// unpacks an element of a word and the library it calls.
+	Unpack, Lib string
 }
 
 // Spec generates m's kernel: the tiled, register and small kernels from
@@ -245,6 +255,9 @@ func (m MatMul) Spec() wgpu.KernelSpec {
 // Epilogue the caller sets.
 func (m MatMul) source(data matmulKernel) string {
 	data.Elem, data.Tile = "f32", MatMulTileM
+	if m.Storage != Word {
+		data.Unpack, data.Lib = m.Storage.unpack(), Half+halfHelpers
+	}
 	var src string
 	switch {
 	case m.Small:

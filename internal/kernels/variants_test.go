@@ -51,6 +51,12 @@ func variants() []variant {
 			}
 		}
 	}
+	for _, kind := range []string{"tiled", "register", "small"} {
+		for _, st := range []Storage{Float16, BFloat16} {
+			m := MatMul{TransA: st == BFloat16, TransB: kind == "small", BatchRank: 1, Register: kind == "register", Small: kind == "small", Storage: st}
+			add(fmt.Sprintf("matmul_%s_%s%s%s_b1", kind, st, flag(m.TransA, "_ta"), flag(m.TransB, "_tb")), m, m.params())
+		}
+	}
 	for _, op := range reduceOps {
 		for _, T := range types {
 			for _, r := range []Reduce{{PerThread: true}, {}, {Segments: true}, {PerThread: true, Indexed: true}} {

@@ -15,6 +15,7 @@ struct Params {
 	ep_words: array<vec4<u32>, 1>,
 	ep_meta: array<vec4<u32>, 2>,
 }
+
 @group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read> bm: array<f32>;
 @group(0) @binding(2) var<storage, read> in1: array<f32>;
@@ -67,8 +68,8 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 			if (k >= K) { break; }
 			var av: array<f32, 8>;
 			var bv: array<f32, 8>;
-			for (var i = 0u; i < 8u; i++) { av[i] = a[aoff + ri[i] * K + k]; }
-			for (var j = 0u; j < 8u; j++) { bv[j] = bm[boff + k * N + ci[j]]; }
+			for (var i = 0u; i < 8u; i++) { let ia = aoff + ri[i] * K + k; av[i] = a[ia]; }
+			for (var j = 0u; j < 8u; j++) { let ib = boff + k * N + ci[j]; bv[j] = bm[ib]; }
 			for (var i = 0u; i < 8u; i++) {
 				for (var j = 0u; j < 8u; j++) {
 					acc[i * 8u + j] = fma(av[i], bv[j], acc[i * 8u + j]);

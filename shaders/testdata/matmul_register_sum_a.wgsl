@@ -11,6 +11,7 @@ struct Params {
 	a_strides: array<vec4<u32>, 1>,
 	b_strides: array<vec4<u32>, 1>,
 }
+
 @group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read> bm: array<f32>;
 @group(0) @binding(2) var<storage, read_write> c: array<f32>;
@@ -52,8 +53,8 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 			if (k >= K) { break; }
 			var av: array<f32, 8>;
 			var bv: array<f32, 8>;
-			for (var i = 0u; i < 8u; i++) { av[i] = a[aoff + ri[i] * K + k]; }
-			for (var j = 0u; j < 8u; j++) { bv[j] = bm[boff + k * N + ci[j]]; }
+			for (var i = 0u; i < 8u; i++) { let ia = aoff + ri[i] * K + k; av[i] = a[ia]; }
+			for (var j = 0u; j < 8u; j++) { let ib = boff + k * N + ci[j]; bv[j] = bm[ib]; }
 			if (sumRows) { for (var i = 0u; i < 8u; i++) { rs[i] = rs[i] + av[i]; } }
 			for (var i = 0u; i < 8u; i++) {
 				for (var j = 0u; j < 8u; j++) {

@@ -11,6 +11,7 @@ struct Params {
 	a_strides: array<vec4<u32>, 1>,
 	b_strides: array<vec4<u32>, 1>,
 }
+
 @group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read> bm: array<f32>;
 @group(0) @binding(2) var<storage, read_write> c: array<f32>;
@@ -57,8 +58,8 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 			if (k >= K) { break; }
 			var av: array<f32, 4>;
 			var bv: array<f32, 4>;
-			for (var i = 0u; i < 4u; i++) { av[i] = a[aoff + ri[i] * K + k]; }
-			for (var j = 0u; j < 4u; j++) { bv[j] = bm[boff + k * N + ci[j]]; }
+			for (var i = 0u; i < 4u; i++) { let ia = aoff + ri[i] * K + k; av[i] = a[ia]; }
+			for (var j = 0u; j < 4u; j++) { let ib = boff + k * N + ci[j]; bv[j] = bm[ib]; }
 			if (sumCols) { for (var j = 0u; j < 4u; j++) { cs[j] = cs[j] + bv[j]; } }
 			for (var i = 0u; i < 4u; i++) {
 				for (var j = 0u; j < 4u; j++) {

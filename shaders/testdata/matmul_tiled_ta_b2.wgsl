@@ -11,6 +11,7 @@ struct Params {
 	a_strides: array<vec4<u32>, 1>,
 	b_strides: array<vec4<u32>, 1>,
 }
+
 @group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read> bm: array<f32>;
 @group(0) @binding(2) var<storage, read_write> c: array<f32>;
@@ -57,18 +58,18 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 	for (var k0 = p.k_first; k0 < p.k_end; k0 += 8u) {
 		if (li < 128u) {
 			let q = li % 16u; let kk = li / 16u; let gk = k0 + kk; var v = vec4<f32>(0.0);
-			if (gk < K && row0 + 4u * q + 0u < M) { v.x = a[aoff + gk * M + row0 + 4u * q + 0u]; }
-			if (gk < K && row0 + 4u * q + 1u < M) { v.y = a[aoff + gk * M + row0 + 4u * q + 1u]; }
-			if (gk < K && row0 + 4u * q + 2u < M) { v.z = a[aoff + gk * M + row0 + 4u * q + 2u]; }
-			if (gk < K && row0 + 4u * q + 3u < M) { v.w = a[aoff + gk * M + row0 + 4u * q + 3u]; }
+			if (gk < K && row0 + 4u * q + 0u < M) { let ia = aoff + gk * M + row0 + 4u * q + 0u; v.x = a[ia]; }
+			if (gk < K && row0 + 4u * q + 1u < M) { let ia = aoff + gk * M + row0 + 4u * q + 1u; v.y = a[ia]; }
+			if (gk < K && row0 + 4u * q + 2u < M) { let ia = aoff + gk * M + row0 + 4u * q + 2u; v.z = a[ia]; }
+			if (gk < K && row0 + 4u * q + 3u < M) { let ia = aoff + gk * M + row0 + 4u * q + 3u; v.w = a[ia]; }
 			As[kk * 16u + q] = v;
 		} else {
 			let e = li - 128u;
 			let q = e % 16u; let kk = e / 16u; let gk = k0 + kk; var v = vec4<f32>(0.0);
-			if (gk < K && col0 + 4u * q + 0u < N) { v.x = bm[boff + gk * N + col0 + 4u * q + 0u]; }
-			if (gk < K && col0 + 4u * q + 1u < N) { v.y = bm[boff + gk * N + col0 + 4u * q + 1u]; }
-			if (gk < K && col0 + 4u * q + 2u < N) { v.z = bm[boff + gk * N + col0 + 4u * q + 2u]; }
-			if (gk < K && col0 + 4u * q + 3u < N) { v.w = bm[boff + gk * N + col0 + 4u * q + 3u]; }
+			if (gk < K && col0 + 4u * q + 0u < N) { let ib = boff + gk * N + col0 + 4u * q + 0u; v.x = bm[ib]; }
+			if (gk < K && col0 + 4u * q + 1u < N) { let ib = boff + gk * N + col0 + 4u * q + 1u; v.y = bm[ib]; }
+			if (gk < K && col0 + 4u * q + 2u < N) { let ib = boff + gk * N + col0 + 4u * q + 2u; v.z = bm[ib]; }
+			if (gk < K && col0 + 4u * q + 3u < N) { let ib = boff + gk * N + col0 + 4u * q + 3u; v.w = bm[ib]; }
 			Bs[kk * 16u + q] = v;
 		}
 		workgroupBarrier();
