@@ -87,7 +87,7 @@
 //	(generated)           elementwise/{nodes}/{hash}
 //	(the product's)       matmul/{kind}/{TransA}/{TransB}/b{BatchRank}[/sum_a][/sum_b]+elementwise/{nodes}/{hash}/{StoreC}
 //	reduce.wgsl           reduce/{Op}/{In}/{PerThread}/{Segments}/{Indexed}[/{Storage}]
-//	softmax.wgsl          softmax/{Log}/{PerThread}
+//	softmax.wgsl          softmax/{Log}/{PerThread}[/{Storage}]
 //	xent.wgsl             softmax_xent[_grad][_weighted|_mean]/{Dense}
 //	copy.wgsl             copy/r{Rank}[/half]
 //	gather.wgsl           gather

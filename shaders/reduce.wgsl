@@ -7,6 +7,9 @@ workgroup takes thread l + h's accumulator into its own, and the result. */ -}}
 {{define "reduce_combine"}}{{if .Cmp}}let v = sv[l + h]; let j = si[l + h];
 			if (j != none && beats(v, j, sv[l], si[l])) { sv[l] = v; si[l] = j; }{{else if eq .Op "prod"}}sv[l] = sv[l] * sv[l + h];{{else}}sv[l] = sv[l] + sv[l + h];{{end}}{{end -}}
 {{define "reduce_final"}}{{if .Segments}}acc{{else if .Op.Arg}}i32(ai){{else if eq .Op "mean"}}acc * p.scale{{else}}acc{{end}}{{end -}}
+{{- /* half_load declares, with .Unpack, load(i): source element i, half of a word (Softmax uses it too). */ -}}
+{{define "half_load"}}{{if .Unpack}}
+{{.Lib}}fn load(i: u32) -> f32 { return {{.Unpack}}(src[i >> 1u], i & 1u); }{{end}}{{end -}}
 {{- /* row_base is where row r's first element lies; its elements are p.stride apart (see Reduce; Softmax uses it too). */ -}}
 {{define "row_base"}}fn row_base(r: u32) -> u32 { let st = max(p.stride, 1u); return (r / st) * p.length * st + r % st; }{{end -}}
 {{- /* load reads source element i: with .Unpack, half of a word. */ -}}
@@ -27,9 +30,7 @@ workgroup takes thread l + h's accumulator into its own, and the result. */ -}}
 {{- end}}
 const none = 0xffffffffu;
 {{template "row_base" .}}
-{{- if .Unpack}}
-{{.Lib}}fn load(i: u32) -> f32 { return {{.Unpack}}(src[i >> 1u], i & 1u); }
-{{- end}}
+{{- template "half_load" .}}
 {{- if .Cmp}}
 {{/* beats orders the candidates of Max, Min and the arg reductions (see Reduce.cmp). */ -}}
 fn is_nan(x: {{.Acc}}) -> bool { return {{if eq .Acc "f32"}}(bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u{{else}}false{{end}}; }

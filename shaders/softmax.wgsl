@@ -1,13 +1,16 @@
 {{- /* Softmax (or with .Log log-softmax) along each row; see Softmax. */ -}}
-{{define "softmax_value"}}{{if .Log}}src[base + j * st] - mx - log(total){{else}}exp(src[base + j * st] - mx) / total{{end}}{{end -}}
+{{- /* x is the row's element j: with .Unpack, half of a word. */ -}}
+{{define "x"}}{{if .Unpack}}load(base + j * st){{else}}src[base + j * st]{{end}}{{end -}}
+{{define "softmax_value"}}{{if .Log}}{{template "x" .}} - mx - log(total){{else}}exp({{template "x" .}} - mx) / total{{end}}{{end -}}
 {{- /* each runs its body for every j of the row this thread takes; end_each closes it. */ -}}
 {{define "each"}}for (var b0 = 0u; b0 < len; b0 += {{.Chunk}}u) { for (var u = 0u; u < {{.Unroll}}u; u++) { let j = b0 + u * {{.Group}}u + l; if (j >= len) { break; } {{end -}}
 {{define "end_each"}} } }{{end -}}
 {{.Params -}}
-@group(0) @binding(0) var<storage, read> src: array<f32>;
+@group(0) @binding(0) var<storage, read> src: array<{{if .Unpack}}u32{{else}}f32{{end}}>;
 @group(0) @binding(1) var<storage, read_write> dst: array<f32>;
 @group(0) @binding(2) var<uniform> p: Params;
 {{template "row_base" .}}
+{{- template "half_load" .}}
 {{- if .PerThread}}
 @compute @workgroup_size({{.WorkgroupSize}})
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
@@ -17,9 +20,9 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let base = row_base(row);
 	let st = max(p.stride, 1u);
 	var mx = -3.4028234e38;
-	for (var j = 0u; j < len; j++) { mx = max(mx, src[base + j * st]); }
+	for (var j = 0u; j < len; j++) { mx = max(mx, {{template "x" .}}); }
 	var total = 0.0;
-	for (var j = 0u; j < len; j++) { total += exp(src[base + j * st] - mx); }
+	for (var j = 0u; j < len; j++) { total += exp({{template "x" .}} - mx); }
 	for (var j = 0u; j < len; j++) { dst[base + j * st] = {{template "softmax_value" .}}; }
 }
 {{- else}}
@@ -32,7 +35,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l:
 	let base = row_base(row);
 	let st = max(p.stride, 1u);
 	var m = -3.4028234e38;
-	{{template "each" .}}m = max(m, src[base + j * st]);{{template "end_each"}}
+	{{template "each" .}}m = max(m, {{template "x" .}});{{template "end_each"}}
 	red[l] = m;
 	workgroupBarrier();
 	for (var h = {{.Half}}u; h > 0u; h = h >> 1u) {
@@ -42,7 +45,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l:
 	let mx = red[0];
 	workgroupBarrier();
 	var sum = 0.0;
-	{{template "each" .}}sum += exp(src[base + j * st] - mx);{{template "end_each"}}
+	{{template "each" .}}sum += exp({{template "x" .}} - mx);{{template "end_each"}}
 	red[l] = sum;
 	workgroupBarrier();
 	for (var h = {{.Half}}u; h > 0u; h = h >> 1u) {

@@ -242,9 +242,8 @@ func TestHalfTensorsRefusedWhereNotTaken(t *testing.T) {
 	idx := e.FromInt32s([]int32{1, 0})
 	defer idx.Dispose()
 	for name, y := range map[string]*tensor.Tensor{
-		"matmul":  e.MatMul(x, f),
-		"softmax": e.Softmax(x, -1),
-		"gather":  e.Gather(x, idx, 0),
+		"matmul": e.MatMul(x, f),
+		"gather": e.Gather(x, idx, 0),
 	} {
 		require.ErrorIs(t, y.Err(), tensor.ErrDType, name)
 		require.ErrorContains(t, y.Err(), name)
@@ -518,6 +517,49 @@ func TestMatMulOfHalfTensors(t *testing.T) {
 				want, err := e.Cast(e.MatMulT(e.Cast(a, tensor.Float32), e.Cast(b, tensor.Float32), c.ta, c.tb), h.dtype).Uint16s(ctx)
 				require.NoError(t, err)
 				require.Equal(t, want, got, "%s %v·%v", h.dtype, c.a, c.b)
+				return nil
+			})
+			require.NoError(t, err)
+		}
+	}
+}
+
+// Softmax and LogSoftmax of half tensors compute in float32 and round:
+// the bits of the float32 op on the values, rounded; rows by a thread, by
+// a workgroup, along a leading axis, and longer than a workgroup takes.
+func TestSoftmaxOfHalfTensors(t *testing.T) {
+	e := testgpu.Engine(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(17, 18))
+	for _, h := range halfDTypes {
+		for _, c := range []struct {
+			shape []int
+			axis  int
+		}{{[]int{3, 5}, -1}, {[]int{2, 3000}, 1}, {[]int{5, 3}, 0}, {[]int{1, 70001}, 1}} {
+			n := 1
+			for _, d := range c.shape {
+				n *= d
+			}
+			bits := make([]uint16, n)
+			for i := range bits {
+				bits[i] = h.narrow(float32(rng.NormFloat64() * 4))
+			}
+			err := tidy.Do(e, func() error {
+				x := fromBits(e, h.dtype, bits, c.shape...)
+				x32 := e.Cast(x, tensor.Float32)
+				for _, log := range []bool{false, true} {
+					op := e.Softmax
+					if log {
+						op = e.LogSoftmax
+					}
+					y := op(x, c.axis)
+					require.Equal(t, h.dtype, y.DType())
+					got, err := y.Uint16s(ctx)
+					require.NoError(t, err)
+					want, err := e.Cast(op(x32, c.axis), h.dtype).Uint16s(ctx)
+					require.NoError(t, err)
+					require.Equal(t, want, got, "%s softmax (log %v) of %v along %d", h.dtype, log, c.shape, c.axis)
+				}
 				return nil
 			})
 			require.NoError(t, err)

@@ -315,9 +315,25 @@ func (e *Engine) softmax(site stack, x *Tensor, axis int, log bool) *Tensor {
 		return bad
 	}
 	defer o.end()
-	if x.dtype != Float32 {
-		return o.fail(ErrDType, "%s takes float32, not %s", name, x.dtype)
+	if !x.dtype.float() {
+		return o.fail(ErrDType, "%s takes float32, float16 or bfloat16, not %s", name, x.dtype)
 	}
+	if !x.dtype.half() {
+		return o.softmax(x, axis, log)
+	}
+	// Computed in float32, then rounded to x's dtype.
+	y := o.softmax(x, axis, log)
+	if y.err != nil {
+		return y
+	}
+	defer y.Dispose()
+	return o.mapOp("cast", "a0", x.dtype, []*Tensor{y}, [4]float32{})
+}
+
+// softmax computes (log-)softmax of x along axis, in float32 whatever x's
+// float dtype.
+func (o *op) softmax(x *Tensor, axis int, log bool) *Tensor {
+	e := o.e
 	ax, ok := normAxis(axis, x.Rank())
 	if !ok {
 		return o.fail(ErrAxis, "axis %d", axis)
@@ -327,6 +343,14 @@ func (e *Engine) softmax(site stack, x *Tensor, axis int, log bool) *Tensor {
 		return o.fail(ErrShape, "%d elements along axis %d; at most %d", x.shape[ax], axis, kernels.MaxRowLength)
 	}
 	if x.shape[ax] > kernels.ReduceSegment {
+		if x.dtype.half() { // its elementwise ops would round each step
+			x32 := o.mapOp("cast", "a0", Float32, []*Tensor{x}, [4]float32{})
+			if x32.err != nil {
+				return x32
+			}
+			defer x32.Dispose()
+			x = x32
+		}
 		return o.softmaxLong(x, ax, log)
 	}
 	// The rows run along axis ax, in place: their elements lie the
@@ -337,7 +361,7 @@ func (e *Engine) softmax(site stack, x *Tensor, axis int, log bool) *Tensor {
 	}
 	length, stride := x.shape[ax], x.shape[ax+1:].Size()
 	if rows := x.Size() / max(length, 1); length > 0 && rows > 0 {
-		k := kernels.Softmax{Log: log, PerThread: o.e.perThread(rows, length)}
+		k := kernels.Softmax{Log: log, PerThread: o.e.perThread(rows, length), Storage: x.dtype.storage()}
 		p := &kernels.RowParams{Length: uint32(length), Stride: uint32(stride)}
 		if err := o.rows(k.Key(), k.Spec, !k.PerThread, rows, k.RowWork(length), p, x.buf(), out.buf()); err != nil {
 			out.Dispose()

@@ -206,10 +206,21 @@ func (r Reduce) cmp() string {
 // row's maximum first so that no exp overflows. One workgroup of ReduceWorkgroup threads
 // handles a row; with PerThread (for short rows) one thread does. Its
 // source is softmax.wgsl; its parameters are RowParams.
-type Softmax struct{ Log, PerThread bool }
+type Softmax struct {
+	Log, PerThread bool
+	// Storage is how the source's elements lie in memory, as for Reduce:
+	// the results are float32 all the same.
+	Storage Storage
+}
 
 // Key identifies s's pipeline.
-func (s Softmax) Key() string { return fmt.Sprintf("softmax/%v/%v", s.Log, s.PerThread) }
+func (s Softmax) Key() string {
+	key := fmt.Sprintf("softmax/%v/%v", s.Log, s.PerThread)
+	if s.Storage != Word {
+		key += "/" + s.Storage.String()
+	}
+	return key
+}
 
 // Spec generates s's kernel from softmax.wgsl.
 func (s Softmax) Spec() wgpu.KernelSpec {
@@ -217,10 +228,15 @@ func (s Softmax) Spec() wgpu.KernelSpec {
 	if s.Log {
 		name = "log_softmax"
 	}
+	var unpack, lib string
+	if s.Storage != Word {
+		unpack, lib = s.Storage.unpack(), Half+halfHelpers
+	}
 	src := fill("softmax.wgsl", struct {
 		rowKernel
 		Softmax
-	}{newRowKernel(), s})
+		Unpack, Lib string
+	}{newRowKernel(), s, unpack, lib})
 	return wgpu.KernelSpec{Name: name, Key: s.Key(), Source: src,
 		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSizeOf(&RowParams{})}
 }

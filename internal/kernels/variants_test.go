@@ -82,6 +82,10 @@ func variants() []variant {
 			add(fmt.Sprintf("reduce_%s_%s_%s%s", r.Op, s, kind, flag(r.Segments, "_segments")), r, &RowParams{})
 		}
 	}
+	for _, st := range []Storage{Float16, BFloat16} {
+		add("softmax_"+st.String()+"_thread", Softmax{PerThread: true, Storage: st}, &RowParams{})
+		add("softmax_log_"+st.String()+"_group", Softmax{Log: true, Storage: st}, &RowParams{})
+	}
 	for _, log := range []bool{false, true} {
 		for _, per := range []bool{false, true} {
 			kind := "group"
