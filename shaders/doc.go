@@ -90,7 +90,7 @@
 //	softmax.wgsl          softmax/{Log}/{PerThread}[/{Storage}]
 //	xent.wgsl             softmax_xent[_grad][_weighted|_mean]/{Dense}
 //	copy.wgsl             copy/r{Rank}[/half]
-//	gather.wgsl           gather
+//	gather.wgsl           gather[/half]
 //	scatter.wgsl          scatter_add/{T}/{ByIndex}[/vec4]
 //	conv.wgsl             conv2d/{Op}/{Vec4}[/cpu[/narrow]|/narrow[/short]][/unit][/b4]
 //	pool.wgsl             pool2d/{Max}/{Arg}[/vec4]

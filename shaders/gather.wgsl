@@ -1,9 +1,21 @@
-{{- /* Gather: out[o, j, k] = in[o, idx[j], k]; see Gather. */ -}}
+{{- /* Gather: out[o, j, k] = in[o, idx[j], k], of 32-bit words, or with .Half of 16-bit halves of words; see Gather. */ -}}
 {{.Params -}}
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read> idx: array<i32>;
+{{- if .Half}}
+@group(0) @binding(2) var<storage, read_write> dst: array<atomic<u32>>;
+{{- else}}
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
+{{- end}}
 @group(0) @binding(3) var<uniform> p: Params;
+{{- if .Half}}
+{{- /* put writes element i: its half of a word, as Copy does. */}}
+fn put(i: u32, h: u32) {
+	let shift = (i & 1u) * 16u;
+	atomicAnd(&dst[i >> 1u], ~(0xffffu << shift));
+	atomicOr(&dst[i >> 1u], h << shift);
+}
+{{- end}}
 @compute @workgroup_size({{.WorkgroupSize}})
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let i = g.x + g.y * p.row + p.first;
@@ -17,6 +29,12 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let o = t / count;
 	var x = idx[j];
 	if (x < 0) { x = x + i32(axis); }
+{{- if .Half}}
+	if (x < 0 || u32(x) >= axis) { put(i, 0u); return; }
+	let si = (o * axis + u32(x)) * inner + k;
+	put(i, (src[si >> 1u] >> ((si & 1u) * 16u)) & 0xffffu);
+{{- else}}
 	if (x < 0 || u32(x) >= axis) { dst[i] = 0u; return; }
 	dst[i] = src[(o * axis + u32(x)) * inner + k];
+{{- end}}
 }

@@ -39,10 +39,10 @@
 // round the result; ArgMax and ArgMin give int32), MatMul and MatMulT
 // (float32 sums of the unpacked operands, rounded: with the templated
 // kernels, never the vec4 one, and untuned), Softmax and LogSoftmax
-// (float32 arithmetic, rounded), and WriteBytes and ReadBytes; the other
-// ops (layer norm, attention, convolutions, pooling, gathers, Assign,
-// custom kernels) do not take them yet and fail with ErrDType: Cast to
-// float32 first.
+// (float32 arithmetic, rounded), Gather, and WriteBytes and ReadBytes;
+// the other ops (layer norm, attention, convolutions, pooling, scatters,
+// cumulative sums, top-k, Assign, custom kernels) do not take them yet
+// and fail with ErrDType: Cast to float32 first.
 //
 // # Fusion
 //

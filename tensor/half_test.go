@@ -243,7 +243,7 @@ func TestHalfTensorsRefusedWhereNotTaken(t *testing.T) {
 	defer idx.Dispose()
 	for name, y := range map[string]*tensor.Tensor{
 		"matmul": e.MatMul(x, f),
-		"gather": e.Gather(x, idx, 0),
+		"cumsum": e.Cumsum(x, 0, false, false),
 	} {
 		require.ErrorIs(t, y.Err(), tensor.ErrDType, name)
 		require.ErrorContains(t, y.Err(), name)
@@ -564,5 +564,35 @@ func TestSoftmaxOfHalfTensors(t *testing.T) {
 			})
 			require.NoError(t, err)
 		}
+	}
+}
+
+// Gather picks half elements as they are (mid-word ones included), and
+// zeros for indices out of range, as for float32.
+func TestGatherOfHalfTensors(t *testing.T) {
+	e := testgpu.Engine(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(19, 20))
+	for _, h := range halfDTypes {
+		bits := make([]uint16, 7*5*3)
+		for i := range bits {
+			bits[i] = h.narrow(float32(rng.NormFloat64()))
+		}
+		err := tidy.Do(e, func() error {
+			x := fromBits(e, h.dtype, bits, 7, 5, 3)
+			idx := e.FromInt32s([]int32{4, -1, 0, 9, 2, 2, 3}, 7)
+			for axis := range 3 {
+				if axis == 2 {
+					idx = e.FromInt32s([]int32{2, 0, -3, 1, 5})
+				}
+				got, err := e.Gather(x, idx, axis).Uint16s(ctx)
+				require.NoError(t, err)
+				want, err := e.Cast(e.Gather(e.Cast(x, tensor.Float32), idx, axis), h.dtype).Uint16s(ctx)
+				require.NoError(t, err)
+				require.Equal(t, want, got, "%s gather along %d", h.dtype, axis)
+			}
+			return nil
+		})
+		require.NoError(t, err)
 	}
 }

@@ -452,13 +452,13 @@ func (e *Engine) Gather(x, indices *Tensor, axis int) *Tensor {
 	}
 	o.attrs.Axis = ax
 	shape := slices.Concat(x.shape[:ax], indices.shape, x.shape[ax+1:])
-	out, err := o.alloc(shape, x.dtype)
+	out, err := o.allocForCopies(shape, x.dtype)
 	if err != nil {
 		return o.e.errTensor(err)
 	}
 	inner := Shape(x.shape[ax+1:]).Size()
 	if shape.Size() > 0 {
-		g := kernels.Gather{}
+		g := kernels.Gather{Half: x.dtype.half()}
 		p := &kernels.GatherParams{Inner: uint32(inner), Count: uint32(indices.Size()), Axis: uint32(x.shape[ax])}
 		if err := o.run(g.Key(), g.Spec, shape.Size(), g.ThreadWork(), p, x.buf(), indices.buf(), out.buf()); err != nil {
 			out.Dispose()

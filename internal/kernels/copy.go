@@ -54,8 +54,10 @@ func (c Copy) Spec() wgpu.KernelSpec {
 // Gather picks slices of a tensor viewed as [outer, axis, inner] by int32
 // indices: out[o, j, k] = in[o, idx[j], k], with negative indices counted
 // from the end and indices out of range giving 0 (as tfjs does on the GPU).
-// Its source is gather.wgsl; its parameters are GatherParams.
-type Gather struct{}
+// With Half its elements are 16-bit halves of words, written as Copy's
+// Half writes them. Its source is gather.wgsl; its parameters are
+// GatherParams.
+type Gather struct{ Half bool }
 
 // GatherParams is the Gather kernel's parameter block: the inner size, the
 // count of indices, and the length of the axis gathered along.
@@ -68,12 +70,17 @@ type GatherParams struct {
 func (p *GatherParams) Bytes() []byte { return encodeParams(p) }
 
 // Key identifies the gather pipeline.
-func (Gather) Key() string { return "gather" }
+func (g Gather) Key() string {
+	if g.Half {
+		return "gather/half"
+	}
+	return "gather"
+}
 
 // Spec generates the gather kernel.
-func (Gather) Spec() wgpu.KernelSpec {
+func (g Gather) Spec() wgpu.KernelSpec {
 	p := &GatherParams{}
-	src := fill("gather.wgsl", map[string]any{"Params": declareParams(p), "WorkgroupSize": WorkgroupSize})
-	return wgpu.KernelSpec{Name: "gather", Key: Gather{}.Key(), Source: src,
+	src := fill("gather.wgsl", map[string]any{"Params": declareParams(p), "WorkgroupSize": WorkgroupSize, "Half": g.Half})
+	return wgpu.KernelSpec{Name: "gather", Key: g.Key(), Source: src,
 		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSizeOf(p)}
 }

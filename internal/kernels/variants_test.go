@@ -104,6 +104,7 @@ func variants() []variant {
 		add(fmt.Sprintf("copy_r%d_half", r), c, c.params())
 	}
 	add("gather", Gather{}, &GatherParams{})
+	add("gather_half", Gather{Half: true}, &GatherParams{})
 	for _, T := range types {
 		for _, byIndex := range []bool{false, true} {
 			add("scatter_add_"+string(T)+flag(byIndex, "_by_index"), ScatterAdd{T: T, ByIndex: byIndex}, &ScatterAddParams{})

@@ -1,0 +1,34 @@
+struct Params {
+	first: u32,
+	end: u32,
+	row: u32,
+	inner: u32,
+	count: u32,
+	axis: u32,
+}
+@group(0) @binding(0) var<storage, read> src: array<u32>;
+@group(0) @binding(1) var<storage, read> idx: array<i32>;
+@group(0) @binding(2) var<storage, read_write> dst: array<atomic<u32>>;
+@group(0) @binding(3) var<uniform> p: Params;
+fn put(i: u32, h: u32) {
+	let shift = (i & 1u) * 16u;
+	atomicAnd(&dst[i >> 1u], ~(0xffffu << shift));
+	atomicOr(&dst[i >> 1u], h << shift);
+}
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+	let i = g.x + g.y * p.row + p.first;
+	if (i >= p.end) { return; }
+	let inner = p.inner;
+	let count = p.count;
+	let axis = p.axis;
+	let k = i % inner;
+	let t = i / inner;
+	let j = t % count;
+	let o = t / count;
+	var x = idx[j];
+	if (x < 0) { x = x + i32(axis); }
+	if (x < 0 || u32(x) >= axis) { put(i, 0u); return; }
+	let si = (o * axis + u32(x)) * inner + k;
+	put(i, (src[si >> 1u] >> ((si & 1u) * 16u)) & 0xffffu);
+}
