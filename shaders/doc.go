@@ -96,7 +96,7 @@
 //	pool.wgsl             pool2d/{Max}/{Arg}[/vec4]
 //	pool_grad.wgsl        pool2d_grad/{Max}
 //	pool_scatter.wgsl     pool2d_grad/{Max}/scatter[/vec4]
-//	layernorm.wgsl        layer_norm
+//	layernorm.wgsl        layer_norm[/{Storage}]
 //	layernorm_grad.wgsl   layer_norm_grad[_columns]
 //	layernorm_vec4.wgsl   layer_norm_grad_columns_vec4
 //	layernorm_sums.wgsl   layer_norm_grad_sums

@@ -39,8 +39,9 @@
 // round the result; ArgMax and ArgMin give int32), MatMul and MatMulT
 // (float32 sums of the unpacked operands, rounded: with the templated
 // kernels, never the vec4 one, and untuned), Softmax and LogSoftmax
-// (float32 arithmetic, rounded), Gather, and WriteBytes and ReadBytes;
-// the other ops (layer norm, attention, convolutions, pooling, scatters,
+// (float32 arithmetic, rounded), LayerNorm (likewise; x, gamma and beta
+// of one dtype), Gather, and WriteBytes and ReadBytes; the other ops
+// (gradients of layer norm, attention, convolutions, pooling, scatters,
 // cumulative sums, top-k, Assign, custom kernels) do not take them yet
 // and fail with ErrDType: Cast to float32 first.
 //

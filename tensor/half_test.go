@@ -596,3 +596,45 @@ func TestGatherOfHalfTensors(t *testing.T) {
 		require.NoError(t, err)
 	}
 }
+
+// LayerNorm of half tensors (x, gamma and beta of one half dtype) computes
+// in float32 and rounds: the float32 op's bits on the values, rounded;
+// odd and even rows. Its gradient does not take them.
+func TestLayerNormOfHalfTensors(t *testing.T) {
+	e := testgpu.Engine(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, h := range halfDTypes {
+		for _, shape := range [][]int{{3, 5}, {4, 64}, {2, 3, 7}} {
+			n := shape[len(shape)-1]
+			size := 1
+			for _, d := range shape {
+				size *= d
+			}
+			mk := func(k int, scale float64) []uint16 {
+				b := make([]uint16, k)
+				for i := range b {
+					b[i] = h.narrow(float32(rng.NormFloat64() * scale))
+				}
+				return b
+			}
+			err := tidy.Do(e, func() error {
+				x, g, b := fromBits(e, h.dtype, mk(size, 3), shape...), fromBits(e, h.dtype, mk(n, 1), n), fromBits(e, h.dtype, mk(n, 1), n)
+				y := e.LayerNorm(x, g, b, 1e-5)
+				require.Equal(t, h.dtype, y.DType())
+				got, err := y.Uint16s(ctx)
+				require.NoError(t, err)
+				f := func(t *tensor.Tensor) *tensor.Tensor { return e.Cast(t, tensor.Float32) }
+				want, err := e.Cast(e.LayerNorm(f(x), f(g), f(b), 1e-5), h.dtype).Uint16s(ctx)
+				require.NoError(t, err)
+				require.Equal(t, want, got, "%s layer norm of %v", h.dtype, shape)
+				_, _, db := e.LayerNormGrad(x, g, x, 1e-5)
+				require.ErrorIs(t, db.Err(), tensor.ErrDType)
+				mixed := e.LayerNorm(x, f(g), b, 1e-5)
+				require.ErrorIs(t, mixed.Err(), tensor.ErrDType)
+				return nil
+			})
+			require.NoError(t, err)
+		}
+	}
+}

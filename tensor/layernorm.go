@@ -32,16 +32,31 @@ func (e *Engine) LayerNorm(x, gamma, beta *Tensor, eps float32) *Tensor {
 	}
 	defer o.end()
 	o.attrs.Eps = eps
-	n, bad := o.checkLayerNorm(kernels.LayerNorm{}, x, eps, gamma, beta)
+	k := kernels.LayerNorm{Storage: x.dtype.storage()}
+	n, bad := o.checkLayerNorm(k, x, eps, gamma, beta)
 	if bad != nil {
 		return bad
 	}
+	if !x.dtype.half() {
+		return o.layerNorm(k, x, gamma, beta, eps, n)
+	}
+	// Computed in float32, then rounded to x's dtype.
+	y := o.layerNorm(k, x, gamma, beta, eps, n)
+	if y.err != nil {
+		return y
+	}
+	defer y.Dispose()
+	return o.mapOp("cast", "a0", x.dtype, []*Tensor{y}, [4]float32{})
+}
+
+// layerNorm dispatches kernel k over x's rows of n elements and returns
+// the float32 result.
+func (o *op) layerNorm(k kernels.LayerNorm, x, gamma, beta *Tensor, eps float32, n int) *Tensor {
 	out, err := o.alloc(x.shape.clone(), Float32)
 	if err != nil {
 		return o.e.errTensor(err)
 	}
 	if rows := x.Size() / max(n, 1); n > 0 && rows > 0 {
-		k := kernels.LayerNorm{}
 		p := &kernels.LayerNormParams{Length: uint32(n), Eps: eps}
 		bufs := []*wgpu.Buffer{x.buf(), gamma.buf(), beta.buf(), out.buf()}
 		if err := o.spread(k.Key(), k.Spec, kernels.LayerNormWorkgroup, rows, k.RowWork(n), p, bufs); err != nil {
@@ -54,11 +69,15 @@ func (e *Engine) LayerNorm(x, gamma, beta *Tensor, eps float32) *Tensor {
 
 // checkLayerNorm checks LayerNorm's or LayerNormGrad's x, eps and
 // parameters (gamma, and beta or dy) for kernel k, and returns the row
-// length.
+// length. They are float32, or for the forward all of x's half dtype.
 func (o *op) checkLayerNorm(k kernels.LayerNorm, x *Tensor, eps float32, params ...*Tensor) (int, *Tensor) {
+	want := Float32
+	if !k.Grad && x.dtype.half() {
+		want = x.dtype
+	}
 	for i, t := range append([]*Tensor{x}, params...) {
-		if t.dtype != Float32 {
-			return 0, o.fail(ErrDType, "input %d is %s, not float32", i, t.dtype)
+		if t.dtype != want {
+			return 0, o.fail(ErrDType, "input %d is %s, not %s", i, t.dtype, want)
 		}
 	}
 	if x.Rank() == 0 {

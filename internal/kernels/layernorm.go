@@ -64,6 +64,10 @@ type LayerNorm struct {
 	Sums    bool // with Grad: the sum of the slices' dgamma and dbeta
 	Columns bool // with Grad: dx, and dgamma and dbeta by column workgroups, in one dispatch
 	Vec4    bool // with Columns: every buffer read and written as vec4s (rows of a multiple of 4)
+	// Storage is how x, gamma and beta lie in memory, for the forward: with
+	// a half-width one they are unpacked as Elementwise unpacks them, and
+	// y is float32 all the same. Not with Grad.
+	Storage Storage
 }
 
 // LayerNormParams is the LayerNorm kernel's parameter block: the row
@@ -104,6 +108,8 @@ func (k LayerNorm) Key() string {
 		return "layer_norm_grad_columns"
 	case k.Grad:
 		return "layer_norm_grad"
+	case k.Storage != Word:
+		return "layer_norm/" + k.Storage.String()
 	}
 	return "layer_norm"
 }
@@ -112,14 +118,20 @@ func (k LayerNorm) Key() string {
 func (k LayerNorm) Spec() wgpu.KernelSpec {
 	if !k.Grad {
 		p := &LayerNormParams{}
-		src := fill("layernorm.wgsl", map[string]any{"Params": declareParams(p), "WorkgroupSize": LayerNormWorkgroup, "Unroll": RowUnroll})
+		data := map[string]any{"Params": declareParams(p), "WorkgroupSize": LayerNormWorkgroup, "Unroll": RowUnroll,
+			"Elem": "f32", "X": "x[base + k]", "G": "gamma[k]", "B": "beta[k]"}
+		if k.Storage != Word {
+			data["Elem"], data["Unpack"], data["Lib"] = "u32", k.Storage.unpack(), Half+halfHelpers
+			data["X"], data["G"], data["B"] = "lx(base + k)", "lg(k)", "lbeta(k)"
+		}
+		src := fill("layernorm.wgsl", data)
 		return wgpu.KernelSpec{Name: "layer_norm", Key: k.Key(), Source: src,
 			Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSizeOf(p)}
 	}
 	p := &LayerNormGradParams{}
 	data := map[string]any{"Params": declareParams(p), "WorkgroupSize": LayerNormWorkgroup, "Unroll": RowUnroll,
 		"Columns": k.Columns, "Stats": 2 * LayerNormWorkgroup, "ColumnUnroll": layerNormColumnUnroll, "Quads": layerNormQuads,
-		"Zero": "0.0"}
+		"Zero": "0.0", "X": "x[base + k]"}
 	if k.Vec4 {
 		data["Zero"] = "vec4<f32>(0.0)"
 	}

@@ -83,6 +83,7 @@ func variants() []variant {
 		}
 	}
 	for _, st := range []Storage{Float16, BFloat16} {
+		add("layer_norm_"+st.String(), LayerNorm{Storage: st}, &LayerNormParams{})
 		add("softmax_"+st.String()+"_thread", Softmax{PerThread: true, Storage: st}, &RowParams{})
 		add("softmax_log_"+st.String()+"_group", Softmax{Log: true, Storage: st}, &RowParams{})
 	}

@@ -1,0 +1,133 @@
+struct Params {
+	first: u32,
+	end: u32,
+	row: u32,
+	length: u32,
+	eps: f32,
+}
+@group(0) @binding(0) var<storage, read> x: array<u32>;
+@group(0) @binding(1) var<storage, read> gamma: array<u32>;
+@group(0) @binding(2) var<storage, read> beta: array<u32>;
+@group(0) @binding(3) var<storage, read_write> y: array<f32>;
+@group(0) @binding(4) var<uniform> p: Params;
+// Conversions between f32 and the half-width floats tensors store two to a
+// u32 word (float16: IEEE 754 binary16; bfloat16: f32's upper 16 bits),
+// with the bits in a u32's low half. Widening is exact; narrowing rounds
+// to nearest, ties to even, float16 overflowing to ±Inf, NaN giving
+// 0x7e00 with its sign (float16) or 0x7fc0 (bfloat16): the bits of Go's
+// internal/half, in integer arithmetic only, since WGSL leaves
+// pack2x16float's rounding and overflow to the implementation.
+
+fn half_to_f32(h: u32) -> f32 {
+	let sign = (h & 0x8000u) << 16u;
+	let e = (h >> 10u) & 0x1fu;
+	let frac = h & 0x3ffu;
+	if (e == 0u) {
+		// frac · 2^-24: exact, and a normal f32 unless it is zero.
+		return bitcast<f32>(sign | bitcast<u32>(f32(frac) * 5.9604644775390625e-8));
+	}
+	if (e == 0x1fu) {
+		return bitcast<f32>(sign | 0x7f800000u | (frac << 13u));
+	}
+	return bitcast<f32>(sign | ((e + 112u) << 23u) | (frac << 13u));
+}
+
+fn f32_to_half(f: f32) -> u32 {
+	let b = bitcast<u32>(f);
+	let sign = (b >> 16u) & 0x8000u;
+	let a = b & 0x7fffffffu;
+	if (a > 0x7f800000u) {
+		return sign | 0x7e00u;
+	}
+	if (a >= 0x477ff000u) { // 65,520 and above: Inf
+		return sign | 0x7c00u;
+	}
+	if (a >= 0x38800000u) { // normal: rebias, round 23 fraction bits to 10
+		var v = a - 0x38000000u;
+		v = v + 0xfffu + ((v >> 13u) & 1u);
+		return sign | (v >> 13u);
+	}
+	if (a <= 0x33000000u) { // at most 2^-25: zero
+		return sign;
+	}
+	// Subnormal: the value in units of 2^-24, rounded.
+	let s = 126u - (a >> 23u);
+	let m = (a & 0x7fffffu) | 0x800000u;
+	var q = m >> s;
+	let rem = m & ((1u << s) - 1u);
+	let halfway = 1u << (s - 1u);
+	if (rem > halfway || (rem == halfway && (q & 1u) == 1u)) {
+		q = q + 1u;
+	}
+	return sign | q;
+}
+
+fn bfloat16_to_f32(h: u32) -> f32 {
+	return bitcast<f32>(h << 16u);
+}
+
+fn f32_to_bfloat16(f: f32) -> u32 {
+	let b = bitcast<u32>(f);
+	if ((b & 0x7fffffffu) > 0x7f800000u) {
+		return 0x7fc0u;
+	}
+	return (b + 0x7fffu + ((b >> 16u) & 1u)) >> 16u;
+}
+fn round_f16(a: f32) -> f32 { return half_to_f32(f32_to_half(a)); }
+fn round_bf16(a: f32) -> f32 { return bfloat16_to_f32(f32_to_bfloat16(a)); }
+fn load_f16(w: u32, hi: u32) -> f32 { return half_to_f32((w >> (hi * 16u)) & 0xffffu); }
+fn pack_f16(a: f32, b: f32) -> u32 { return f32_to_half(a) | (f32_to_half(b) << 16u); }
+fn load_bf16(w: u32, hi: u32) -> f32 { return bfloat16_to_f32((w >> (hi * 16u)) & 0xffffu); }
+fn pack_bf16(a: f32, b: f32) -> u32 { return f32_to_bfloat16(a) | (f32_to_bfloat16(b) << 16u); }
+
+fn lx(i: u32) -> f32 { return load_f16(x[i >> 1u], i & 1u); }
+fn lg(i: u32) -> f32 { return load_f16(gamma[i >> 1u], i & 1u); }
+fn lbeta(i: u32) -> f32 { return load_f16(beta[i >> 1u], i & 1u); }
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+	let r = g.x + g.y * p.row + p.first;
+	if (r >= p.end) { return; }
+	let len = p.length;
+	let base = r * len;
+	var j: u32;
+	var sum = 0.0;
+	j = 0u;
+	for (; j + 8u <= len; j += 8u) {
+		{ let k = j + 0u; sum += lx(base + k); }
+		{ let k = j + 1u; sum += lx(base + k); }
+		{ let k = j + 2u; sum += lx(base + k); }
+		{ let k = j + 3u; sum += lx(base + k); }
+		{ let k = j + 4u; sum += lx(base + k); }
+		{ let k = j + 5u; sum += lx(base + k); }
+		{ let k = j + 6u; sum += lx(base + k); }
+		{ let k = j + 7u; sum += lx(base + k); }
+	}
+	for (; j < len; j++) { let k = j; sum += lx(base + k); }
+	let mean = sum / f32(len);
+	var sq = 0.0;
+	j = 0u;
+	for (; j + 8u <= len; j += 8u) {
+		{ let k = j + 0u; let d = lx(base + k) - mean; sq += d * d; }
+		{ let k = j + 1u; let d = lx(base + k) - mean; sq += d * d; }
+		{ let k = j + 2u; let d = lx(base + k) - mean; sq += d * d; }
+		{ let k = j + 3u; let d = lx(base + k) - mean; sq += d * d; }
+		{ let k = j + 4u; let d = lx(base + k) - mean; sq += d * d; }
+		{ let k = j + 5u; let d = lx(base + k) - mean; sq += d * d; }
+		{ let k = j + 6u; let d = lx(base + k) - mean; sq += d * d; }
+		{ let k = j + 7u; let d = lx(base + k) - mean; sq += d * d; }
+	}
+	for (; j < len; j++) { let k = j; let d = lx(base + k) - mean; sq += d * d; }
+	let rstd = inverseSqrt(sq / f32(len) + p.eps);
+	j = 0u;
+	for (; j + 8u <= len; j += 8u) {
+		{ let k = j + 0u; y[base + k] = (lx(base + k) - mean) * rstd * lg(k) + lbeta(k); }
+		{ let k = j + 1u; y[base + k] = (lx(base + k) - mean) * rstd * lg(k) + lbeta(k); }
+		{ let k = j + 2u; y[base + k] = (lx(base + k) - mean) * rstd * lg(k) + lbeta(k); }
+		{ let k = j + 3u; y[base + k] = (lx(base + k) - mean) * rstd * lg(k) + lbeta(k); }
+		{ let k = j + 4u; y[base + k] = (lx(base + k) - mean) * rstd * lg(k) + lbeta(k); }
+		{ let k = j + 5u; y[base + k] = (lx(base + k) - mean) * rstd * lg(k) + lbeta(k); }
+		{ let k = j + 6u; y[base + k] = (lx(base + k) - mean) * rstd * lg(k) + lbeta(k); }
+		{ let k = j + 7u; y[base + k] = (lx(base + k) - mean) * rstd * lg(k) + lbeta(k); }
+	}
+	for (; j < len; j++) { let k = j; y[base + k] = (lx(base + k) - mean) * rstd * lg(k) + lbeta(k); }
+}
