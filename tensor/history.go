@@ -1,7 +1,6 @@
 package tensor
 
 import (
-	"os"
 	"strconv"
 
 	"github.com/wgtensor/wgtensor/wgpu"
@@ -240,13 +239,5 @@ func (e *Engine) WriteMemoryHistory(path string) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	_, err = h.WriteTo(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return h.WriteFile(path)
 }

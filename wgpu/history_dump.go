@@ -244,7 +244,7 @@ func siteOf(s callsite.Stack) HistorySite {
 func (d *Device) dumpHistoryLocked(path, reason string) string {
 	h, err := d.historyLocked("dump memory history", reason)
 	if err == nil {
-		err = writeHistoryFile(path, h)
+		err = h.WriteFile(path)
 	}
 	if err != nil {
 		return "memory history not written: " + err.Error()
@@ -252,8 +252,9 @@ func (d *Device) dumpHistoryLocked(path, reason string) string {
 	return "memory history written to " + path
 }
 
-// writeHistoryFile writes h to path, replacing it whole.
-func writeHistoryFile(path string, h *History) error {
+// WriteFile writes h (WriteTo) to the file at path, replacing it whole:
+// a failed write leaves no half file behind. Like WriteTo it only reads h.
+func (h *History) WriteFile(path string) error {
 	f, err := os.CreateTemp(dirOf(path), ".history-*")
 	if err != nil {
 		return err

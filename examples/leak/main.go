@@ -94,7 +94,7 @@ func run(dir string) error {
 	tidy.Dispose(kept) // the fix, once the viewer has shown the leak
 
 	jsonPath, htmlPath := filepath.Join(dir, "history.json"), filepath.Join(dir, "history.html")
-	if err := writeHistory(jsonPath, h); err != nil {
+	if err := h.WriteFile(jsonPath); err != nil {
 		return err
 	}
 	if err := memview.WriteFile(htmlPath, h); err != nil {
@@ -175,17 +175,4 @@ func data(e *tensor.Engine) (x, labels *tensor.Tensor) {
 		ls[i] = int32(rng.IntN(classes))
 	}
 	return e.FromFloat32s(xs, batch, features), e.FromInt32s(ls, batch)
-}
-
-// writeHistory writes h to path.
-func writeHistory(path string, h *wgpu.History) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	_, err = h.WriteTo(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
