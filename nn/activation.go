@@ -65,9 +65,10 @@ func LogSoftmax() *Activation {
 	})
 }
 
-// Forward applies the function to float32 x on x's engine. See Module.
+// Forward applies the function to x (float32, float16 or bfloat16) on x's
+// engine. See Module.
 func (a *Activation) Forward(x *tensor.Tensor) *tensor.Tensor {
-	if bad := checkInput(x, a.name, nil, tensor.Float32, 0, -1); bad != nil {
+	if bad := checkInput(x, a.name, nil, floatOf(x), 0, -1); bad != nil {
 		return bad
 	}
 	return a.f(engineFor(x), x)

@@ -81,6 +81,16 @@
 //   - Modes are PyTorch's: a new module is in training mode; SetTraining(false)
 //     (model.eval()) switches to inference mode.
 //
+// # Half-width inference
+//
+// ToDtype converts a model's parameters and buffers to float16 or
+// bfloat16 in place, as PyTorch's module.half() does: the model then holds
+// half the bytes, and Linear, LayerNorm, Embedding, the activations,
+// Dropout and the containers compute in that dtype (tensor's ops compute
+// in float32 and round each result). Layers whose ops do not take
+// half-width tensors yet (Conv2D, BatchNorm, pooling, attention) refuse
+// them with tensor.ErrDType.
+//
 // # Errors
 //
 // The Builder keeps its first error (Builder.Err): a bad size or option, an

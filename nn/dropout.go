@@ -57,7 +57,7 @@ func (l *Dropout) SetSteps(n uint64) { l.steps.Store(n) }
 // unchanged (a view sharing its storage: no copy, no kernel) in inference
 // mode or with p = 0, on x's engine. See Module.
 func (l *Dropout) Forward(x *tensor.Tensor) *tensor.Tensor {
-	if bad := checkInput(x, l.what, l.err, tensor.Float32, 0, -1); bad != nil {
+	if bad := checkInput(x, l.what, l.err, floatOf(x), 0, -1); bad != nil {
 		return bad
 	}
 	e := engineFor(x)

@@ -134,3 +134,34 @@ func ExampleModule_concurrent() {
 	// Output:
 	// every goroutine got the same: true
 }
+
+// A model converted to float16 for inference holds half the bytes and
+// takes float16 inputs.
+func ExampleToDtype() {
+	ctx := context.Background()
+	d, err := wgpu.Open(ctx, wgpu.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer d.Close()
+	e := tensor.New(d)
+	b := nn.NewBuilder(e, 1)
+	model := nn.NewSequential(b.Linear(64, 64), nn.GELU(), b.LayerNorm(64), b.Linear(64, 10))
+	defer model.Dispose()
+	fmt.Println(e.Memory().Bytes, "bytes in float32")
+	if err := nn.ToDtype(model, tensor.Float16); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(e.Memory().Bytes, "bytes in float16")
+	model.SetTraining(false)
+	x := e.FromFloat16Bits(tensor.Float16Bits(make([]float32, 64)), 1, 64)
+	y := model.Forward(x)
+	fmt.Println(y.DType(), y.Shape(), y.Err())
+	tidy.Dispose([]*tensor.Tensor{x, y})
+	// Output:
+	// 19752 bytes in float32
+	// 9876 bytes in float16
+	// float16 [1 10] <nil>
+}

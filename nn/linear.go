@@ -42,10 +42,11 @@ func (b *Builder) Linear(in, out int, opts ...Option) *Linear {
 	return l
 }
 
-// Forward returns x·Wᵀ + b for x of shape [..., in] (rank 1 or more),
-// computed on x's engine. See Module.
+// Forward returns x·Wᵀ + b for x of shape [..., in] (rank 1 or more) and
+// of the weight's dtype (float32, or what ToDtype made it), computed on
+// x's engine. See Module.
 func (l *Linear) Forward(x *tensor.Tensor) *tensor.Tensor {
-	if bad := checkInput(x, l.what, l.err, tensor.Float32, 1, l.in); bad != nil {
+	if bad := checkInput(x, l.what, l.err, dtypeOf(l.weight), 1, l.in); bad != nil {
 		return bad
 	}
 	e := engineFor(x)

@@ -198,6 +198,9 @@ type part struct {
 	module Module         // a submodule, or nil for a tensor
 	tensor *tensor.Tensor // a tensor field
 	buffer bool           // the tensor is a buffer
+	// set replaces the tensor where the walk found it (ToDtype); nil
+	// where it cannot.
+	set func(*tensor.Tensor)
 }
 
 var (
@@ -288,7 +291,11 @@ func (w *walker) value(v reflect.Value, name, goPath string, buffer bool) {
 	if v.Type() == tensorType {
 		t := v.Interface().(*tensor.Tensor)
 		if w.claim(t, name, goPath) {
-			w.parts = append(w.parts, part{name: name, tensor: t, buffer: buffer})
+			p := part{name: name, tensor: t, buffer: buffer}
+			if v.CanSet() {
+				p.set = func(n *tensor.Tensor) { v.Set(reflect.ValueOf(n)) }
+			}
+			w.parts = append(w.parts, p)
 		}
 		return
 	}
@@ -329,7 +336,12 @@ func (w *walker) value(v reflect.Value, name, goPath string, buffer bool) {
 		keys := v.MapKeys()
 		slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(a.String(), b.String()) })
 		for _, k := range keys {
+			n := len(w.parts)
 			w.value(v.MapIndex(k), join(name, k.String()), fmt.Sprintf("%s[%q]", goPath, k.String()), buffer)
+			if len(w.parts) == n+1 && w.parts[n].tensor != nil && v.MapIndex(k).Type() == tensorType {
+				m := v
+				w.parts[n].set = func(t *tensor.Tensor) { m.SetMapIndex(k, reflect.ValueOf(t)) }
+			}
 		}
 	}
 }

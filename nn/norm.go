@@ -68,7 +68,11 @@ func (l *LayerNorm) Forward(x *tensor.Tensor) *tensor.Tensor {
 	if k > 0 { // else the layer was not made: checkInput returns its error
 		last = l.shape[k-1]
 	}
-	if bad := checkInput(x, l.what, l.err, tensor.Float32, k, last); bad != nil {
+	want := dtypeOf(l.weight)
+	if l.weight == nil && x != nil && isFloat(x.DType()) {
+		want = x.DType() // no parameters: any float dtype
+	}
+	if bad := checkInput(x, l.what, l.err, want, k, last); bad != nil {
 		return bad
 	}
 	if got := x.Shape()[x.Rank()-k:]; !slices.Equal(got, l.shape) {
@@ -109,6 +113,9 @@ func (l *LayerNorm) fused(e *tensor.Engine, x *tensor.Tensor, size int) *tensor.
 			ones[i] = 1
 		}
 		weight, bias = e.FromFloat32s(ones, size), e.FromFloat32s(make([]float32, size), size)
+		if d := x.DType(); d != tensor.Float32 {
+			weight, bias = e.Cast(weight, d), e.Cast(bias, d)
+		}
 	}
 	if len(l.shape) == 1 {
 		return e.LayerNorm(x, weight, bias, l.eps)
@@ -121,7 +128,11 @@ func (l *LayerNorm) fused(e *tensor.Engine, x *tensor.Tensor, size int) *tensor.
 // normalise returns xc/√(variance + eps)·weight + bias, without the scale
 // and shift where weight and bias are nil (NoAffine).
 func normalise(e *tensor.Engine, xc, variance *tensor.Tensor, eps float32, weight, bias *tensor.Tensor) *tensor.Tensor {
-	inv := e.Rsqrt(e.Add(variance, e.Scalar(eps)))
+	epsT := e.Scalar(eps)
+	if d := variance.DType(); d != tensor.Float32 {
+		epsT = e.Cast(epsT, d)
+	}
+	inv := e.Rsqrt(e.Add(variance, epsT))
 	y := e.Mul(xc, inv)
 	if weight == nil {
 		return y
