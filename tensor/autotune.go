@@ -629,7 +629,7 @@ func (t *tuner) tune(o *op, c matmulClass, g matmulGeom, heur kernels.MatMul, bu
 		return AutotuneChoice{}, err
 	}
 	began := time.Now()
-	var timed time.Duration // wall time of warm-ups and measurements
+	var timed time.Duration // wall time of the measurements
 	defer func() {
 		t.mu.Lock()
 		t.stats.Time += time.Since(began)
@@ -646,16 +646,17 @@ func (t *tuner) tune(o *op, c matmulClass, g matmulGeom, heur kernels.MatMul, bu
 			}
 			continue
 		}
-		start := time.Now()
 		// Compile outside the timing, and run one workgroup of it, which
-		// drivers that compile on first use (llvmpipe) compile then.
+		// drivers that compile on first use (llvmpipe) compile then. The
+		// class budget does not count it (the device budget does): a
+		// compile slowed by a busy machine must not leave the later
+		// candidates untimed.
 		if err := o.recordMatMul(k, g, bufs, true); err != nil {
 			return AutotuneChoice{}, err
 		}
 		if err := d.Sync(ctx); err != nil {
 			return AutotuneChoice{}, err
 		}
-		timed += time.Since(start)
 		var fastest time.Duration
 		for m := range measurements {
 			reps := max(1, min(maxReps, int(minRun/max(pred, 1))))
