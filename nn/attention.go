@@ -128,7 +128,7 @@ func (l *MultiheadAttention) Forward(x *tensor.Tensor) *tensor.Tensor {
 // contract.
 func (l *MultiheadAttention) Attend(query, key, value *tensor.Tensor, o AttendOptions) *tensor.Tensor {
 	for _, x := range []*tensor.Tensor{query, key, value} {
-		if bad := checkInput(x, l.what, l.err, tensor.Float32, 3, l.d); bad != nil {
+		if bad := checkInput(x, l.what, l.err, dtypeOf(l.inW), 3, l.d); bad != nil {
 			return bad
 		}
 		if x.Rank() != 3 {

@@ -86,10 +86,10 @@
 // ToDtype converts a model's parameters and buffers to float16 or
 // bfloat16 in place, as PyTorch's module.half() does: the model then holds
 // half the bytes, and Linear, LayerNorm, Embedding, the activations,
-// Dropout and the containers compute in that dtype (tensor's ops compute
-// in float32 and round each result). Layers whose ops do not take
-// half-width tensors yet (Conv2D, BatchNorm, pooling, attention) refuse
-// them with tensor.ErrDType.
+// Dropout, MultiheadAttention, TransformerLayer and the containers compute
+// in that dtype (tensor's ops compute in float32 and round each result).
+// Layers whose ops do not take half-width tensors yet (Conv2D, BatchNorm,
+// pooling) refuse them with tensor.ErrDType.
 //
 // # Errors
 //

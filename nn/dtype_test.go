@@ -127,3 +127,41 @@ func TestToDtypeConvertsAModelInPlace(t *testing.T) {
 		require.Zero(t, e.Memory().Tensors, "nothing left")
 	}
 }
+
+// A transformer block converted to float16 or bfloat16 runs causal
+// self-attention (the composed path) close to its float32 self.
+func TestToDtypeRunsATransformerLayer(t *testing.T) {
+	e := testgpu.Engine(t)
+	ctx := context.Background()
+	for _, dt := range []tensor.DType{tensor.Float16, tensor.BFloat16} {
+		b := nn.NewBuilder(e, 3)
+		l := b.TransformerLayer(nn.TransformerConfig{D: 16, Heads: 2, FeedForward: 32, NormFirst: true, Activation: nn.GELU()})
+		require.NoError(t, b.Err())
+		l.SetTraining(false)
+		x := e.RandNormal(5, 0, 1, 2, 5, 16)
+		o := nn.AttendOptions{Causal: true}
+		y32 := l.ForwardMasked(x, o)
+		want, err := y32.Float32s(ctx)
+		require.NoError(t, err)
+		y32.Dispose()
+		require.NoError(t, nn.ToDtype(l, dt))
+		err = tidy.Do(e, func() error {
+			y := l.ForwardMasked(e.Cast(x, dt), o)
+			require.NoError(t, y.Err())
+			require.Equal(t, dt, y.DType())
+			got, err := y.Float32s(ctx)
+			require.NoError(t, err)
+			tol := 0.05
+			if dt == tensor.BFloat16 {
+				tol = 0.3
+			}
+			for i := range want {
+				require.InDelta(t, want[i], got[i], tol*math.Max(1, math.Abs(float64(want[i]))), "%s element %d", dt, i)
+			}
+			return nil
+		})
+		require.NoError(t, err)
+		x.Dispose()
+		l.Dispose()
+	}
+}

@@ -115,7 +115,11 @@ func (l *TransformerLayer) Forward(x *tensor.Tensor) *tensor.Tensor {
 // ForwardMasked is Forward with self-attention's masks (PyTorch's
 // src_mask, src_key_padding_mask and is_causal).
 func (l *TransformerLayer) ForwardMasked(x *tensor.Tensor, o AttendOptions) *tensor.Tensor {
-	if bad := checkInput(x, l.what, l.err, tensor.Float32, 3, l.c.D); bad != nil {
+	var weights *tensor.Tensor // the layer's dtype: its attention's
+	if l.SelfAttn != nil {
+		weights = l.SelfAttn.inW
+	}
+	if bad := checkInput(x, l.what, l.err, dtypeOf(weights), 3, l.c.D); bad != nil {
 		return bad
 	}
 	if x.Rank() != 3 {

@@ -441,12 +441,12 @@ func (o *op) noteAttention(opt AttentionOptions) {
 func (o *op) checkAttention(in attnIn, opt AttentionOptions) (attnGeom, *Tensor) {
 	var g attnGeom
 	for i, t := range in.tensors() {
-		if t.dtype != Float32 {
+		if t.dtype != in.q.dtype || !t.dtype.float() {
 			name := "qkv"[i : i+1]
 			if in.packed {
 				name = "qkv"
 			}
-			return g, o.fail(ErrDType, "%s is %s, not float32", name, t.dtype)
+			return g, o.fail(ErrDType, "%s is %s; q, k and v are all float32, float16 or bfloat16", name, t.dtype)
 		}
 	}
 	var bad *Tensor
@@ -463,7 +463,8 @@ func (o *op) checkAttention(in attnIn, opt AttentionOptions) (attnGeom, *Tensor)
 	if bad != nil {
 		return g, bad
 	}
-	g.fused = kernels.AttentionFits(g.D, g.Dv)
+	// Half-width operands take the composed path, whose ops take them.
+	g.fused = kernels.AttentionFits(g.D, g.Dv) && !in.q.dtype.half()
 	full := Shape{g.B, g.H, g.Tq, g.Tk}
 	if g.rank3 {
 		full = Shape{g.B, g.Tq, g.Tk}

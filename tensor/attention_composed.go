@@ -43,6 +43,15 @@ func (c *composer) free() {
 
 func (c *composer) scalar(v float32) *Tensor { return c.t(c.e.Scalar(v)) }
 
+// scalarAs is a scalar v of x's dtype: for ops on half-width operands.
+func (c *composer) scalarAs(v float32, x *Tensor) *Tensor {
+	s := c.scalar(v)
+	if x.dtype != Float32 {
+		s = c.t(c.e.Cast(s, x.dtype))
+	}
+	return s
+}
+
 // zero is a scalar 0 of dtype.
 func (c *composer) zero(dtype DType) *Tensor { return c.t(c.e.Fill(dtype, 0)) }
 
@@ -50,9 +59,14 @@ func (c *composer) zero(dtype DType) *Tensor { return c.t(c.e.Fill(dtype, 0)) }
 // is masked (by Causal, a boolean mask or the key padding): [.., Tq, Tk].
 func (c *composer) scores(q, k *Tensor, opt AttentionOptions, g attnGeom) *Tensor {
 	e := c.e
-	s := c.t(e.Mul(c.t(e.MatMulT(q, k, false, true)), c.scalar(g.scale)))
+	s := c.t(e.MatMulT(q, k, false, true))
+	s = c.t(e.Mul(s, c.scalarAs(g.scale, s)))
 	if g.maskAdd {
-		s = c.t(e.Add(s, opt.Mask))
+		mask := opt.Mask
+		if s.dtype != Float32 { // a float32 mask, rounded to the scores' dtype
+			mask = c.t(e.Cast(mask, s.dtype))
+		}
+		s = c.t(e.Add(s, mask))
 	}
 	var masked *Tensor // uint32, 1 where masked
 	or := func(m *Tensor) {
@@ -89,7 +103,7 @@ func (c *composer) dropout(w *Tensor, opt AttentionOptions, g attnGeom) *Tensor 
 	}
 	e := c.e
 	keep := c.t(e.GreaterEqual(c.t(e.RandUniform(opt.Seed, 0, 1, w.shape...)), c.scalar(opt.Dropout)))
-	return c.t(e.Where(keep, c.t(e.Mul(w, c.scalar(g.params(opt).DropScale))), c.scalar(0)))
+	return c.t(e.Where(keep, c.t(e.Mul(w, c.scalarAs(g.params(opt).DropScale, w))), c.scalarAs(0, w)))
 }
 
 // splitHeads returns x [B, T, H·n] (merged heads) as [B, H, T, n]; x
@@ -135,7 +149,7 @@ func (e *Engine) attentionComposed(in attnIn, opt AttentionOptions, g attnGeom, 
 	c := composer{e: e}
 	defer c.free()
 	if g.Tk == 0 {
-		out = e.Zeros(Float32, g.outShape...)
+		out = e.Zeros(in.q.dtype, g.outShape...)
 		if wantLSE {
 			lse = e.Fill(Float32, math.Inf(1), g.lseShape...)
 		}
@@ -145,7 +159,7 @@ func (e *Engine) attentionComposed(in attnIn, opt AttentionOptions, g attnGeom, 
 	rowShape := q.shape[:q.Rank()-1]
 	s := c.scores(q, k, opt, g4)
 	rowMax := c.t(e.Max(s, true, -1))
-	empty := c.t(e.Equal(rowMax, c.scalar(float32(math.Inf(-1)))))
+	empty := c.t(e.Equal(rowMax, c.scalarAs(float32(math.Inf(-1)), rowMax)))
 	s = c.t(e.MaskedFill(s, empty, 0)) // a finite softmax, then zeroed
 	w := c.t(e.MaskedFill(c.t(e.Softmax(s, -1)), empty, 0))
 	out = c.keep(c.mergeHeads(c.t(e.MatMul(c.dropout(w, opt, g4), v)), g))

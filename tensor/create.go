@@ -149,7 +149,7 @@ func (e *Engine) Range(dtype DType, start, stop, step float64) *Tensor {
 	var m kernels.Node
 	p := kernels.NodeParams{Scalars: [4]float32{float32(start), float32(step)}}
 	switch dtype {
-	case Float32:
+	case Float32, Float16, BFloat16: // a half result rounds each element
 		m.Expr = "s.x + f32(i) * s.y"
 	default:
 		T := dtype.wgsl()

@@ -40,10 +40,12 @@
 // (float32 sums of the unpacked operands, rounded: with the templated
 // kernels, never the vec4 one, and untuned), Softmax and LogSoftmax
 // (float32 arithmetic, rounded), LayerNorm (likewise; x, gamma and beta
-// of one dtype), Gather, and WriteBytes and ReadBytes; the other ops
-// (gradients of layer norm, attention, convolutions, pooling, scatters,
-// cumulative sums, top-k, Assign, custom kernels) do not take them yet
-// and fail with ErrDType: Cast to float32 first.
+// of one dtype), ScaledDotProductAttention and its packed form (composed
+// of those ops, in the operands' dtype; a float32 additive mask is
+// rounded to it), Gather, and WriteBytes and ReadBytes; the other ops
+// (gradients of layer norm and attention, convolutions, pooling,
+// scatters, cumulative sums, top-k, Assign, custom kernels) do not take
+// them yet and fail with ErrDType: Cast to float32 first.
 //
 // # Fusion
 //

@@ -288,7 +288,8 @@ func (e *Engine) begin(name string, site stack, inputs ...*Tensor) (*op, *Tensor
 var takesHalf = map[string]bool{"write bytes": true, "copy": true, "transpose": true, "slice": true, "broadcast_to": true,
 	"concat": true, "stack": true, "split": true, "pad": true,
 	"sum": true, "mean": true, "prod": true, "max": true, "min": true, "argmax": true, "argmin": true,
-	"matmul": true, "softmax": true, "log_softmax": true, "gather": true, "layer_norm": true}
+	"matmul": true, "softmax": true, "log_softmax": true, "gather": true, "layer_norm": true,
+	"scaled_dot_product_attention": true, "scaled_dot_product_attention_packed": true}
 
 // beginLazy is begin for ops that leave pending inputs pending: elementwise
 // ops, which fuse with the ops that make their inputs, and views, which

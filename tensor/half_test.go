@@ -274,6 +274,22 @@ func TestHalfTensorsFromCreationOpsAndAsText(t *testing.T) {
 			require.NoError(t, err)
 			want := h.narrow(float32(1.0 / 3))
 			assert.Equal(t, []uint16{want, want, want, want, want}, f)
+			// Range, and MaskedFill by every kind of mask: the float32 op, rounded.
+			for _, c := range []struct {
+				got, want *tensor.Tensor
+			}{
+				{e.Range(h.dtype, 0.1, 3, 0.3), e.Range(tensor.Float32, 0.1, 3, 0.3)},
+				{e.MaskedFill(e.Range(h.dtype, 0, 4, 1), e.FromUint32s([]uint32{0, 1, 0, 1}), float32(math.Inf(-1))),
+					e.MaskedFill(e.Range(tensor.Float32, 0, 4, 1), e.FromUint32s([]uint32{0, 1, 0, 1}), float32(math.Inf(-1)))},
+				{e.MaskedFill(e.Range(h.dtype, 0, 4, 1), fromBits(e, h.dtype, []uint16{0, h.narrow(2), 0x8000, h.narrow(-1)}), 1.0/3),
+					e.MaskedFill(e.Range(tensor.Float32, 0, 4, 1), e.FromFloat32s([]float32{0, 2, float32(math.Copysign(0, -1)), -1}), 1.0/3)},
+			} {
+				got, err := c.got.Uint16s(ctx)
+				require.NoError(t, err)
+				want, err := e.Cast(c.want, h.dtype).Uint16s(ctx)
+				require.NoError(t, err)
+				require.Equal(t, want, got, "%s", h.dtype)
+			}
 			x := fromBits(e, h.dtype, []uint16{h.narrow(1), h.narrow(2.5), h.narrow(float32(math.Copysign(0, -1)))}, 3)
 			text, err := x.Text(ctx)
 			require.NoError(t, err)
@@ -636,5 +652,66 @@ func TestLayerNormOfHalfTensors(t *testing.T) {
 			})
 			require.NoError(t, err)
 		}
+	}
+}
+
+// Attention of half tensors takes the composed path (products, softmax,
+// masks in the operands' dtype): close to the float32 attention of the
+// same values, with a causal mask, an additive float32 mask, merged heads
+// and a packed projection.
+func TestAttentionOfHalfTensors(t *testing.T) {
+	e := testgpu.Engine(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(23, 24))
+	for _, h := range halfDTypes {
+		tol := 0.01
+		if h.dtype == tensor.BFloat16 {
+			tol = 0.06
+		}
+		mk := func(shape ...int) *tensor.Tensor {
+			n := 1
+			for _, d := range shape {
+				n *= d
+			}
+			b := make([]uint16, n)
+			for i := range b {
+				b[i] = h.narrow(float32(rng.NormFloat64()))
+			}
+			return fromBits(e, h.dtype, b, shape...)
+		}
+		err := tidy.Do(e, func() error {
+			mask := e.FromFloat32s([]float32{0, -1, -2, 0, 0, -0.5, 0, 0, 0}, 3, 3)
+			for name, c := range map[string]struct {
+				q, k, v *tensor.Tensor
+				opt     tensor.AttentionOptions
+				packed  bool
+			}{
+				"causal": {mk(2, 2, 3, 8), mk(2, 2, 3, 8), mk(2, 2, 3, 8), tensor.AttentionOptions{Causal: true}, false},
+				"mask":   {mk(2, 2, 3, 8), mk(2, 2, 3, 8), mk(2, 2, 3, 8), tensor.AttentionOptions{Mask: mask}, false},
+				"heads":  {mk(2, 3, 16), mk(2, 3, 16), mk(2, 3, 16), tensor.AttentionOptions{Heads: 2, Causal: true}, false},
+				"packed": {mk(2, 3, 48), nil, nil, tensor.AttentionOptions{Heads: 2}, true},
+			} {
+				f := func(t *tensor.Tensor) *tensor.Tensor { return e.Cast(t, tensor.Float32) }
+				var got, want *tensor.Tensor
+				if c.packed {
+					got = e.ScaledDotProductAttentionPacked(c.q, c.opt)
+					want = e.ScaledDotProductAttentionPacked(f(c.q), c.opt)
+				} else {
+					got = e.ScaledDotProductAttention(c.q, c.k, c.v, c.opt)
+					want = e.ScaledDotProductAttention(f(c.q), f(c.k), f(c.v), c.opt)
+				}
+				require.NoError(t, got.Err(), name)
+				require.Equal(t, h.dtype, got.DType(), name)
+				gv, err := got.Float32s(ctx)
+				require.NoError(t, err)
+				wv, err := want.Float32s(ctx)
+				require.NoError(t, err)
+				for i := range wv {
+					require.InDelta(t, wv[i], gv[i], tol*math.Max(1, math.Abs(float64(wv[i]))), "%s %s element %d", h.dtype, name, i)
+				}
+			}
+			return nil
+		})
+		require.NoError(t, err)
 	}
 }

@@ -74,7 +74,7 @@ func (e *Engine) MaskedFill(x, mask *Tensor, value float32) *Tensor {
 	}
 	var word uint32
 	switch x.dtype {
-	case Float32:
+	case Float32, Float16, BFloat16: // a half x's node rounds it
 		word = math.Float32bits(value)
 	case Int32:
 		word = uint32(castToInt32(value))
@@ -83,7 +83,7 @@ func (e *Engine) MaskedFill(x, mask *Tensor, value float32) *Tensor {
 	}
 	var test string
 	switch mask.dtype {
-	case Float32:
+	case Float32, Float16, BFloat16:
 		test = "(bitcast<u32>(a1) & 0x7fffffffu) != 0u"
 	case Int32:
 		test = "a1 != 0"
