@@ -72,7 +72,6 @@ func (k EventKind) String() string {
 // indices in the History's tables, -1 for none.
 type HistoryEvent struct {
 	Time   time.Duration // since the history began
-	Kind   EventKind
 	Usage  Usage
 	Buffer uint64 // the buffer's ID; 0 for events of no buffer
 	Bytes  uint64
@@ -80,6 +79,7 @@ type HistoryEvent struct {
 	Site   int32  // where the buffer was asked for (History.Sites)
 	Tag    int32  // the buffer's description (History.Tags)
 	Label  int32  // a marker's, an OOM's or a loss's words (History.Labels)
+	Kind   EventKind
 }
 
 // BufferTag describes what a buffer holds, for the memory history: the
@@ -101,7 +101,7 @@ type BufferTag struct {
 type HistoryOptions struct {
 	// Events is how many events the history keeps: a ring that drops the
 	// oldest once full, counting them (History.Dropped). 0 means
-	// DefaultHistoryEvents. Each event takes 48 bytes of host memory.
+	// DefaultHistoryEvents. Each event takes 56 bytes of host memory.
 	Events int
 	// OnOOM, when set, is a file the history is written to (WriteTo) when
 	// an allocation fails with ErrOutOfMemory; the error's message says
@@ -113,7 +113,7 @@ type HistoryOptions struct {
 }
 
 // DefaultHistoryEvents is the ring size of a history whose options give
-// none: 2^20 events, 48 MiB of host memory.
+// none: 2^20 events, 56 MiB of host memory.
 const DefaultHistoryEvents = 1 << 20
 
 // historyRec records a device's memory history. It lives in the pool

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
@@ -360,4 +361,10 @@ func TestHistoryGrowthFindsAPlantedLeak(t *testing.T) {
 	_, err = h.Growth(marks[9], marks[2])
 	require.Error(t, err)
 	require.Equal(t, "unknown", wgpu.HistorySite{}.String())
+}
+
+// HistoryOptions.Events and DefaultHistoryEvents give an event's host
+// memory: keep them true.
+func TestHistoryEventIsTheSizeItsDocSays(t *testing.T) {
+	require.Equal(t, uintptr(56), unsafe.Sizeof(wgpu.HistoryEvent{}))
 }
