@@ -31,7 +31,7 @@ import (
 // the error and m is unchanged.
 func ToDtype(m Module, dtype tensor.DType) error {
 	what := fmt.Sprintf("nn: ToDtype(%v)", dtype)
-	if dtype != tensor.Float32 && dtype != tensor.Float16 && dtype != tensor.BFloat16 {
+	if !dtype.IsFloat() {
 		return fmt.Errorf("%s: want float32, float16 or bfloat16: %w", what, tensor.ErrDType)
 	}
 	repl := map[*tensor.Tensor]*tensor.Tensor{}
@@ -43,7 +43,7 @@ func ToDtype(m Module, dtype tensor.DType) error {
 	for i, list := range [][]optim.Param{m.Params(), m.Buffers()} {
 		for _, p := range list {
 			t := p.T
-			if _, done := repl[t]; done || t == nil || t.DType() == dtype || !isFloat(t.DType()) {
+			if _, done := repl[t]; done || t == nil || t.DType() == dtype || !t.DType().IsFloat() {
 				continue
 			}
 			c := t.Engine().Cast(t, dtype)
@@ -78,15 +78,10 @@ func dtypeOf(t *tensor.Tensor) tensor.DType {
 // floatOf is the dtype a layer without parameters takes x in: x's own
 // where it is a float dtype, else float32 (which x then fails).
 func floatOf(x *tensor.Tensor) tensor.DType {
-	if x != nil && isFloat(x.DType()) {
+	if x != nil && x.DType().IsFloat() {
 		return x.DType()
 	}
 	return tensor.Float32
-}
-
-// isFloat reports whether d holds floating-point values.
-func isFloat(d tensor.DType) bool {
-	return d == tensor.Float32 || d == tensor.Float16 || d == tensor.BFloat16
 }
 
 // tensorSwapper is a module that holds tensors of its own (a layer, a

@@ -69,7 +69,7 @@ func (l *LayerNorm) Forward(x *tensor.Tensor) *tensor.Tensor {
 		last = l.shape[k-1]
 	}
 	want := dtypeOf(l.weight)
-	if l.weight == nil && x != nil && isFloat(x.DType()) {
+	if l.weight == nil && x != nil && x.DType().IsFloat() {
 		want = x.DType() // no parameters: any float dtype
 	}
 	if bad := checkInput(x, l.what, l.err, want, k, last); bad != nil {

@@ -441,7 +441,7 @@ func (o *op) noteAttention(opt AttentionOptions) {
 func (o *op) checkAttention(in attnIn, opt AttentionOptions) (attnGeom, *Tensor) {
 	var g attnGeom
 	for i, t := range in.tensors() {
-		if t.dtype != in.q.dtype || !t.dtype.float() {
+		if t.dtype != in.q.dtype || !t.dtype.IsFloat() {
 			name := "qkv"[i : i+1]
 			if in.packed {
 				name = "qkv"

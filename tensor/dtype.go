@@ -55,8 +55,9 @@ func (d DType) Size() int {
 // half reports whether d is 16 bits wide.
 func (d DType) half() bool { return d == Float16 || d == BFloat16 }
 
-// float reports whether d holds floating-point values.
-func (d DType) float() bool { return d == Float32 || d.half() }
+// IsFloat reports whether d holds floating-point values: Float32,
+// Float16 or BFloat16.
+func (d DType) IsFloat() bool { return d == Float32 || d.half() }
 
 // storage is how kernels find d's elements in memory.
 func (d DType) storage() kernels.Storage {

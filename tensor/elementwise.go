@@ -208,9 +208,9 @@ func castExpr(from, to DType) string {
 	switch {
 	case from.half() || to.half():
 		switch {
-		case from.float() && to.float():
+		case from.IsFloat() && to.IsFloat():
 			return "a0"
-		case to.float():
+		case to.IsFloat():
 			return "f32(a0)"
 		case to == Int32:
 			return "toi32_(a0)"

@@ -97,6 +97,18 @@ func widened(ctx context.Context, t *Tensor) ([]float32, error) {
 	return Float16Values(bits), nil
 }
 
+// roundedTo returns y, an op's float32 result, rounded to dtype where
+// that is float16 or bfloat16 (by a fused cast, y then disposed): how the
+// ops that compute a half result in float32 end. y as it is otherwise, or
+// where it carries an error.
+func (o *op) roundedTo(dtype DType, y *Tensor) *Tensor {
+	if !dtype.half() || y.err != nil {
+		return y
+	}
+	defer y.Dispose()
+	return o.mapOp("cast", "a0", dtype, []*Tensor{y}, [4]float32{})
+}
+
 // Float16Bits rounds v to float16 as Cast does (to nearest, ties to even;
 // ±Inf past 65,504; NaN stays NaN) and returns the bits.
 func Float16Bits(v []float32) []uint16 { return convert(v, half.Float16From32) }

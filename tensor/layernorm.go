@@ -37,16 +37,7 @@ func (e *Engine) LayerNorm(x, gamma, beta *Tensor, eps float32) *Tensor {
 	if bad != nil {
 		return bad
 	}
-	if !x.dtype.half() {
-		return o.layerNorm(k, x, gamma, beta, eps, n)
-	}
-	// Computed in float32, then rounded to x's dtype.
-	y := o.layerNorm(k, x, gamma, beta, eps, n)
-	if y.err != nil {
-		return y
-	}
-	defer y.Dispose()
-	return o.mapOp("cast", "a0", x.dtype, []*Tensor{y}, [4]float32{})
+	return o.roundedTo(x.dtype, o.layerNorm(k, x, gamma, beta, eps, n))
 }
 
 // layerNorm dispatches kernel k over x's rows of n elements and returns

@@ -48,19 +48,10 @@ func (e *Engine) matmul(site stack, a, b *Tensor, ta, tb bool) *Tensor {
 	}
 	defer o.end()
 	o.attrs.TransA, o.attrs.TransB = ta, tb
-	if a.dtype != b.dtype || !a.dtype.float() {
+	if a.dtype != b.dtype || !a.dtype.IsFloat() {
 		return o.fail(ErrDType, "matmul takes two float32, float16 or bfloat16 tensors, got %s and %s", a.dtype, b.dtype)
 	}
-	if a.dtype.half() {
-		// Products of float32 sums, rounded to the operands' dtype.
-		c := o.product(a, b, ta, tb)
-		if c.err != nil {
-			return c
-		}
-		defer c.Dispose()
-		return o.mapOp("cast", "a0", a.dtype, []*Tensor{c}, [4]float32{})
-	}
-	return o.product(a, b, ta, tb)
+	return o.roundedTo(a.dtype, o.product(a, b, ta, tb))
 }
 
 // product records a·b (with the transposes) of float32, float16 or

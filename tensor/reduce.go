@@ -84,16 +84,10 @@ func (e *Engine) reduce(site stack, rop kernels.ReduceOp, x *Tensor, keepDims bo
 }
 
 func (o *op) reduce(rop kernels.ReduceOp, x *Tensor, keepDims bool, axes []int) *Tensor {
-	if !x.dtype.half() || rop.Arg() {
+	if rop.Arg() { // int32 indices
 		return o.reduceAcc(rop, x, keepDims, axes)
 	}
-	// Accumulated in float32, then rounded to x's dtype.
-	acc := o.reduceAcc(rop, x, keepDims, axes)
-	if acc.err != nil {
-		return acc
-	}
-	defer acc.Dispose()
-	return o.mapOp("cast", "a0", x.dtype, []*Tensor{acc}, [4]float32{})
+	return o.roundedTo(x.dtype, o.reduceAcc(rop, x, keepDims, axes))
 }
 
 // reduceAcc is reduce with results of the accumulator's type: float32 for
@@ -315,19 +309,10 @@ func (e *Engine) softmax(site stack, x *Tensor, axis int, log bool) *Tensor {
 		return bad
 	}
 	defer o.end()
-	if !x.dtype.float() {
+	if !x.dtype.IsFloat() {
 		return o.fail(ErrDType, "%s takes float32, float16 or bfloat16, not %s", name, x.dtype)
 	}
-	if !x.dtype.half() {
-		return o.softmax(x, axis, log)
-	}
-	// Computed in float32, then rounded to x's dtype.
-	y := o.softmax(x, axis, log)
-	if y.err != nil {
-		return y
-	}
-	defer y.Dispose()
-	return o.mapOp("cast", "a0", x.dtype, []*Tensor{y}, [4]float32{})
+	return o.roundedTo(x.dtype, o.softmax(x, axis, log))
 }
 
 // softmax computes (log-)softmax of x along axis, in float32 whatever x's
