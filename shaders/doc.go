@@ -80,12 +80,12 @@
 // {hash} are the program's, see below), [part] is there for some variants
 // only, and a|b is one or the other; FileOf gives the template of a key:
 //
-//	matmul_tiled.wgsl     matmul/tiled/{TransA}/{TransB}/b{BatchRank}[/sum_a][/sum_b][/{Storage}]
-//	matmul_register.wgsl  matmul/register/{TransA}/{TransB}/b{BatchRank}[/sum_a][/sum_b][/{Storage}]
-//	matmul_small.wgsl     matmul/small/{TransA}/{TransB}/b{BatchRank}[/sum_a][/sum_b][/{Storage}]
-//	(generated)           matmul/vec4/{TransA}/{TransB}/b{BatchRank}[/sum_a][/sum_b]
+//	matmul_tiled.wgsl     matmul/tiled/{TransA}/{TransB}/b{BatchRank}[/sum_a][/sum_b][/{AStorage}|/a_{AStorage}/b_{BStorage}]
+//	matmul_register.wgsl  matmul/register/{TransA}/{TransB}/b{BatchRank}[/sum_a][/sum_b][/{AStorage}|/a_{AStorage}/b_{BStorage}]
+//	matmul_small.wgsl     matmul/small/{TransA}/{TransB}/b{BatchRank}[/sum_a][/sum_b][/{AStorage}|/a_{AStorage}/b_{BStorage}]
+//	(generated)           matmul/vec4/{TransA}/{TransB}/b{BatchRank}[/sum_a][/sum_b][/a_{AStorage}/b_{BStorage}]
 //	(generated)           elementwise/{nodes}/{hash}
-//	(the product's)       matmul/{kind}/{TransA}/{TransB}/b{BatchRank}[/sum_a][/sum_b]+elementwise/{nodes}/{hash}/{StoreC}
+//	(the product's)       matmul/{kind}/{TransA}/{TransB}/b{BatchRank}[/sum_a][/sum_b][/{AStorage}|/a_{AStorage}/b_{BStorage}]+elementwise/{nodes}/{hash}/{StoreC}
 //	reduce.wgsl           reduce/{Op}/{In}/{PerThread}/{Segments}/{Indexed}[/{Storage}]
 //	softmax.wgsl          softmax/{Log}/{PerThread}[/{Storage}]
 //	xent.wgsl             softmax_xent[_grad][_weighted|_mean]/{Dense}

@@ -7,16 +7,17 @@ the four) of matrix z: the kernels store through it alone. With an
 (see MatMulEpilogue). */ -}}
 {{define "matmul_head" -}}
 {{.Params -}}
-{{- if .Unpack}}
-@group(0) @binding(0) var<storage, read> a: array<u32>;
-@group(0) @binding(1) var<storage, read> bm: array<u32>;
+@group(0) @binding(0) var<storage, read> a: array<{{.AElem}}>;
+@group(0) @binding(1) var<storage, read> bm: array<{{.BElem}}>;
+{{- if .Lib}}
 {{.Lib}}
-{{- /* la and lb read element i of A and B: half of a word. */}}
-fn la(i: u32) -> f32 { return {{.Unpack}}(a[i >> 1u], i & 1u); }
-fn lb(i: u32) -> f32 { return {{.Unpack}}(bm[i >> 1u], i & 1u); }
-{{- else}}
-@group(0) @binding(0) var<storage, read> a: array<{{.Elem}}>;
-@group(0) @binding(1) var<storage, read> bm: array<{{.Elem}}>;
+{{- end}}
+{{- /* la and lb read element i of A and B, where they are packed. */}}
+{{- if .LoadA}}
+{{.LoadA}}
+{{- end}}
+{{- if .LoadB}}
+{{.LoadB}}
 {{- end}}
 {{- if .Epilogue}}
 {{.Epilogue}}
@@ -91,8 +92,8 @@ written. */ -}}
 			if (k >= K) { break; }
 			var av: array<f32, {{.Block}}>;
 			var bv: array<f32, {{.Block}}>;
-			for (var i = 0u; i < {{.Block}}u; i++) { let ia = aoff + {{if .TransA}}k * M + ri[i]{{else}}ri[i] * K + k{{end}}; av[i] = {{if .Unpack}}la(ia){{else}}a[ia]{{end}}; }
-			for (var j = 0u; j < {{.Block}}u; j++) { let ib = boff + {{if .TransB}}ci[j] * K + k{{else}}k * N + ci[j]{{end}}; bv[j] = {{if .Unpack}}lb(ib){{else}}bm[ib]{{end}}; }
+			for (var i = 0u; i < {{.Block}}u; i++) { let ia = aoff + {{if .TransA}}k * M + ri[i]{{else}}ri[i] * K + k{{end}}; av[i] = {{if .LoadA}}la(ia){{else}}a[ia]{{end}}; }
+			for (var j = 0u; j < {{.Block}}u; j++) { let ib = boff + {{if .TransB}}ci[j] * K + k{{else}}k * N + ci[j]{{end}}; bv[j] = {{if .LoadB}}lb(ib){{else}}bm[ib]{{end}}; }
 {{- if .SumA}}
 			if (sumRows) { for (var i = 0u; i < {{.Block}}u; i++) { rs[i] = rs[i] + av[i]; } }
 {{- end}}

@@ -49,14 +49,14 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: ve
 		if (li < {{.Stage}}u) {
 			{{if .TransA}}let q = li % {{.Threads}}u; let kk = li / {{.Threads}}u;{{else}}let kk = li % {{.StepK}}u; let q = li / {{.StepK}}u;{{end}} let gk = k0 + kk; var v = vec4<f32>(0.0);
 {{- range $t, $lane := lanes}}
-			if (gk < K && row0 + 4u * q + {{$t}}u < M) { let ia = aoff + {{if $.TransA}}gk * M + row0 + 4u * q + {{$t}}u{{else}}(row0 + 4u * q + {{$t}}u) * K + gk{{end}}; v.{{$lane}} = {{if $.Unpack}}la(ia){{else}}a[ia]{{end}}; }
+			if (gk < K && row0 + 4u * q + {{$t}}u < M) { let ia = aoff + {{if $.TransA}}gk * M + row0 + 4u * q + {{$t}}u{{else}}(row0 + 4u * q + {{$t}}u) * K + gk{{end}}; v.{{$lane}} = {{if $.LoadA}}la(ia){{else}}a[ia]{{end}}; }
 {{- end}}
 			As[kk * {{.Threads}}u + q] = v;
 		} else {
 			let e = li - {{.Stage}}u;
 			{{if .TransB}}let kk = e % {{.StepK}}u; let q = e / {{.StepK}}u;{{else}}let q = e % {{.Threads}}u; let kk = e / {{.Threads}}u;{{end}} let gk = k0 + kk; var v = vec4<f32>(0.0);
 {{- range $t, $lane := lanes}}
-			if (gk < K && col0 + 4u * q + {{$t}}u < N) { let ib = boff + {{if $.TransB}}(col0 + 4u * q + {{$t}}u) * K + gk{{else}}gk * N + col0 + 4u * q + {{$t}}u{{end}}; v.{{$lane}} = {{if $.Unpack}}lb(ib){{else}}bm[ib]{{end}}; }
+			if (gk < K && col0 + 4u * q + {{$t}}u < N) { let ib = boff + {{if $.TransB}}(col0 + 4u * q + {{$t}}u) * K + gk{{else}}gk * N + col0 + 4u * q + {{$t}}u{{end}}; v.{{$lane}} = {{if $.LoadB}}lb(ib){{else}}bm[ib]{{end}}; }
 {{- end}}
 			Bs[kk * {{.Threads}}u + q] = v;
 		}

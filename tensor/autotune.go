@@ -518,9 +518,10 @@ func (o *op) matmulChoice(g matmulGeom, bufs []*wgpu.Buffer, count bool) kernels
 	e := o.e
 	family := e.matMulKernel()
 	_, forced := forcedMatMulKernel()
-	if g.base.Storage != kernels.Word {
-		// Half-width operands: the templated kernels read them, untuned.
-		if family == "vec4" {
+	if g.base.AStorage != kernels.Word || g.base.BStorage != kernels.Word {
+		// Packed operands: the templated kernels read them, untuned, and
+		// the Vec4 kernel int8 weights.
+		if family == "vec4" && (g.base.AStorage != kernels.Word || g.base.BStorage != kernels.Int8) {
 			family = "register"
 		}
 		k := pickMatMul(family, forced, g.base, g.M, g.K, g.N, g.batches)

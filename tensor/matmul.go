@@ -89,7 +89,7 @@ func (o *op) product(a, b *Tensor, ta, tb bool) *Tensor {
 	if shape.Size() == 0 {
 		return out
 	}
-	g := matmulGeom{M: M, K: K, N: N, batches: batch.Size(), base: kernels.MatMul{TransA: ta, TransB: tb, BatchRank: len(batch), Storage: a.dtype.storage()},
+	g := matmulGeom{M: M, K: K, N: N, batches: batch.Size(), base: kernels.MatMul{TransA: ta, TransB: tb, BatchRank: len(batch), AStorage: a.dtype.storage(), BStorage: b.dtype.storage()},
 		batchDims: u32s(batch), aStrides: u32s(broadcastStrides(aBatch, batch)), bStrides: u32s(broadcastStrides(bBatch, batch))}
 	bufs := []*wgpu.Buffer{a.buf(), b.buf(), out.buf()}
 	k := o.matmulChoice(g, bufs, true)

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"sync"
 
@@ -57,14 +56,18 @@ type Storage uint8
 
 // The storages. A half-width storage holds f32 values (the leaf's or
 // node's Type is F32), two to a 32-bit word, element 2k in the low half,
-// converted as half.wgsl converts (Half). A program that stores one
-// computes at least two elements per thread (see ElementsPerThread), so
-// that each thread writes whole words; the padding half of an odd count's
-// last word is written as 0.
+// converted as half.wgsl converts (Half). Int8 holds i32 values (Type
+// I32) in [-128, 127], four to a word, element 4k in the lowest byte, as
+// two's complement bytes: a value stored to it keeps its low 8 bits, as a
+// C cast to int8_t does. A program that stores a narrow storage computes
+// a word's worth of elements per thread (see ElementsPerThread), so that
+// each thread writes whole words; the padding of a count's last word is
+// written as 0.
 const (
 	Word     Storage = iota // one element per 32-bit word
 	Float16                 // IEEE 754 binary16 bits
 	BFloat16                // bfloat16 bits
+	Int8                    // two's complement bytes
 )
 
 func (s Storage) String() string {
@@ -73,21 +76,72 @@ func (s Storage) String() string {
 		return "float16"
 	case BFloat16:
 		return "bfloat16"
+	case Int8:
+		return "int8"
 	}
 	return "word"
 }
 
-// unpack, pack and round name s's helpers (halfHelpers).
+// PerWord is how many elements of s one 32-bit word holds: 1, 2 or 4.
+func (s Storage) PerWord() int {
+	switch s {
+	case Float16, BFloat16:
+		return 2
+	case Int8:
+		return 4
+	}
+	return 1
+}
+
+// unpack, pack and round name s's helpers (storageHelpers): unpack(w, k)
+// is element k of word w, pack(a, b, ...) packs PerWord values into a
+// word, and round(a) is a rounded (or for Int8 wrapped) to s.
 func (s Storage) unpack() string { return s.helper("load") }
 func (s Storage) pack() string   { return s.helper("pack") }
 func (s Storage) round() string  { return s.helper("round") }
 
 // helper is the name of s's helper that does what.
 func (s Storage) helper(what string) string {
-	if s == BFloat16 {
+	switch s {
+	case BFloat16:
 		return what + "_bf16"
+	case Int8:
+		return what + "_i8"
 	}
 	return what + "_f16"
+}
+
+// element is the WGSL reading element index (a u32 expression, counted in
+// elements) of the array of words name in storage s.
+func (s Storage) element(name, index string) string {
+	if strings.ContainsAny(index, " +-*/") {
+		index = "(" + index + ")"
+	}
+	switch s.PerWord() {
+	case 2:
+		return fmt.Sprintf("%s(%s[%s >> 1u], %s & 1u)", s.unpack(), name, index, index)
+	case 4:
+		return fmt.Sprintf("%s(%s[%s >> 2u], %s & 3u)", s.unpack(), name, index, index)
+	}
+	return fmt.Sprintf("%s[%s]", name, index)
+}
+
+// storageLib is the WGSL of the helpers of the storages that are not
+// Word among storages, each library once.
+func storageLib(storages ...Storage) string {
+	var half, bytes bool
+	for _, s := range storages {
+		half = half || s == Float16 || s == BFloat16
+		bytes = bytes || s == Int8
+	}
+	lib := ""
+	if half {
+		lib += Half + halfHelpers
+	}
+	if bytes {
+		lib += int8Helpers
+	}
+	return lib
 }
 
 // halfHelpers unpack element hi (0 or 1) of a word, pack two values into
@@ -100,11 +154,21 @@ fn load_bf16(w: u32, hi: u32) -> f32 { return bfloat16_to_f32((w >> (hi * 16u)) 
 fn pack_bf16(a: f32, b: f32) -> u32 { return f32_to_bfloat16(a) | (f32_to_bfloat16(b) << 16u); }
 `
 
+// int8Helpers unpack byte k (0 to 3) of a word, sign-extended, all four
+// bytes of a word (load4_i8, as i32s), pack four values' low bytes into a
+// word and wrap a value to its low byte, sign-extended: shifts only, on
+// every backend.
+const int8Helpers = `fn load_i8(w: u32, k: u32) -> i32 { return bitcast<i32>(w << (24u - 8u * k)) >> 24u; }
+fn load4_i8(w: u32) -> vec4<i32> { let v = bitcast<i32>(w); return vec4<i32>(v << 24u, v << 16u, v << 8u, v) >> vec4<u32>(24u); }
+fn pack_i8(a: i32, b: i32, c: i32, d: i32) -> u32 { return (bitcast<u32>(a) & 0xffu) | ((bitcast<u32>(b) & 0xffu) << 8u) | ((bitcast<u32>(c) & 0xffu) << 16u) | (bitcast<u32>(d) << 24u); }
+fn round_i8(a: i32) -> i32 { return (a << 24u) >> 24u; }
+`
+
 // Leaf is an input buffer of an Elementwise program.
 type Leaf struct {
 	Type Type
 	// Storage is how its elements lie in memory; a half-width one needs
-	// Type F32.
+	// Type F32, Int8 Type I32.
 	Storage Storage
 	// Strided leaves are read through per-dimension strides over the
 	// output's shape (0 where the leaf is broadcast); the others have the
@@ -325,13 +389,12 @@ func (k Elementwise) Spec() wgpu.KernelSpec {
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let t = g.x + g.y * p.row + p.first;
 `, WorkgroupSize)
-	switch k.ElementsPerThread() {
-	case 4:
+	switch per := k.ElementsPerThread(); {
+	case k.Vec4:
 		b.WriteString("\tif (t >= p.n) { return; }\n")
 		k.vec4Body(&b)
-	case 2:
-		b.WriteString("\tif (2u * t >= p.n) { return; }\n")
-		k.pairsBody(&b)
+	case per > 1:
+		k.groupBody(&b, per)
 	default:
 		b.WriteString("\tif (t >= p.n) { return; }\n")
 		k.scalarBody(&b)
@@ -357,7 +420,7 @@ func (k Elementwise) declare(b *strings.Builder, first int) []wgpu.Access {
 		}
 		t := elem(l.Type)
 		switch {
-		case l.Storage != Word && k.Vec4 && !l.Splat:
+		case l.Storage.PerWord() == 2 && k.Vec4 && !l.Splat:
 			t = "vec2<u32>" // four elements
 		case l.Storage != Word:
 			t = "u32"
@@ -371,7 +434,7 @@ func (k Elementwise) declare(b *strings.Builder, first int) []wgpu.Access {
 		if n.Store {
 			t := elem(n.Out)
 			switch {
-			case n.Storage != Word && k.Vec4:
+			case n.Storage.PerWord() == 2 && k.Vec4:
 				t = "vec2<u32>"
 			case n.Storage != Word:
 				t = "u32"
@@ -386,10 +449,7 @@ func (k Elementwise) declare(b *strings.Builder, first int) []wgpu.Access {
 // functions writes the helper functions k's nodes call, each once, and a
 // function per node.
 func (k Elementwise) functions(b *strings.Builder) {
-	if k.halfWidth() {
-		b.WriteString(Half)
-		b.WriteString(halfHelpers)
-	}
+	b.WriteString(storageLib(k.storages()...))
 	seen := map[string]bool{}
 	for _, n := range k.Nodes {
 		for _, f := range helperFuncs(n.Helpers) {
@@ -430,16 +490,11 @@ func (k Elementwise) scalarElement(b *strings.Builder, params func(slot int) str
 		switch {
 		case l.Product:
 			fmt.Fprintf(b, "\tlet l%d = %s;\n", j, passed(l.Type, "v"))
-		case l.Strided && l.Storage != Word:
-			fmt.Fprintf(b, "\tlet l%d = %s(in%d[o%d >> 1u], o%d & 1u);\n", j, l.Storage.unpack(), j, js, js)
-			js++
 		case l.Strided:
-			fmt.Fprintf(b, "\tlet l%d = in%d[o%d];\n", j, j, js)
+			fmt.Fprintf(b, "\tlet l%d = %s;\n", j, l.Storage.element(fmt.Sprintf("in%d", j), fmt.Sprintf("o%d", js)))
 			js++
-		case l.Storage != Word:
-			fmt.Fprintf(b, "\tlet l%d = %s(in%d[i >> 1u], i & 1u);\n", j, l.Storage.unpack(), j)
 		default:
-			fmt.Fprintf(b, "\tlet l%d = in%d[i];\n", j, j)
+			fmt.Fprintf(b, "\tlet l%d = %s;\n", j, l.Storage.element(fmt.Sprintf("in%d", j), "i"))
 		}
 	}
 	k.nodeCalls(b, "", params)
@@ -455,24 +510,15 @@ func (k Elementwise) scalarElement(b *strings.Builder, params func(slot int) str
 func (k Elementwise) vec4Body(b *strings.Builder) {
 	k.stridedOffsets(b, "4u * t", "m")
 	js := 0
-	unpack4 := func(j int, l Leaf, word string) {
-		u := l.Storage.unpack()
-		fmt.Fprintf(b, "\tlet w%d = %s;\n\tlet l%d = vec4<f32>(%s(w%d.x, 0u), %s(w%d.x, 1u), %s(w%d.y, 0u), %s(w%d.y, 1u));\n", j, word, j, u, j, u, j, u, j, u, j)
-	}
 	for j, l := range k.Leaves {
+		in := fmt.Sprintf("in%d", j)
 		switch {
-		case l.Splat && l.Storage != Word:
-			fmt.Fprintf(b, "\tlet l%d = vec4<f32>(%s(in%d[o%d >> 1u], o%d & 1u));\n", j, l.Storage.unpack(), j, js, js)
 		case l.Splat:
-			fmt.Fprintf(b, "\tlet l%d = vec4<%s>(in%d[o%d]);\n", j, l.Type, j, js)
-		case l.Strided && l.Storage != Word:
-			unpack4(j, l, fmt.Sprintf("in%d[o%d / 4u]", j, js))
+			fmt.Fprintf(b, "\tlet l%d = vec4<%s>(%s);\n", j, l.Type, l.Storage.element(in, fmt.Sprintf("o%d", js)))
 		case l.Strided:
-			fmt.Fprintf(b, "\tlet l%d = in%d[o%d / 4u];\n", j, j, js)
-		case l.Storage != Word:
-			unpack4(j, l, fmt.Sprintf("in%d[t]", j))
+			k.vec4Leaf(b, j, l, fmt.Sprintf("%s[o%d / 4u]", in, js))
 		default:
-			fmt.Fprintf(b, "\tlet l%d = in%d[t];\n", j, j)
+			k.vec4Leaf(b, j, l, in+"[t]")
 		}
 		if l.Strided {
 			js++
@@ -485,74 +531,130 @@ func (k Elementwise) vec4Body(b *strings.Builder) {
 	for i, n := range k.Nodes {
 		switch {
 		case !n.Store:
-		case n.Storage != Word:
+		case n.Storage.PerWord() == 2:
 			pk := n.Storage.pack()
 			fmt.Fprintf(b, "\tout%d[t] = vec2<u32>(%s(v%d_x, v%d_y), %s(v%d_z, v%d_w));\n", i, pk, i, i, pk, i, i)
+		case n.Storage.PerWord() == 4:
+			fmt.Fprintf(b, "\tout%d[t] = %s(v%d_x, v%d_y, v%d_z, v%d_w);\n", i, n.Storage.pack(), i, i, i, i)
 		default:
 			fmt.Fprintf(b, "\tout%d[t] = vec4<%s>(v%d_x, v%d_y, v%d_z, v%d_w);\n", i, n.Out, i, i, i, i)
 		}
 	}
 }
 
-// pairsBody writes main's body for two elements per thread, for programs
-// that store half-width values: elements i0 = 2t and i1 = 2t+1, each
-// half-width output written as one word. Where the count p.n is odd, the
-// last thread has no second element: its leaves are read at i0 again and
-// the padding half of its half-width outputs is written as 0.
-func (k Elementwise) pairsBody(b *strings.Builder) {
-	b.WriteString("\tlet i0 = 2u * t;\n\tlet second = i0 + 1u < p.n;\n\tlet i1 = select(i0, i0 + 1u, second);\n")
-	k.stridedOffsetsNamed(b, "i0", "m", "_0")
-	k.stridedOffsetsNamed(b, "i1", "m", "_1")
+// vec4Leaf writes the four elements of leaf j a Vec4 thread reads from
+// word, the vec4 (Word), vec2<u32> (half-width) or u32 (Int8) holding
+// them.
+func (k Elementwise) vec4Leaf(b *strings.Builder, j int, l Leaf, word string) {
+	switch l.Storage.PerWord() {
+	case 2:
+		u := l.Storage.unpack()
+		fmt.Fprintf(b, "\tlet w%d = %s;\n\tlet l%d = vec4<f32>(%s(w%d.x, 0u), %s(w%d.x, 1u), %s(w%d.y, 0u), %s(w%d.y, 1u));\n", j, word, j, u, j, u, j, u, j, u, j)
+	case 4:
+		fmt.Fprintf(b, "\tlet l%d = load4_i8(%s);\n", j, word)
+	default:
+		fmt.Fprintf(b, "\tlet l%d = %s;\n", j, word)
+	}
+}
+
+// groupBody writes main's body for per (2 or 4) consecutive elements per
+// thread, for programs that store narrow values (see ElementsPerThread):
+// elements i0 = per·t to i<per-1>, each narrow output written as whole
+// words. Where the count p.n ends inside a thread's group, the elements
+// past it (ok<c> false) read their leaves at i0 again, are not written to
+// word outputs, and are written as 0 to the padding of narrow ones.
+func (k Elementwise) groupBody(b *strings.Builder, per int) {
+	fmt.Fprintf(b, "\tif (%du * t >= p.n) { return; }\n\tlet i0 = %du * t;\n", per, per)
+	for c := 1; c < per; c++ {
+		fmt.Fprintf(b, "\tlet ok%d = i0 + %du < p.n;\n\tlet i%d = select(i0, i0 + %du, ok%d);\n", c, c, c, c, c)
+	}
+	for c := range per {
+		k.stridedOffsetsNamed(b, fmt.Sprintf("i%d", c), "m", fmt.Sprintf("_%d", c))
+	}
 	js := 0
 	for j, l := range k.Leaves {
+		in := fmt.Sprintf("in%d", j)
+		elems := make([]string, per)
+		for c := range per {
+			at := fmt.Sprintf("i%d", c)
+			if l.Strided {
+				at = fmt.Sprintf("o%d_%d", js, c)
+			}
+			elems[c] = l.Storage.element(in, at)
+		}
 		switch {
-		case l.Strided && l.Storage != Word:
+		case !l.Strided && l.Storage.PerWord() == per && per == 2:
 			u := l.Storage.unpack()
-			fmt.Fprintf(b, "\tlet l%d = vec2<f32>(%s(in%d[o%d_0 >> 1u], o%d_0 & 1u), %s(in%d[o%d_1 >> 1u], o%d_1 & 1u));\n", j, u, j, js, js, u, j, js, js)
-		case l.Strided:
-			fmt.Fprintf(b, "\tlet l%d = vec2<%s>(in%d[o%d_0], in%d[o%d_1]);\n", j, l.Type, j, js, j, js)
-		case l.Storage != Word:
-			u := l.Storage.unpack()
-			fmt.Fprintf(b, "\tlet w%d = in%d[t];\n\tlet l%d = vec2<f32>(%s(w%d, 0u), %s(w%d, 1u));\n", j, j, j, u, j, u, j)
+			fmt.Fprintf(b, "\tlet w%d = %s[t];\n\tlet l%d = vec2<f32>(%s(w%d, 0u), %s(w%d, 1u));\n", j, in, j, u, j, u, j)
+		case !l.Strided && l.Storage.PerWord() == per:
+			fmt.Fprintf(b, "\tlet l%d = load4_i8(%s[t]);\n", j, in)
 		default:
-			fmt.Fprintf(b, "\tlet l%d = vec2<%s>(in%d[i0], in%d[i1]);\n", j, l.Type, j, j)
+			fmt.Fprintf(b, "\tlet l%d = vec%d<%s>(%s);\n", j, per, l.Type, strings.Join(elems, ", "))
 		}
 		if l.Strided {
 			js++
 		}
 	}
-	for _, lane := range []string{".x", ".y"} {
+	for _, lane := range []string{".x", ".y", ".z", ".w"}[:per] {
 		k.nodeCalls(b, lane, elementwiseParams)
 	}
 	for i, n := range k.Nodes {
-		switch {
-		case !n.Store:
-		case n.Storage != Word:
-			fmt.Fprintf(b, "\tout%d[t] = %s(v%d_x, select(0.0, v%d_y, second));\n", i, n.Storage.pack(), i, i)
+		if !n.Store {
+			continue
+		}
+		v := func(c int) string { // lane c's value, or 0 past the count
+			name := fmt.Sprintf("v%d_%c", i, lanes[c])
+			if c == 0 {
+				return name
+			}
+			return fmt.Sprintf("select(%s(0), %s, ok%d)", n.Out, name, c)
+		}
+		switch n.Storage.PerWord() {
+		case 1:
+			fmt.Fprintf(b, "\tout%d[i0] = v%d_x;\n", i, i)
+			for c := 1; c < per; c++ {
+				fmt.Fprintf(b, "\tif (ok%d) { out%d[i%d] = v%d_%c; }\n", c, i, c, i, lanes[c])
+			}
+		case 2:
+			fmt.Fprintf(b, "\tout%d[%s] = %s(%s, %s);\n", i, map[bool]string{true: "t", false: "2u * t"}[per == 2], n.Storage.pack(), v(0), v(1))
+			if per == 4 {
+				fmt.Fprintf(b, "\tif (ok2) { out%d[2u * t + 1u] = %s(v%d_z, %s); }\n", i, n.Storage.pack(), i, v(3))
+			}
 		default:
-			fmt.Fprintf(b, "\tout%d[i0] = v%d_x;\n\tif (second) { out%d[i1] = v%d_y; }\n", i, i, i, i)
+			fmt.Fprintf(b, "\tout%d[t] = %s(%s, %s, %s, %s);\n", i, n.Storage.pack(), v(0), v(1), v(2), v(3))
 		}
 	}
 }
 
 // ElementsPerThread is how many consecutive elements a thread of k
-// computes: 4 with Vec4; 2 where it stores a half-width value, so that a
-// thread writes whole words (the thread count is then the element count
-// halved, rounded up, and p.n the element count); else 1.
+// computes: 4 with Vec4; else, where it stores a narrow value, the most
+// elements a word of a stored node's storage holds (2 for half-width, 4
+// for Int8), so that a thread writes whole words (the thread count is
+// then the element count divided by it, rounded up, and p.n the element
+// count); else 1.
 func (k Elementwise) ElementsPerThread() int {
-	switch {
-	case k.Vec4:
+	if k.Vec4 {
 		return 4
-	case slices.ContainsFunc(k.Nodes, func(n Node) bool { return n.Store && n.Storage != Word }):
-		return 2
 	}
-	return 1
+	per := 1
+	for _, n := range k.Nodes {
+		if n.Store {
+			per = max(per, n.Storage.PerWord())
+		}
+	}
+	return per
 }
 
-// halfWidth reports whether k reads or writes half-width storage.
-func (k Elementwise) halfWidth() bool {
-	return slices.ContainsFunc(k.Leaves, func(l Leaf) bool { return l.Storage != Word }) ||
-		slices.ContainsFunc(k.Nodes, func(n Node) bool { return n.Storage != Word })
+// storages lists the storages of k's leaves and nodes.
+func (k Elementwise) storages() []Storage {
+	var ss []Storage
+	for _, l := range k.Leaves {
+		ss = append(ss, l.Storage)
+	}
+	for _, n := range k.Nodes {
+		ss = append(ss, n.Storage)
+	}
+	return ss
 }
 
 // stridedOffsets writes, if k has strided leaves, the offset o<j> of

@@ -133,8 +133,8 @@ func runProgram(t *testing.T, d *wgpu.Device, k kernels.Elementwise, count int, 
 	}
 	threads := (count + k.ElementsPerThread() - 1) / k.ElementsPerThread()
 	n := uint32(threads)
-	if k.ElementsPerThread() == 2 {
-		n = uint32(count) // pairs: the element count
+	if k.ElementsPerThread() > 1 && !k.Vec4 {
+		n = uint32(count) // groups of a word's elements: the element count
 	}
 	groups := (threads + kernels.WorkgroupSize - 1) / kernels.WorkgroupSize
 	params := make([]kernels.NodeParams, len(k.Nodes))

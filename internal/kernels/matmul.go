@@ -71,10 +71,13 @@ type MatMul struct {
 	Vec4           bool
 	Small          bool
 	SumA, SumB     bool
-	// Storage is how A's and B's elements lie in memory: with a
-	// half-width one they are unpacked as Elementwise unpacks them, and C
-	// is float32 all the same. Not with Vec4, nor SumA or SumB.
-	Storage Storage
+	// AStorage and BStorage are how A's and B's elements lie in memory:
+	// they are unpacked as Elementwise unpacks them, and C is float32 all
+	// the same. Half-width ones not with Vec4; none but Word with SumA or
+	// SumB. An Int8 B (weights of int8 values, A float32) is read with
+	// Vec4 as one word for four elements, where a float32 B takes a vec4:
+	// the kernel's indexing is the same, in words.
+	AStorage, BStorage Storage
 }
 
 // Vec4Fits reports whether the Vec4 kernel takes a product of these
@@ -115,8 +118,11 @@ func (m MatMul) Key() string {
 	if m.SumB {
 		key += "/sum_b"
 	}
-	if m.Storage != Word {
-		key += "/" + m.Storage.String()
+	switch {
+	case m.AStorage == m.BStorage && m.AStorage != Word:
+		key += "/" + m.AStorage.String()
+	case m.AStorage != m.BStorage:
+		key += "/a_" + m.AStorage.String() + "/b_" + m.BStorage.String()
 	}
 	return key
 }
@@ -238,9 +244,11 @@ type matmulKernel struct {
 	// MatMulEpilogue (whose kernels never resume).
 	Resume   bool
 	Epilogue string
-	// Unpack and Lib: with a half-width Storage, the function that
-	// unpacks an element of a word and the library it calls.
-	Unpack, Lib string
+	// AElem, BElem, LoadA, LoadB and Lib: the element types of A's and B's
+	// bindings and, where a storage is not Word, WGSL functions la(i) and
+	// lb(i) reading element i of it as f32, and the library they call.
+	AElem, BElem      string
+	LoadA, LoadB, Lib string
 }
 
 // Spec generates m's kernel: the tiled, register and small kernels from
@@ -255,9 +263,9 @@ func (m MatMul) Spec() wgpu.KernelSpec {
 // Epilogue the caller sets.
 func (m MatMul) source(data matmulKernel) string {
 	data.Elem, data.Tile = "f32", MatMulTileM
-	if m.Storage != Word {
-		data.Unpack, data.Lib = m.Storage.unpack(), Half+halfHelpers
-	}
+	data.AElem, data.BElem = m.operandElem(m.AStorage), m.operandElem(m.BStorage)
+	data.LoadA, data.LoadB = loader("la", "a", m.AStorage), loader("lb", "bm", m.BStorage)
+	data.Lib = storageLib(m.AStorage, m.BStorage)
 	var src string
 	switch {
 	case m.Small:
@@ -266,6 +274,7 @@ func (m MatMul) source(data matmulKernel) string {
 		src = fill("matmul_small.wgsl", data)
 	case m.Vec4:
 		data.Elem = "vec4<f32>"
+		data.AElem, data.BElem = m.operandElem(m.AStorage), m.operandElem(m.BStorage)
 		src = m.vec4Source(data)
 	case m.Register:
 		data.Threads, data.Block, data.StepK = registerThreads, registerBlock, MatMulTileK
@@ -276,6 +285,40 @@ func (m MatMul) source(data matmulKernel) string {
 		src = fill("matmul_tiled.wgsl", data)
 	}
 	return src
+}
+
+// operandElem is the element type of the binding of an operand in
+// storage s: f32 (vec4<f32> with Vec4), or u32 words of packed elements.
+func (m MatMul) operandElem(s Storage) string {
+	switch {
+	case s != Word:
+		return "u32"
+	case m.Vec4:
+		return "vec4<f32>"
+	}
+	return "f32"
+}
+
+// loader is the WGSL function name(i) reading element i of the array
+// binding in storage s as f32, or "" for Word, read directly.
+func loader(name, binding string, s Storage) string {
+	if s == Word {
+		return ""
+	}
+	v := s.element(binding, "i")
+	if s == Int8 {
+		v = "f32(" + v + ")"
+	}
+	return fmt.Sprintf("fn %s(i: u32) -> f32 { return %s; }", name, v)
+}
+
+// vec4Load is the Vec4 kernel's load of the vec4 of operand binding at
+// index (a vec4 of f32, or with Int8 storage the word of four int8s).
+func vec4Load(binding string, s Storage, index string) string {
+	if s == Int8 {
+		return fmt.Sprintf("vec4<f32>(load4_i8(%s[%s]))", binding, index)
+	}
+	return fmt.Sprintf("%s[%s]", binding, index)
 }
 
 // vec4Source generates the Vec4 kernel, unrolled: a thread's 64 sums are
@@ -459,12 +502,12 @@ func (m MatMul) vec4Step(b *strings.Builder) {
 	if m.TransA {
 		for kk := range 4 {
 			for q := range vec4Rows / 4 {
-				fmt.Fprintf(b, "\t\tlet a%d_%d = a[ra%d + (kb * 4u + %du) * M4];\n", kk, q, q, kk)
+				fmt.Fprintf(b, "\t\tlet a%d_%d = %s;\n", kk, q, vec4Load("a", m.AStorage, fmt.Sprintf("ra%d + (kb * 4u + %du) * M4", q, kk)))
 			}
 		}
 	} else {
 		for i := range vec4Rows {
-			fmt.Fprintf(b, "\t\tlet a%d = a[ra%d + kb];\n", i, i)
+			fmt.Fprintf(b, "\t\tlet a%d = %s;\n", i, vec4Load("a", m.AStorage, fmt.Sprintf("ra%d + kb", i)))
 		}
 	}
 	if !m.TransB {
@@ -475,13 +518,13 @@ func (m MatMul) vec4Step(b *strings.Builder) {
 			if m.TransB {
 				if kk == 0 {
 					for t := range 4 {
-						fmt.Fprintf(b, "\t\tlet bt%d_%d = bm[bc%d + %du * K4 + kb];\n", j, t, j, t)
+						fmt.Fprintf(b, "\t\tlet bt%d_%d = %s;\n", j, t, vec4Load("bm", m.BStorage, fmt.Sprintf("bc%d + %du * K4 + kb", j, t)))
 					}
 				}
 				fmt.Fprintf(b, "\t\tlet b%d_%d = vec4<f32>(bt%d_0.%c, bt%d_1.%c, bt%d_2.%c, bt%d_3.%c);\n",
 					kk, j, j, lanes[kk], j, lanes[kk], j, lanes[kk], j, lanes[kk])
 			} else {
-				fmt.Fprintf(b, "\t\tlet b%d_%d = bm[bc%d + krow + %du * N4];\n", kk, j, j, kk)
+				fmt.Fprintf(b, "\t\tlet b%d_%d = %s;\n", kk, j, vec4Load("bm", m.BStorage, fmt.Sprintf("bc%d + krow + %du * N4", j, kk)))
 			}
 			for i := range vec4Rows {
 				fmt.Fprintf(b, "\t\ts%d_%d = fma(vec4<f32>(%s), b%d_%d, s%d_%d);\n", i, j, m.vec4AAt(i, kk), kk, j, i, j)

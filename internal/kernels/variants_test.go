@@ -53,8 +53,14 @@ func variants() []variant {
 	}
 	for _, kind := range []string{"tiled", "register", "small"} {
 		for _, st := range []Storage{Float16, BFloat16} {
-			m := MatMul{TransA: st == BFloat16, TransB: kind == "small", BatchRank: 1, Register: kind == "register", Small: kind == "small", Storage: st}
+			m := MatMul{TransA: st == BFloat16, TransB: kind == "small", BatchRank: 1, Register: kind == "register", Small: kind == "small", AStorage: st, BStorage: st}
 			add(fmt.Sprintf("matmul_%s_%s%s%s_b1", kind, st, flag(m.TransA, "_ta"), flag(m.TransB, "_tb")), m, m.params())
+		}
+	}
+	for _, kind := range []string{"tiled", "register", "small", "vec4"} { // int8 weights
+		for _, tb := range []bool{false, true} {
+			m := MatMul{TransB: tb, Register: kind == "register", Vec4: kind == "vec4", Small: kind == "small", BStorage: Int8}
+			add(fmt.Sprintf("matmul_%s_b_int8%s_b0", kind, flag(tb, "_tb")), m, m.params())
 		}
 	}
 	for _, op := range reduceOps {
@@ -227,6 +233,17 @@ func elementwisePrograms() []namedProgram {
 				{Name: "add", Out: F32, Expr: "a0 + a1", Args: []Ref{{true, 0}, {true, 1}}},
 				{Name: "mul", Out: F32, Expr: "a0 * a1", Args: []Ref{{false, 0}, {true, 2}}, Store: true, Storage: Float16},
 			}}},
+		namedProgram{"elementwise_i8_add_broadcast_quads", Elementwise{Rank: 2,
+			Leaves: []Leaf{{Type: I32, Storage: Int8}, {Type: I32, Strided: true, Storage: Int8}, {Type: F32, Strided: true, Storage: Float16}},
+			Nodes: []Node{
+				{Name: "add", Out: I32, Expr: "a0 + a1", Args: []Ref{{true, 0}, {true, 1}}, Store: true, Storage: Int8},
+				{Name: "mul", Out: F32, Expr: "f32(a0) * a1", Args: []Ref{{false, 0}, {true, 2}}, Store: true, Storage: Float16},
+			}}},
+		namedProgram{"elementwise_i8_mul_vec4_splat", Elementwise{Vec4: true, Rank: 2,
+			Leaves: []Leaf{{Type: I32, Storage: Int8}, {Type: I32, Strided: true, Splat: true, Storage: Int8}},
+			Nodes: []Node{
+				{Name: "mul", Out: I32, Expr: "a0 * a1", Args: []Ref{{true, 0}, {true, 1}}, Store: true, Storage: Int8},
+			}}},
 		namedProgram{"elementwise_f32_rand_uniform", Elementwise{
 			Nodes: []Node{{Name: "rand_uniform", Out: F32, Helpers: Philox, Store: true,
 				Expr: "s.x + (s.y - s.x) * unit(philox(vec4<u32>(i, 0u, 0u, 0u), vec2<u32>(h2, h3)).x)"}}}},
@@ -293,6 +310,9 @@ func TestVariantsCoverEveryFlag(t *testing.T) {
 				want = names(attentionPasses)
 			case f.Type == reflect.TypeFor[Storage]():
 				want = []string{Word.String(), Float16.String(), BFloat16.String()}
+				if ft == reflect.TypeFor[Elementwise]() || ft == reflect.TypeFor[MatMul]() && f.Name == "BStorage" {
+					want = append(want, Int8.String()) // int8 tensors' ops, and int8 weights
+				}
 			case ft == reflect.TypeFor[Attention]() && f.Type.Kind() == reflect.Int: // sizes, not ranks
 				want = attentionSizes[f.Name]
 			case f.Type.Kind() == reflect.Int: // a rank: none, one vec4 of metadata, two

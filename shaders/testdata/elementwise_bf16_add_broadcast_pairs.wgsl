@@ -86,8 +86,8 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let t = g.x + g.y * p.row + p.first;
 	if (2u * t >= p.n) { return; }
 	let i0 = 2u * t;
-	let second = i0 + 1u < p.n;
-	let i1 = select(i0, i0 + 1u, second);
+	let ok1 = i0 + 1u < p.n;
+	let i1 = select(i0, i0 + 1u, ok1);
 	var rem_0 = i0;
 	var o0_0 = 0u;
 	var o1_0 = 0u;
@@ -106,7 +106,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let v1_x = node1(bitcast<f32>(bitcast<u32>(v0_x) ^ p.zero), l2.x, i0, vec4<f32>(), 0u, 0u);
 	let v0_y = node0(l0.y, l1.y, i1, vec4<f32>(), 0u, 0u);
 	let v1_y = node1(bitcast<f32>(bitcast<u32>(v0_y) ^ p.zero), l2.y, i1, vec4<f32>(), 0u, 0u);
-	out0[t] = pack_bf16(v0_x, select(0.0, v0_y, second));
+	out0[t] = pack_bf16(v0_x, select(f32(0), v0_y, ok1));
 	out1[i0] = v1_x;
-	if (second) { out1[i1] = v1_y; }
+	if (ok1) { out1[i1] = v1_y; }
 }

@@ -82,10 +82,10 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let t = g.x + g.y * p.row + p.first;
 	if (2u * t >= p.n) { return; }
 	let i0 = 2u * t;
-	let second = i0 + 1u < p.n;
-	let i1 = select(i0, i0 + 1u, second);
+	let ok1 = i0 + 1u < p.n;
+	let i1 = select(i0, i0 + 1u, ok1);
 	let l0 = vec2<f32>(in0[i0], in0[i1]);
 	let v0_x = node0(l0.x, i0, vec4<f32>(), 0u, 0u);
 	let v0_y = node0(l0.y, i1, vec4<f32>(), 0u, 0u);
-	out0[t] = pack_f16(v0_x, select(0.0, v0_y, second));
+	out0[t] = pack_f16(v0_x, select(f32(0), v0_y, ok1));
 }

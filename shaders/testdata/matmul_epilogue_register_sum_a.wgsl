@@ -15,7 +15,6 @@ struct Params {
 	ep_words: array<vec4<u32>, 1>,
 	ep_meta: array<vec4<u32>, 1>,
 }
-
 @group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read> bm: array<f32>;
 @group(0) @binding(2) var<storage, read_write> sums: array<f32>;

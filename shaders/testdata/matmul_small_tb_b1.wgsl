@@ -11,7 +11,6 @@ struct Params {
 	a_strides: array<vec4<u32>, 1>,
 	b_strides: array<vec4<u32>, 1>,
 }
-
 @group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read> bm: array<f32>;
 @group(0) @binding(2) var<storage, read_write> c: array<f32>;

@@ -1,0 +1,133 @@
+struct Params {
+	n: u32, row: u32, zero: u32, first: u32,
+	s: array<vec4<f32>, 1>,
+	w: array<vec4<u32>, 1>,
+	m: array<vec4<u32>, 2>,
+}
+@group(0) @binding(0) var<storage, read> in0: array<u32>;
+@group(0) @binding(1) var<storage, read> in1: array<u32>;
+@group(0) @binding(2) var<storage, read> in2: array<u32>;
+@group(0) @binding(3) var<storage, read_write> out0: array<u32>;
+@group(0) @binding(4) var<storage, read_write> out1: array<u32>;
+@group(0) @binding(5) var<uniform> p: Params;
+// Conversions between f32 and the half-width floats tensors store two to a
+// u32 word (float16: IEEE 754 binary16; bfloat16: f32's upper 16 bits),
+// with the bits in a u32's low half. Widening is exact; narrowing rounds
+// to nearest, ties to even, float16 overflowing to ±Inf, NaN giving
+// 0x7e00 with its sign (float16) or 0x7fc0 (bfloat16): the bits of Go's
+// internal/half, in integer arithmetic only, since WGSL leaves
+// pack2x16float's rounding and overflow to the implementation.
+
+fn half_to_f32(h: u32) -> f32 {
+	let sign = (h & 0x8000u) << 16u;
+	let e = (h >> 10u) & 0x1fu;
+	let frac = h & 0x3ffu;
+	if (e == 0u) {
+		// frac · 2^-24: exact, and a normal f32 unless it is zero.
+		return bitcast<f32>(sign | bitcast<u32>(f32(frac) * 5.9604644775390625e-8));
+	}
+	if (e == 0x1fu) {
+		return bitcast<f32>(sign | 0x7f800000u | (frac << 13u));
+	}
+	return bitcast<f32>(sign | ((e + 112u) << 23u) | (frac << 13u));
+}
+
+fn f32_to_half(f: f32) -> u32 {
+	let b = bitcast<u32>(f);
+	let sign = (b >> 16u) & 0x8000u;
+	let a = b & 0x7fffffffu;
+	if (a > 0x7f800000u) {
+		return sign | 0x7e00u;
+	}
+	if (a >= 0x477ff000u) { // 65,520 and above: Inf
+		return sign | 0x7c00u;
+	}
+	if (a >= 0x38800000u) { // normal: rebias, round 23 fraction bits to 10
+		var v = a - 0x38000000u;
+		v = v + 0xfffu + ((v >> 13u) & 1u);
+		return sign | (v >> 13u);
+	}
+	if (a <= 0x33000000u) { // at most 2^-25: zero
+		return sign;
+	}
+	// Subnormal: the value in units of 2^-24, rounded.
+	let s = 126u - (a >> 23u);
+	let m = (a & 0x7fffffu) | 0x800000u;
+	var q = m >> s;
+	let rem = m & ((1u << s) - 1u);
+	let halfway = 1u << (s - 1u);
+	if (rem > halfway || (rem == halfway && (q & 1u) == 1u)) {
+		q = q + 1u;
+	}
+	return sign | q;
+}
+
+fn bfloat16_to_f32(h: u32) -> f32 {
+	return bitcast<f32>(h << 16u);
+}
+
+fn f32_to_bfloat16(f: f32) -> u32 {
+	let b = bitcast<u32>(f);
+	if ((b & 0x7fffffffu) > 0x7f800000u) {
+		return 0x7fc0u;
+	}
+	return (b + 0x7fffu + ((b >> 16u) & 1u)) >> 16u;
+}
+fn round_f16(a: f32) -> f32 { return half_to_f32(f32_to_half(a)); }
+fn round_bf16(a: f32) -> f32 { return bfloat16_to_f32(f32_to_bfloat16(a)); }
+fn load_f16(w: u32, hi: u32) -> f32 { return half_to_f32((w >> (hi * 16u)) & 0xffffu); }
+fn pack_f16(a: f32, b: f32) -> u32 { return f32_to_half(a) | (f32_to_half(b) << 16u); }
+fn load_bf16(w: u32, hi: u32) -> f32 { return bfloat16_to_f32((w >> (hi * 16u)) & 0xffffu); }
+fn pack_bf16(a: f32, b: f32) -> u32 { return f32_to_bfloat16(a) | (f32_to_bfloat16(b) << 16u); }
+fn load_i8(w: u32, k: u32) -> i32 { return bitcast<i32>(w << (24u - 8u * k)) >> 24u; }
+fn load4_i8(w: u32) -> vec4<i32> { let v = bitcast<i32>(w); return vec4<i32>(v << 24u, v << 16u, v << 8u, v) >> vec4<u32>(24u); }
+fn pack_i8(a: i32, b: i32, c: i32, d: i32) -> u32 { return (bitcast<u32>(a) & 0xffu) | ((bitcast<u32>(b) & 0xffu) << 8u) | ((bitcast<u32>(c) & 0xffu) << 16u) | (bitcast<u32>(d) << 24u); }
+fn round_i8(a: i32) -> i32 { return (a << 24u) >> 24u; }
+fn node0(a0: i32, a1: i32, i: u32, s: vec4<f32>, h2: u32, h3: u32) -> i32 { return round_i8(a0 + a1); }
+fn node1(a0: i32, a1: f32, i: u32, s: vec4<f32>, h2: u32, h3: u32) -> f32 { return round_f16(f32(a0) * a1); }
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+	let t = g.x + g.y * p.row + p.first;
+	if (4u * t >= p.n) { return; }
+	let i0 = 4u * t;
+	let ok1 = i0 + 1u < p.n;
+	let i1 = select(i0, i0 + 1u, ok1);
+	let ok2 = i0 + 2u < p.n;
+	let i2 = select(i0, i0 + 2u, ok2);
+	let ok3 = i0 + 3u < p.n;
+	let i3 = select(i0, i0 + 3u, ok3);
+	var rem_0 = i0;
+	var o0_0 = 0u;
+	var o1_0 = 0u;
+	{ let dim = p.m[0][1]; let c = rem_0 % dim; rem_0 = rem_0 / dim; o0_0 += c * p.m[0][3]; o1_0 += c * p.m[1][1]; }
+	{ let dim = p.m[0][0]; let c = rem_0 % dim; rem_0 = rem_0 / dim; o0_0 += c * p.m[0][2]; o1_0 += c * p.m[1][0]; }
+	var rem_1 = i1;
+	var o0_1 = 0u;
+	var o1_1 = 0u;
+	{ let dim = p.m[0][1]; let c = rem_1 % dim; rem_1 = rem_1 / dim; o0_1 += c * p.m[0][3]; o1_1 += c * p.m[1][1]; }
+	{ let dim = p.m[0][0]; let c = rem_1 % dim; rem_1 = rem_1 / dim; o0_1 += c * p.m[0][2]; o1_1 += c * p.m[1][0]; }
+	var rem_2 = i2;
+	var o0_2 = 0u;
+	var o1_2 = 0u;
+	{ let dim = p.m[0][1]; let c = rem_2 % dim; rem_2 = rem_2 / dim; o0_2 += c * p.m[0][3]; o1_2 += c * p.m[1][1]; }
+	{ let dim = p.m[0][0]; let c = rem_2 % dim; rem_2 = rem_2 / dim; o0_2 += c * p.m[0][2]; o1_2 += c * p.m[1][0]; }
+	var rem_3 = i3;
+	var o0_3 = 0u;
+	var o1_3 = 0u;
+	{ let dim = p.m[0][1]; let c = rem_3 % dim; rem_3 = rem_3 / dim; o0_3 += c * p.m[0][3]; o1_3 += c * p.m[1][1]; }
+	{ let dim = p.m[0][0]; let c = rem_3 % dim; rem_3 = rem_3 / dim; o0_3 += c * p.m[0][2]; o1_3 += c * p.m[1][0]; }
+	let l0 = load4_i8(in0[t]);
+	let l1 = vec4<i32>(load_i8(in1[o0_0 >> 2u], o0_0 & 3u), load_i8(in1[o0_1 >> 2u], o0_1 & 3u), load_i8(in1[o0_2 >> 2u], o0_2 & 3u), load_i8(in1[o0_3 >> 2u], o0_3 & 3u));
+	let l2 = vec4<f32>(load_f16(in2[o1_0 >> 1u], o1_0 & 1u), load_f16(in2[o1_1 >> 1u], o1_1 & 1u), load_f16(in2[o1_2 >> 1u], o1_2 & 1u), load_f16(in2[o1_3 >> 1u], o1_3 & 1u));
+	let v0_x = node0(l0.x, l1.x, i0, vec4<f32>(), 0u, 0u);
+	let v1_x = node1(bitcast<i32>(bitcast<u32>(v0_x) ^ p.zero), l2.x, i0, vec4<f32>(), 0u, 0u);
+	let v0_y = node0(l0.y, l1.y, i1, vec4<f32>(), 0u, 0u);
+	let v1_y = node1(bitcast<i32>(bitcast<u32>(v0_y) ^ p.zero), l2.y, i1, vec4<f32>(), 0u, 0u);
+	let v0_z = node0(l0.z, l1.z, i2, vec4<f32>(), 0u, 0u);
+	let v1_z = node1(bitcast<i32>(bitcast<u32>(v0_z) ^ p.zero), l2.z, i2, vec4<f32>(), 0u, 0u);
+	let v0_w = node0(l0.w, l1.w, i3, vec4<f32>(), 0u, 0u);
+	let v1_w = node1(bitcast<i32>(bitcast<u32>(v0_w) ^ p.zero), l2.w, i3, vec4<f32>(), 0u, 0u);
+	out0[t] = pack_i8(v0_x, select(i32(0), v0_y, ok1), select(i32(0), v0_z, ok2), select(i32(0), v0_w, ok3));
+	out1[2u * t] = pack_f16(v1_x, select(f32(0), v1_y, ok1));
+	if (ok2) { out1[2u * t + 1u] = pack_f16(v1_z, select(f32(0), v1_w, ok3)); }
+}

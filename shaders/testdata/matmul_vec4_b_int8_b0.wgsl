@@ -1,0 +1,543 @@
+struct Params {
+	m: u32,
+	n: u32,
+	k: u32,
+	first_col: u32,
+	first_row: u32,
+	first_batch: u32,
+	k_first: u32,
+	k_end: u32,
+	batch_dims: array<vec4<u32>, 1>,
+	a_strides: array<vec4<u32>, 1>,
+	b_strides: array<vec4<u32>, 1>,
+}
+@group(0) @binding(0) var<storage, read> a: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read> bm: array<u32>;
+fn load_i8(w: u32, k: u32) -> i32 { return bitcast<i32>(w << (24u - 8u * k)) >> 24u; }
+fn load4_i8(w: u32) -> vec4<i32> { let v = bitcast<i32>(w); return vec4<i32>(v << 24u, v << 16u, v << 8u, v) >> vec4<u32>(24u); }
+fn pack_i8(a: i32, b: i32, c: i32, d: i32) -> u32 { return (bitcast<u32>(a) & 0xffu) | ((bitcast<u32>(b) & 0xffu) << 8u) | ((bitcast<u32>(c) & 0xffu) << 16u) | (bitcast<u32>(d) << 24u); }
+fn round_i8(a: i32) -> i32 { return (a << 24u) >> 24u; }
+
+fn lb(i: u32) -> f32 { return f32(load_i8(bm[i >> 2u], i & 3u)); }
+@group(0) @binding(2) var<storage, read_write> c: array<vec4<f32>>;
+@group(0) @binding(3) var<uniform> p: Params;
+fn put(i: u32, z: u32, r: u32, col: u32, v: vec4<f32>) { c[i] = v; }
+@compute @workgroup_size(8, 8)
+fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+	let M = p.m; let N = p.n; let K = p.k;
+	let M4 = M / 4u; let K4 = K / 4u; let N4 = N / 4u;
+	let z = w.z + p.first_batch;
+	var rem = z;
+	var aoff = 0u;
+	var boff = 0u;
+	aoff = aoff * M * K4;
+	boff = boff * K * N4;
+	let row0 = ((w.y + p.first_row) * 8u + l.y) * 16u;
+	let cb0 = ((w.x + p.first_col) * 8u + l.x) * 4u;
+	let ra0 = aoff + min(row0 + 0u, M - 1u) * K4;
+	let ra1 = aoff + min(row0 + 1u, M - 1u) * K4;
+	let ra2 = aoff + min(row0 + 2u, M - 1u) * K4;
+	let ra3 = aoff + min(row0 + 3u, M - 1u) * K4;
+	let ra4 = aoff + min(row0 + 4u, M - 1u) * K4;
+	let ra5 = aoff + min(row0 + 5u, M - 1u) * K4;
+	let ra6 = aoff + min(row0 + 6u, M - 1u) * K4;
+	let ra7 = aoff + min(row0 + 7u, M - 1u) * K4;
+	let ra8 = aoff + min(row0 + 8u, M - 1u) * K4;
+	let ra9 = aoff + min(row0 + 9u, M - 1u) * K4;
+	let ra10 = aoff + min(row0 + 10u, M - 1u) * K4;
+	let ra11 = aoff + min(row0 + 11u, M - 1u) * K4;
+	let ra12 = aoff + min(row0 + 12u, M - 1u) * K4;
+	let ra13 = aoff + min(row0 + 13u, M - 1u) * K4;
+	let ra14 = aoff + min(row0 + 14u, M - 1u) * K4;
+	let ra15 = aoff + min(row0 + 15u, M - 1u) * K4;
+	let bc0 = boff + min(cb0 + 0u, N4 - 1u);
+	let bc1 = boff + min(cb0 + 1u, N4 - 1u);
+	let bc2 = boff + min(cb0 + 2u, N4 - 1u);
+	let bc3 = boff + min(cb0 + 3u, N4 - 1u);
+	let cbase = z * M * N4;
+	var s0_0 = vec4<f32>(0.0);
+	var s0_1 = vec4<f32>(0.0);
+	var s0_2 = vec4<f32>(0.0);
+	var s0_3 = vec4<f32>(0.0);
+	var s1_0 = vec4<f32>(0.0);
+	var s1_1 = vec4<f32>(0.0);
+	var s1_2 = vec4<f32>(0.0);
+	var s1_3 = vec4<f32>(0.0);
+	var s2_0 = vec4<f32>(0.0);
+	var s2_1 = vec4<f32>(0.0);
+	var s2_2 = vec4<f32>(0.0);
+	var s2_3 = vec4<f32>(0.0);
+	var s3_0 = vec4<f32>(0.0);
+	var s3_1 = vec4<f32>(0.0);
+	var s3_2 = vec4<f32>(0.0);
+	var s3_3 = vec4<f32>(0.0);
+	var s4_0 = vec4<f32>(0.0);
+	var s4_1 = vec4<f32>(0.0);
+	var s4_2 = vec4<f32>(0.0);
+	var s4_3 = vec4<f32>(0.0);
+	var s5_0 = vec4<f32>(0.0);
+	var s5_1 = vec4<f32>(0.0);
+	var s5_2 = vec4<f32>(0.0);
+	var s5_3 = vec4<f32>(0.0);
+	var s6_0 = vec4<f32>(0.0);
+	var s6_1 = vec4<f32>(0.0);
+	var s6_2 = vec4<f32>(0.0);
+	var s6_3 = vec4<f32>(0.0);
+	var s7_0 = vec4<f32>(0.0);
+	var s7_1 = vec4<f32>(0.0);
+	var s7_2 = vec4<f32>(0.0);
+	var s7_3 = vec4<f32>(0.0);
+	var s8_0 = vec4<f32>(0.0);
+	var s8_1 = vec4<f32>(0.0);
+	var s8_2 = vec4<f32>(0.0);
+	var s8_3 = vec4<f32>(0.0);
+	var s9_0 = vec4<f32>(0.0);
+	var s9_1 = vec4<f32>(0.0);
+	var s9_2 = vec4<f32>(0.0);
+	var s9_3 = vec4<f32>(0.0);
+	var s10_0 = vec4<f32>(0.0);
+	var s10_1 = vec4<f32>(0.0);
+	var s10_2 = vec4<f32>(0.0);
+	var s10_3 = vec4<f32>(0.0);
+	var s11_0 = vec4<f32>(0.0);
+	var s11_1 = vec4<f32>(0.0);
+	var s11_2 = vec4<f32>(0.0);
+	var s11_3 = vec4<f32>(0.0);
+	var s12_0 = vec4<f32>(0.0);
+	var s12_1 = vec4<f32>(0.0);
+	var s12_2 = vec4<f32>(0.0);
+	var s12_3 = vec4<f32>(0.0);
+	var s13_0 = vec4<f32>(0.0);
+	var s13_1 = vec4<f32>(0.0);
+	var s13_2 = vec4<f32>(0.0);
+	var s13_3 = vec4<f32>(0.0);
+	var s14_0 = vec4<f32>(0.0);
+	var s14_1 = vec4<f32>(0.0);
+	var s14_2 = vec4<f32>(0.0);
+	var s14_3 = vec4<f32>(0.0);
+	var s15_0 = vec4<f32>(0.0);
+	var s15_1 = vec4<f32>(0.0);
+	var s15_2 = vec4<f32>(0.0);
+	var s15_3 = vec4<f32>(0.0);
+	if (p.k_first > 0u) {
+		if (row0 + 0u < M && cb0 + 0u < N4) { s0_0 = c[cbase + (row0 + 0u) * N4 + cb0 + 0u]; }
+		if (row0 + 0u < M && cb0 + 1u < N4) { s0_1 = c[cbase + (row0 + 0u) * N4 + cb0 + 1u]; }
+		if (row0 + 0u < M && cb0 + 2u < N4) { s0_2 = c[cbase + (row0 + 0u) * N4 + cb0 + 2u]; }
+		if (row0 + 0u < M && cb0 + 3u < N4) { s0_3 = c[cbase + (row0 + 0u) * N4 + cb0 + 3u]; }
+		if (row0 + 1u < M && cb0 + 0u < N4) { s1_0 = c[cbase + (row0 + 1u) * N4 + cb0 + 0u]; }
+		if (row0 + 1u < M && cb0 + 1u < N4) { s1_1 = c[cbase + (row0 + 1u) * N4 + cb0 + 1u]; }
+		if (row0 + 1u < M && cb0 + 2u < N4) { s1_2 = c[cbase + (row0 + 1u) * N4 + cb0 + 2u]; }
+		if (row0 + 1u < M && cb0 + 3u < N4) { s1_3 = c[cbase + (row0 + 1u) * N4 + cb0 + 3u]; }
+		if (row0 + 2u < M && cb0 + 0u < N4) { s2_0 = c[cbase + (row0 + 2u) * N4 + cb0 + 0u]; }
+		if (row0 + 2u < M && cb0 + 1u < N4) { s2_1 = c[cbase + (row0 + 2u) * N4 + cb0 + 1u]; }
+		if (row0 + 2u < M && cb0 + 2u < N4) { s2_2 = c[cbase + (row0 + 2u) * N4 + cb0 + 2u]; }
+		if (row0 + 2u < M && cb0 + 3u < N4) { s2_3 = c[cbase + (row0 + 2u) * N4 + cb0 + 3u]; }
+		if (row0 + 3u < M && cb0 + 0u < N4) { s3_0 = c[cbase + (row0 + 3u) * N4 + cb0 + 0u]; }
+		if (row0 + 3u < M && cb0 + 1u < N4) { s3_1 = c[cbase + (row0 + 3u) * N4 + cb0 + 1u]; }
+		if (row0 + 3u < M && cb0 + 2u < N4) { s3_2 = c[cbase + (row0 + 3u) * N4 + cb0 + 2u]; }
+		if (row0 + 3u < M && cb0 + 3u < N4) { s3_3 = c[cbase + (row0 + 3u) * N4 + cb0 + 3u]; }
+		if (row0 + 4u < M && cb0 + 0u < N4) { s4_0 = c[cbase + (row0 + 4u) * N4 + cb0 + 0u]; }
+		if (row0 + 4u < M && cb0 + 1u < N4) { s4_1 = c[cbase + (row0 + 4u) * N4 + cb0 + 1u]; }
+		if (row0 + 4u < M && cb0 + 2u < N4) { s4_2 = c[cbase + (row0 + 4u) * N4 + cb0 + 2u]; }
+		if (row0 + 4u < M && cb0 + 3u < N4) { s4_3 = c[cbase + (row0 + 4u) * N4 + cb0 + 3u]; }
+		if (row0 + 5u < M && cb0 + 0u < N4) { s5_0 = c[cbase + (row0 + 5u) * N4 + cb0 + 0u]; }
+		if (row0 + 5u < M && cb0 + 1u < N4) { s5_1 = c[cbase + (row0 + 5u) * N4 + cb0 + 1u]; }
+		if (row0 + 5u < M && cb0 + 2u < N4) { s5_2 = c[cbase + (row0 + 5u) * N4 + cb0 + 2u]; }
+		if (row0 + 5u < M && cb0 + 3u < N4) { s5_3 = c[cbase + (row0 + 5u) * N4 + cb0 + 3u]; }
+		if (row0 + 6u < M && cb0 + 0u < N4) { s6_0 = c[cbase + (row0 + 6u) * N4 + cb0 + 0u]; }
+		if (row0 + 6u < M && cb0 + 1u < N4) { s6_1 = c[cbase + (row0 + 6u) * N4 + cb0 + 1u]; }
+		if (row0 + 6u < M && cb0 + 2u < N4) { s6_2 = c[cbase + (row0 + 6u) * N4 + cb0 + 2u]; }
+		if (row0 + 6u < M && cb0 + 3u < N4) { s6_3 = c[cbase + (row0 + 6u) * N4 + cb0 + 3u]; }
+		if (row0 + 7u < M && cb0 + 0u < N4) { s7_0 = c[cbase + (row0 + 7u) * N4 + cb0 + 0u]; }
+		if (row0 + 7u < M && cb0 + 1u < N4) { s7_1 = c[cbase + (row0 + 7u) * N4 + cb0 + 1u]; }
+		if (row0 + 7u < M && cb0 + 2u < N4) { s7_2 = c[cbase + (row0 + 7u) * N4 + cb0 + 2u]; }
+		if (row0 + 7u < M && cb0 + 3u < N4) { s7_3 = c[cbase + (row0 + 7u) * N4 + cb0 + 3u]; }
+		if (row0 + 8u < M && cb0 + 0u < N4) { s8_0 = c[cbase + (row0 + 8u) * N4 + cb0 + 0u]; }
+		if (row0 + 8u < M && cb0 + 1u < N4) { s8_1 = c[cbase + (row0 + 8u) * N4 + cb0 + 1u]; }
+		if (row0 + 8u < M && cb0 + 2u < N4) { s8_2 = c[cbase + (row0 + 8u) * N4 + cb0 + 2u]; }
+		if (row0 + 8u < M && cb0 + 3u < N4) { s8_3 = c[cbase + (row0 + 8u) * N4 + cb0 + 3u]; }
+		if (row0 + 9u < M && cb0 + 0u < N4) { s9_0 = c[cbase + (row0 + 9u) * N4 + cb0 + 0u]; }
+		if (row0 + 9u < M && cb0 + 1u < N4) { s9_1 = c[cbase + (row0 + 9u) * N4 + cb0 + 1u]; }
+		if (row0 + 9u < M && cb0 + 2u < N4) { s9_2 = c[cbase + (row0 + 9u) * N4 + cb0 + 2u]; }
+		if (row0 + 9u < M && cb0 + 3u < N4) { s9_3 = c[cbase + (row0 + 9u) * N4 + cb0 + 3u]; }
+		if (row0 + 10u < M && cb0 + 0u < N4) { s10_0 = c[cbase + (row0 + 10u) * N4 + cb0 + 0u]; }
+		if (row0 + 10u < M && cb0 + 1u < N4) { s10_1 = c[cbase + (row0 + 10u) * N4 + cb0 + 1u]; }
+		if (row0 + 10u < M && cb0 + 2u < N4) { s10_2 = c[cbase + (row0 + 10u) * N4 + cb0 + 2u]; }
+		if (row0 + 10u < M && cb0 + 3u < N4) { s10_3 = c[cbase + (row0 + 10u) * N4 + cb0 + 3u]; }
+		if (row0 + 11u < M && cb0 + 0u < N4) { s11_0 = c[cbase + (row0 + 11u) * N4 + cb0 + 0u]; }
+		if (row0 + 11u < M && cb0 + 1u < N4) { s11_1 = c[cbase + (row0 + 11u) * N4 + cb0 + 1u]; }
+		if (row0 + 11u < M && cb0 + 2u < N4) { s11_2 = c[cbase + (row0 + 11u) * N4 + cb0 + 2u]; }
+		if (row0 + 11u < M && cb0 + 3u < N4) { s11_3 = c[cbase + (row0 + 11u) * N4 + cb0 + 3u]; }
+		if (row0 + 12u < M && cb0 + 0u < N4) { s12_0 = c[cbase + (row0 + 12u) * N4 + cb0 + 0u]; }
+		if (row0 + 12u < M && cb0 + 1u < N4) { s12_1 = c[cbase + (row0 + 12u) * N4 + cb0 + 1u]; }
+		if (row0 + 12u < M && cb0 + 2u < N4) { s12_2 = c[cbase + (row0 + 12u) * N4 + cb0 + 2u]; }
+		if (row0 + 12u < M && cb0 + 3u < N4) { s12_3 = c[cbase + (row0 + 12u) * N4 + cb0 + 3u]; }
+		if (row0 + 13u < M && cb0 + 0u < N4) { s13_0 = c[cbase + (row0 + 13u) * N4 + cb0 + 0u]; }
+		if (row0 + 13u < M && cb0 + 1u < N4) { s13_1 = c[cbase + (row0 + 13u) * N4 + cb0 + 1u]; }
+		if (row0 + 13u < M && cb0 + 2u < N4) { s13_2 = c[cbase + (row0 + 13u) * N4 + cb0 + 2u]; }
+		if (row0 + 13u < M && cb0 + 3u < N4) { s13_3 = c[cbase + (row0 + 13u) * N4 + cb0 + 3u]; }
+		if (row0 + 14u < M && cb0 + 0u < N4) { s14_0 = c[cbase + (row0 + 14u) * N4 + cb0 + 0u]; }
+		if (row0 + 14u < M && cb0 + 1u < N4) { s14_1 = c[cbase + (row0 + 14u) * N4 + cb0 + 1u]; }
+		if (row0 + 14u < M && cb0 + 2u < N4) { s14_2 = c[cbase + (row0 + 14u) * N4 + cb0 + 2u]; }
+		if (row0 + 14u < M && cb0 + 3u < N4) { s14_3 = c[cbase + (row0 + 14u) * N4 + cb0 + 3u]; }
+		if (row0 + 15u < M && cb0 + 0u < N4) { s15_0 = c[cbase + (row0 + 15u) * N4 + cb0 + 0u]; }
+		if (row0 + 15u < M && cb0 + 1u < N4) { s15_1 = c[cbase + (row0 + 15u) * N4 + cb0 + 1u]; }
+		if (row0 + 15u < M && cb0 + 2u < N4) { s15_2 = c[cbase + (row0 + 15u) * N4 + cb0 + 2u]; }
+		if (row0 + 15u < M && cb0 + 3u < N4) { s15_3 = c[cbase + (row0 + 15u) * N4 + cb0 + 3u]; }
+	}
+	for (var kb = p.k_first / 4u; kb < p.k_end / 4u; kb++) {
+		let a0 = a[ra0 + kb];
+		let a1 = a[ra1 + kb];
+		let a2 = a[ra2 + kb];
+		let a3 = a[ra3 + kb];
+		let a4 = a[ra4 + kb];
+		let a5 = a[ra5 + kb];
+		let a6 = a[ra6 + kb];
+		let a7 = a[ra7 + kb];
+		let a8 = a[ra8 + kb];
+		let a9 = a[ra9 + kb];
+		let a10 = a[ra10 + kb];
+		let a11 = a[ra11 + kb];
+		let a12 = a[ra12 + kb];
+		let a13 = a[ra13 + kb];
+		let a14 = a[ra14 + kb];
+		let a15 = a[ra15 + kb];
+		let krow = kb * 4u * N4;
+		let b0_0 = vec4<f32>(load4_i8(bm[bc0 + krow + 0u * N4]));
+		s0_0 = fma(vec4<f32>(a0.x), b0_0, s0_0);
+		s1_0 = fma(vec4<f32>(a1.x), b0_0, s1_0);
+		s2_0 = fma(vec4<f32>(a2.x), b0_0, s2_0);
+		s3_0 = fma(vec4<f32>(a3.x), b0_0, s3_0);
+		s4_0 = fma(vec4<f32>(a4.x), b0_0, s4_0);
+		s5_0 = fma(vec4<f32>(a5.x), b0_0, s5_0);
+		s6_0 = fma(vec4<f32>(a6.x), b0_0, s6_0);
+		s7_0 = fma(vec4<f32>(a7.x), b0_0, s7_0);
+		s8_0 = fma(vec4<f32>(a8.x), b0_0, s8_0);
+		s9_0 = fma(vec4<f32>(a9.x), b0_0, s9_0);
+		s10_0 = fma(vec4<f32>(a10.x), b0_0, s10_0);
+		s11_0 = fma(vec4<f32>(a11.x), b0_0, s11_0);
+		s12_0 = fma(vec4<f32>(a12.x), b0_0, s12_0);
+		s13_0 = fma(vec4<f32>(a13.x), b0_0, s13_0);
+		s14_0 = fma(vec4<f32>(a14.x), b0_0, s14_0);
+		s15_0 = fma(vec4<f32>(a15.x), b0_0, s15_0);
+		let b0_1 = vec4<f32>(load4_i8(bm[bc1 + krow + 0u * N4]));
+		s0_1 = fma(vec4<f32>(a0.x), b0_1, s0_1);
+		s1_1 = fma(vec4<f32>(a1.x), b0_1, s1_1);
+		s2_1 = fma(vec4<f32>(a2.x), b0_1, s2_1);
+		s3_1 = fma(vec4<f32>(a3.x), b0_1, s3_1);
+		s4_1 = fma(vec4<f32>(a4.x), b0_1, s4_1);
+		s5_1 = fma(vec4<f32>(a5.x), b0_1, s5_1);
+		s6_1 = fma(vec4<f32>(a6.x), b0_1, s6_1);
+		s7_1 = fma(vec4<f32>(a7.x), b0_1, s7_1);
+		s8_1 = fma(vec4<f32>(a8.x), b0_1, s8_1);
+		s9_1 = fma(vec4<f32>(a9.x), b0_1, s9_1);
+		s10_1 = fma(vec4<f32>(a10.x), b0_1, s10_1);
+		s11_1 = fma(vec4<f32>(a11.x), b0_1, s11_1);
+		s12_1 = fma(vec4<f32>(a12.x), b0_1, s12_1);
+		s13_1 = fma(vec4<f32>(a13.x), b0_1, s13_1);
+		s14_1 = fma(vec4<f32>(a14.x), b0_1, s14_1);
+		s15_1 = fma(vec4<f32>(a15.x), b0_1, s15_1);
+		let b0_2 = vec4<f32>(load4_i8(bm[bc2 + krow + 0u * N4]));
+		s0_2 = fma(vec4<f32>(a0.x), b0_2, s0_2);
+		s1_2 = fma(vec4<f32>(a1.x), b0_2, s1_2);
+		s2_2 = fma(vec4<f32>(a2.x), b0_2, s2_2);
+		s3_2 = fma(vec4<f32>(a3.x), b0_2, s3_2);
+		s4_2 = fma(vec4<f32>(a4.x), b0_2, s4_2);
+		s5_2 = fma(vec4<f32>(a5.x), b0_2, s5_2);
+		s6_2 = fma(vec4<f32>(a6.x), b0_2, s6_2);
+		s7_2 = fma(vec4<f32>(a7.x), b0_2, s7_2);
+		s8_2 = fma(vec4<f32>(a8.x), b0_2, s8_2);
+		s9_2 = fma(vec4<f32>(a9.x), b0_2, s9_2);
+		s10_2 = fma(vec4<f32>(a10.x), b0_2, s10_2);
+		s11_2 = fma(vec4<f32>(a11.x), b0_2, s11_2);
+		s12_2 = fma(vec4<f32>(a12.x), b0_2, s12_2);
+		s13_2 = fma(vec4<f32>(a13.x), b0_2, s13_2);
+		s14_2 = fma(vec4<f32>(a14.x), b0_2, s14_2);
+		s15_2 = fma(vec4<f32>(a15.x), b0_2, s15_2);
+		let b0_3 = vec4<f32>(load4_i8(bm[bc3 + krow + 0u * N4]));
+		s0_3 = fma(vec4<f32>(a0.x), b0_3, s0_3);
+		s1_3 = fma(vec4<f32>(a1.x), b0_3, s1_3);
+		s2_3 = fma(vec4<f32>(a2.x), b0_3, s2_3);
+		s3_3 = fma(vec4<f32>(a3.x), b0_3, s3_3);
+		s4_3 = fma(vec4<f32>(a4.x), b0_3, s4_3);
+		s5_3 = fma(vec4<f32>(a5.x), b0_3, s5_3);
+		s6_3 = fma(vec4<f32>(a6.x), b0_3, s6_3);
+		s7_3 = fma(vec4<f32>(a7.x), b0_3, s7_3);
+		s8_3 = fma(vec4<f32>(a8.x), b0_3, s8_3);
+		s9_3 = fma(vec4<f32>(a9.x), b0_3, s9_3);
+		s10_3 = fma(vec4<f32>(a10.x), b0_3, s10_3);
+		s11_3 = fma(vec4<f32>(a11.x), b0_3, s11_3);
+		s12_3 = fma(vec4<f32>(a12.x), b0_3, s12_3);
+		s13_3 = fma(vec4<f32>(a13.x), b0_3, s13_3);
+		s14_3 = fma(vec4<f32>(a14.x), b0_3, s14_3);
+		s15_3 = fma(vec4<f32>(a15.x), b0_3, s15_3);
+		let b1_0 = vec4<f32>(load4_i8(bm[bc0 + krow + 1u * N4]));
+		s0_0 = fma(vec4<f32>(a0.y), b1_0, s0_0);
+		s1_0 = fma(vec4<f32>(a1.y), b1_0, s1_0);
+		s2_0 = fma(vec4<f32>(a2.y), b1_0, s2_0);
+		s3_0 = fma(vec4<f32>(a3.y), b1_0, s3_0);
+		s4_0 = fma(vec4<f32>(a4.y), b1_0, s4_0);
+		s5_0 = fma(vec4<f32>(a5.y), b1_0, s5_0);
+		s6_0 = fma(vec4<f32>(a6.y), b1_0, s6_0);
+		s7_0 = fma(vec4<f32>(a7.y), b1_0, s7_0);
+		s8_0 = fma(vec4<f32>(a8.y), b1_0, s8_0);
+		s9_0 = fma(vec4<f32>(a9.y), b1_0, s9_0);
+		s10_0 = fma(vec4<f32>(a10.y), b1_0, s10_0);
+		s11_0 = fma(vec4<f32>(a11.y), b1_0, s11_0);
+		s12_0 = fma(vec4<f32>(a12.y), b1_0, s12_0);
+		s13_0 = fma(vec4<f32>(a13.y), b1_0, s13_0);
+		s14_0 = fma(vec4<f32>(a14.y), b1_0, s14_0);
+		s15_0 = fma(vec4<f32>(a15.y), b1_0, s15_0);
+		let b1_1 = vec4<f32>(load4_i8(bm[bc1 + krow + 1u * N4]));
+		s0_1 = fma(vec4<f32>(a0.y), b1_1, s0_1);
+		s1_1 = fma(vec4<f32>(a1.y), b1_1, s1_1);
+		s2_1 = fma(vec4<f32>(a2.y), b1_1, s2_1);
+		s3_1 = fma(vec4<f32>(a3.y), b1_1, s3_1);
+		s4_1 = fma(vec4<f32>(a4.y), b1_1, s4_1);
+		s5_1 = fma(vec4<f32>(a5.y), b1_1, s5_1);
+		s6_1 = fma(vec4<f32>(a6.y), b1_1, s6_1);
+		s7_1 = fma(vec4<f32>(a7.y), b1_1, s7_1);
+		s8_1 = fma(vec4<f32>(a8.y), b1_1, s8_1);
+		s9_1 = fma(vec4<f32>(a9.y), b1_1, s9_1);
+		s10_1 = fma(vec4<f32>(a10.y), b1_1, s10_1);
+		s11_1 = fma(vec4<f32>(a11.y), b1_1, s11_1);
+		s12_1 = fma(vec4<f32>(a12.y), b1_1, s12_1);
+		s13_1 = fma(vec4<f32>(a13.y), b1_1, s13_1);
+		s14_1 = fma(vec4<f32>(a14.y), b1_1, s14_1);
+		s15_1 = fma(vec4<f32>(a15.y), b1_1, s15_1);
+		let b1_2 = vec4<f32>(load4_i8(bm[bc2 + krow + 1u * N4]));
+		s0_2 = fma(vec4<f32>(a0.y), b1_2, s0_2);
+		s1_2 = fma(vec4<f32>(a1.y), b1_2, s1_2);
+		s2_2 = fma(vec4<f32>(a2.y), b1_2, s2_2);
+		s3_2 = fma(vec4<f32>(a3.y), b1_2, s3_2);
+		s4_2 = fma(vec4<f32>(a4.y), b1_2, s4_2);
+		s5_2 = fma(vec4<f32>(a5.y), b1_2, s5_2);
+		s6_2 = fma(vec4<f32>(a6.y), b1_2, s6_2);
+		s7_2 = fma(vec4<f32>(a7.y), b1_2, s7_2);
+		s8_2 = fma(vec4<f32>(a8.y), b1_2, s8_2);
+		s9_2 = fma(vec4<f32>(a9.y), b1_2, s9_2);
+		s10_2 = fma(vec4<f32>(a10.y), b1_2, s10_2);
+		s11_2 = fma(vec4<f32>(a11.y), b1_2, s11_2);
+		s12_2 = fma(vec4<f32>(a12.y), b1_2, s12_2);
+		s13_2 = fma(vec4<f32>(a13.y), b1_2, s13_2);
+		s14_2 = fma(vec4<f32>(a14.y), b1_2, s14_2);
+		s15_2 = fma(vec4<f32>(a15.y), b1_2, s15_2);
+		let b1_3 = vec4<f32>(load4_i8(bm[bc3 + krow + 1u * N4]));
+		s0_3 = fma(vec4<f32>(a0.y), b1_3, s0_3);
+		s1_3 = fma(vec4<f32>(a1.y), b1_3, s1_3);
+		s2_3 = fma(vec4<f32>(a2.y), b1_3, s2_3);
+		s3_3 = fma(vec4<f32>(a3.y), b1_3, s3_3);
+		s4_3 = fma(vec4<f32>(a4.y), b1_3, s4_3);
+		s5_3 = fma(vec4<f32>(a5.y), b1_3, s5_3);
+		s6_3 = fma(vec4<f32>(a6.y), b1_3, s6_3);
+		s7_3 = fma(vec4<f32>(a7.y), b1_3, s7_3);
+		s8_3 = fma(vec4<f32>(a8.y), b1_3, s8_3);
+		s9_3 = fma(vec4<f32>(a9.y), b1_3, s9_3);
+		s10_3 = fma(vec4<f32>(a10.y), b1_3, s10_3);
+		s11_3 = fma(vec4<f32>(a11.y), b1_3, s11_3);
+		s12_3 = fma(vec4<f32>(a12.y), b1_3, s12_3);
+		s13_3 = fma(vec4<f32>(a13.y), b1_3, s13_3);
+		s14_3 = fma(vec4<f32>(a14.y), b1_3, s14_3);
+		s15_3 = fma(vec4<f32>(a15.y), b1_3, s15_3);
+		let b2_0 = vec4<f32>(load4_i8(bm[bc0 + krow + 2u * N4]));
+		s0_0 = fma(vec4<f32>(a0.z), b2_0, s0_0);
+		s1_0 = fma(vec4<f32>(a1.z), b2_0, s1_0);
+		s2_0 = fma(vec4<f32>(a2.z), b2_0, s2_0);
+		s3_0 = fma(vec4<f32>(a3.z), b2_0, s3_0);
+		s4_0 = fma(vec4<f32>(a4.z), b2_0, s4_0);
+		s5_0 = fma(vec4<f32>(a5.z), b2_0, s5_0);
+		s6_0 = fma(vec4<f32>(a6.z), b2_0, s6_0);
+		s7_0 = fma(vec4<f32>(a7.z), b2_0, s7_0);
+		s8_0 = fma(vec4<f32>(a8.z), b2_0, s8_0);
+		s9_0 = fma(vec4<f32>(a9.z), b2_0, s9_0);
+		s10_0 = fma(vec4<f32>(a10.z), b2_0, s10_0);
+		s11_0 = fma(vec4<f32>(a11.z), b2_0, s11_0);
+		s12_0 = fma(vec4<f32>(a12.z), b2_0, s12_0);
+		s13_0 = fma(vec4<f32>(a13.z), b2_0, s13_0);
+		s14_0 = fma(vec4<f32>(a14.z), b2_0, s14_0);
+		s15_0 = fma(vec4<f32>(a15.z), b2_0, s15_0);
+		let b2_1 = vec4<f32>(load4_i8(bm[bc1 + krow + 2u * N4]));
+		s0_1 = fma(vec4<f32>(a0.z), b2_1, s0_1);
+		s1_1 = fma(vec4<f32>(a1.z), b2_1, s1_1);
+		s2_1 = fma(vec4<f32>(a2.z), b2_1, s2_1);
+		s3_1 = fma(vec4<f32>(a3.z), b2_1, s3_1);
+		s4_1 = fma(vec4<f32>(a4.z), b2_1, s4_1);
+		s5_1 = fma(vec4<f32>(a5.z), b2_1, s5_1);
+		s6_1 = fma(vec4<f32>(a6.z), b2_1, s6_1);
+		s7_1 = fma(vec4<f32>(a7.z), b2_1, s7_1);
+		s8_1 = fma(vec4<f32>(a8.z), b2_1, s8_1);
+		s9_1 = fma(vec4<f32>(a9.z), b2_1, s9_1);
+		s10_1 = fma(vec4<f32>(a10.z), b2_1, s10_1);
+		s11_1 = fma(vec4<f32>(a11.z), b2_1, s11_1);
+		s12_1 = fma(vec4<f32>(a12.z), b2_1, s12_1);
+		s13_1 = fma(vec4<f32>(a13.z), b2_1, s13_1);
+		s14_1 = fma(vec4<f32>(a14.z), b2_1, s14_1);
+		s15_1 = fma(vec4<f32>(a15.z), b2_1, s15_1);
+		let b2_2 = vec4<f32>(load4_i8(bm[bc2 + krow + 2u * N4]));
+		s0_2 = fma(vec4<f32>(a0.z), b2_2, s0_2);
+		s1_2 = fma(vec4<f32>(a1.z), b2_2, s1_2);
+		s2_2 = fma(vec4<f32>(a2.z), b2_2, s2_2);
+		s3_2 = fma(vec4<f32>(a3.z), b2_2, s3_2);
+		s4_2 = fma(vec4<f32>(a4.z), b2_2, s4_2);
+		s5_2 = fma(vec4<f32>(a5.z), b2_2, s5_2);
+		s6_2 = fma(vec4<f32>(a6.z), b2_2, s6_2);
+		s7_2 = fma(vec4<f32>(a7.z), b2_2, s7_2);
+		s8_2 = fma(vec4<f32>(a8.z), b2_2, s8_2);
+		s9_2 = fma(vec4<f32>(a9.z), b2_2, s9_2);
+		s10_2 = fma(vec4<f32>(a10.z), b2_2, s10_2);
+		s11_2 = fma(vec4<f32>(a11.z), b2_2, s11_2);
+		s12_2 = fma(vec4<f32>(a12.z), b2_2, s12_2);
+		s13_2 = fma(vec4<f32>(a13.z), b2_2, s13_2);
+		s14_2 = fma(vec4<f32>(a14.z), b2_2, s14_2);
+		s15_2 = fma(vec4<f32>(a15.z), b2_2, s15_2);
+		let b2_3 = vec4<f32>(load4_i8(bm[bc3 + krow + 2u * N4]));
+		s0_3 = fma(vec4<f32>(a0.z), b2_3, s0_3);
+		s1_3 = fma(vec4<f32>(a1.z), b2_3, s1_3);
+		s2_3 = fma(vec4<f32>(a2.z), b2_3, s2_3);
+		s3_3 = fma(vec4<f32>(a3.z), b2_3, s3_3);
+		s4_3 = fma(vec4<f32>(a4.z), b2_3, s4_3);
+		s5_3 = fma(vec4<f32>(a5.z), b2_3, s5_3);
+		s6_3 = fma(vec4<f32>(a6.z), b2_3, s6_3);
+		s7_3 = fma(vec4<f32>(a7.z), b2_3, s7_3);
+		s8_3 = fma(vec4<f32>(a8.z), b2_3, s8_3);
+		s9_3 = fma(vec4<f32>(a9.z), b2_3, s9_3);
+		s10_3 = fma(vec4<f32>(a10.z), b2_3, s10_3);
+		s11_3 = fma(vec4<f32>(a11.z), b2_3, s11_3);
+		s12_3 = fma(vec4<f32>(a12.z), b2_3, s12_3);
+		s13_3 = fma(vec4<f32>(a13.z), b2_3, s13_3);
+		s14_3 = fma(vec4<f32>(a14.z), b2_3, s14_3);
+		s15_3 = fma(vec4<f32>(a15.z), b2_3, s15_3);
+		let b3_0 = vec4<f32>(load4_i8(bm[bc0 + krow + 3u * N4]));
+		s0_0 = fma(vec4<f32>(a0.w), b3_0, s0_0);
+		s1_0 = fma(vec4<f32>(a1.w), b3_0, s1_0);
+		s2_0 = fma(vec4<f32>(a2.w), b3_0, s2_0);
+		s3_0 = fma(vec4<f32>(a3.w), b3_0, s3_0);
+		s4_0 = fma(vec4<f32>(a4.w), b3_0, s4_0);
+		s5_0 = fma(vec4<f32>(a5.w), b3_0, s5_0);
+		s6_0 = fma(vec4<f32>(a6.w), b3_0, s6_0);
+		s7_0 = fma(vec4<f32>(a7.w), b3_0, s7_0);
+		s8_0 = fma(vec4<f32>(a8.w), b3_0, s8_0);
+		s9_0 = fma(vec4<f32>(a9.w), b3_0, s9_0);
+		s10_0 = fma(vec4<f32>(a10.w), b3_0, s10_0);
+		s11_0 = fma(vec4<f32>(a11.w), b3_0, s11_0);
+		s12_0 = fma(vec4<f32>(a12.w), b3_0, s12_0);
+		s13_0 = fma(vec4<f32>(a13.w), b3_0, s13_0);
+		s14_0 = fma(vec4<f32>(a14.w), b3_0, s14_0);
+		s15_0 = fma(vec4<f32>(a15.w), b3_0, s15_0);
+		let b3_1 = vec4<f32>(load4_i8(bm[bc1 + krow + 3u * N4]));
+		s0_1 = fma(vec4<f32>(a0.w), b3_1, s0_1);
+		s1_1 = fma(vec4<f32>(a1.w), b3_1, s1_1);
+		s2_1 = fma(vec4<f32>(a2.w), b3_1, s2_1);
+		s3_1 = fma(vec4<f32>(a3.w), b3_1, s3_1);
+		s4_1 = fma(vec4<f32>(a4.w), b3_1, s4_1);
+		s5_1 = fma(vec4<f32>(a5.w), b3_1, s5_1);
+		s6_1 = fma(vec4<f32>(a6.w), b3_1, s6_1);
+		s7_1 = fma(vec4<f32>(a7.w), b3_1, s7_1);
+		s8_1 = fma(vec4<f32>(a8.w), b3_1, s8_1);
+		s9_1 = fma(vec4<f32>(a9.w), b3_1, s9_1);
+		s10_1 = fma(vec4<f32>(a10.w), b3_1, s10_1);
+		s11_1 = fma(vec4<f32>(a11.w), b3_1, s11_1);
+		s12_1 = fma(vec4<f32>(a12.w), b3_1, s12_1);
+		s13_1 = fma(vec4<f32>(a13.w), b3_1, s13_1);
+		s14_1 = fma(vec4<f32>(a14.w), b3_1, s14_1);
+		s15_1 = fma(vec4<f32>(a15.w), b3_1, s15_1);
+		let b3_2 = vec4<f32>(load4_i8(bm[bc2 + krow + 3u * N4]));
+		s0_2 = fma(vec4<f32>(a0.w), b3_2, s0_2);
+		s1_2 = fma(vec4<f32>(a1.w), b3_2, s1_2);
+		s2_2 = fma(vec4<f32>(a2.w), b3_2, s2_2);
+		s3_2 = fma(vec4<f32>(a3.w), b3_2, s3_2);
+		s4_2 = fma(vec4<f32>(a4.w), b3_2, s4_2);
+		s5_2 = fma(vec4<f32>(a5.w), b3_2, s5_2);
+		s6_2 = fma(vec4<f32>(a6.w), b3_2, s6_2);
+		s7_2 = fma(vec4<f32>(a7.w), b3_2, s7_2);
+		s8_2 = fma(vec4<f32>(a8.w), b3_2, s8_2);
+		s9_2 = fma(vec4<f32>(a9.w), b3_2, s9_2);
+		s10_2 = fma(vec4<f32>(a10.w), b3_2, s10_2);
+		s11_2 = fma(vec4<f32>(a11.w), b3_2, s11_2);
+		s12_2 = fma(vec4<f32>(a12.w), b3_2, s12_2);
+		s13_2 = fma(vec4<f32>(a13.w), b3_2, s13_2);
+		s14_2 = fma(vec4<f32>(a14.w), b3_2, s14_2);
+		s15_2 = fma(vec4<f32>(a15.w), b3_2, s15_2);
+		let b3_3 = vec4<f32>(load4_i8(bm[bc3 + krow + 3u * N4]));
+		s0_3 = fma(vec4<f32>(a0.w), b3_3, s0_3);
+		s1_3 = fma(vec4<f32>(a1.w), b3_3, s1_3);
+		s2_3 = fma(vec4<f32>(a2.w), b3_3, s2_3);
+		s3_3 = fma(vec4<f32>(a3.w), b3_3, s3_3);
+		s4_3 = fma(vec4<f32>(a4.w), b3_3, s4_3);
+		s5_3 = fma(vec4<f32>(a5.w), b3_3, s5_3);
+		s6_3 = fma(vec4<f32>(a6.w), b3_3, s6_3);
+		s7_3 = fma(vec4<f32>(a7.w), b3_3, s7_3);
+		s8_3 = fma(vec4<f32>(a8.w), b3_3, s8_3);
+		s9_3 = fma(vec4<f32>(a9.w), b3_3, s9_3);
+		s10_3 = fma(vec4<f32>(a10.w), b3_3, s10_3);
+		s11_3 = fma(vec4<f32>(a11.w), b3_3, s11_3);
+		s12_3 = fma(vec4<f32>(a12.w), b3_3, s12_3);
+		s13_3 = fma(vec4<f32>(a13.w), b3_3, s13_3);
+		s14_3 = fma(vec4<f32>(a14.w), b3_3, s14_3);
+		s15_3 = fma(vec4<f32>(a15.w), b3_3, s15_3);
+	}
+	if (row0 + 0u < M && cb0 + 0u < N4) { put(cbase + (row0 + 0u) * N4 + cb0 + 0u, z, row0 + 0u, 4u * (cb0 + 0u), s0_0); }
+	if (row0 + 0u < M && cb0 + 1u < N4) { put(cbase + (row0 + 0u) * N4 + cb0 + 1u, z, row0 + 0u, 4u * (cb0 + 1u), s0_1); }
+	if (row0 + 0u < M && cb0 + 2u < N4) { put(cbase + (row0 + 0u) * N4 + cb0 + 2u, z, row0 + 0u, 4u * (cb0 + 2u), s0_2); }
+	if (row0 + 0u < M && cb0 + 3u < N4) { put(cbase + (row0 + 0u) * N4 + cb0 + 3u, z, row0 + 0u, 4u * (cb0 + 3u), s0_3); }
+	if (row0 + 1u < M && cb0 + 0u < N4) { put(cbase + (row0 + 1u) * N4 + cb0 + 0u, z, row0 + 1u, 4u * (cb0 + 0u), s1_0); }
+	if (row0 + 1u < M && cb0 + 1u < N4) { put(cbase + (row0 + 1u) * N4 + cb0 + 1u, z, row0 + 1u, 4u * (cb0 + 1u), s1_1); }
+	if (row0 + 1u < M && cb0 + 2u < N4) { put(cbase + (row0 + 1u) * N4 + cb0 + 2u, z, row0 + 1u, 4u * (cb0 + 2u), s1_2); }
+	if (row0 + 1u < M && cb0 + 3u < N4) { put(cbase + (row0 + 1u) * N4 + cb0 + 3u, z, row0 + 1u, 4u * (cb0 + 3u), s1_3); }
+	if (row0 + 2u < M && cb0 + 0u < N4) { put(cbase + (row0 + 2u) * N4 + cb0 + 0u, z, row0 + 2u, 4u * (cb0 + 0u), s2_0); }
+	if (row0 + 2u < M && cb0 + 1u < N4) { put(cbase + (row0 + 2u) * N4 + cb0 + 1u, z, row0 + 2u, 4u * (cb0 + 1u), s2_1); }
+	if (row0 + 2u < M && cb0 + 2u < N4) { put(cbase + (row0 + 2u) * N4 + cb0 + 2u, z, row0 + 2u, 4u * (cb0 + 2u), s2_2); }
+	if (row0 + 2u < M && cb0 + 3u < N4) { put(cbase + (row0 + 2u) * N4 + cb0 + 3u, z, row0 + 2u, 4u * (cb0 + 3u), s2_3); }
+	if (row0 + 3u < M && cb0 + 0u < N4) { put(cbase + (row0 + 3u) * N4 + cb0 + 0u, z, row0 + 3u, 4u * (cb0 + 0u), s3_0); }
+	if (row0 + 3u < M && cb0 + 1u < N4) { put(cbase + (row0 + 3u) * N4 + cb0 + 1u, z, row0 + 3u, 4u * (cb0 + 1u), s3_1); }
+	if (row0 + 3u < M && cb0 + 2u < N4) { put(cbase + (row0 + 3u) * N4 + cb0 + 2u, z, row0 + 3u, 4u * (cb0 + 2u), s3_2); }
+	if (row0 + 3u < M && cb0 + 3u < N4) { put(cbase + (row0 + 3u) * N4 + cb0 + 3u, z, row0 + 3u, 4u * (cb0 + 3u), s3_3); }
+	if (row0 + 4u < M && cb0 + 0u < N4) { put(cbase + (row0 + 4u) * N4 + cb0 + 0u, z, row0 + 4u, 4u * (cb0 + 0u), s4_0); }
+	if (row0 + 4u < M && cb0 + 1u < N4) { put(cbase + (row0 + 4u) * N4 + cb0 + 1u, z, row0 + 4u, 4u * (cb0 + 1u), s4_1); }
+	if (row0 + 4u < M && cb0 + 2u < N4) { put(cbase + (row0 + 4u) * N4 + cb0 + 2u, z, row0 + 4u, 4u * (cb0 + 2u), s4_2); }
+	if (row0 + 4u < M && cb0 + 3u < N4) { put(cbase + (row0 + 4u) * N4 + cb0 + 3u, z, row0 + 4u, 4u * (cb0 + 3u), s4_3); }
+	if (row0 + 5u < M && cb0 + 0u < N4) { put(cbase + (row0 + 5u) * N4 + cb0 + 0u, z, row0 + 5u, 4u * (cb0 + 0u), s5_0); }
+	if (row0 + 5u < M && cb0 + 1u < N4) { put(cbase + (row0 + 5u) * N4 + cb0 + 1u, z, row0 + 5u, 4u * (cb0 + 1u), s5_1); }
+	if (row0 + 5u < M && cb0 + 2u < N4) { put(cbase + (row0 + 5u) * N4 + cb0 + 2u, z, row0 + 5u, 4u * (cb0 + 2u), s5_2); }
+	if (row0 + 5u < M && cb0 + 3u < N4) { put(cbase + (row0 + 5u) * N4 + cb0 + 3u, z, row0 + 5u, 4u * (cb0 + 3u), s5_3); }
+	if (row0 + 6u < M && cb0 + 0u < N4) { put(cbase + (row0 + 6u) * N4 + cb0 + 0u, z, row0 + 6u, 4u * (cb0 + 0u), s6_0); }
+	if (row0 + 6u < M && cb0 + 1u < N4) { put(cbase + (row0 + 6u) * N4 + cb0 + 1u, z, row0 + 6u, 4u * (cb0 + 1u), s6_1); }
+	if (row0 + 6u < M && cb0 + 2u < N4) { put(cbase + (row0 + 6u) * N4 + cb0 + 2u, z, row0 + 6u, 4u * (cb0 + 2u), s6_2); }
+	if (row0 + 6u < M && cb0 + 3u < N4) { put(cbase + (row0 + 6u) * N4 + cb0 + 3u, z, row0 + 6u, 4u * (cb0 + 3u), s6_3); }
+	if (row0 + 7u < M && cb0 + 0u < N4) { put(cbase + (row0 + 7u) * N4 + cb0 + 0u, z, row0 + 7u, 4u * (cb0 + 0u), s7_0); }
+	if (row0 + 7u < M && cb0 + 1u < N4) { put(cbase + (row0 + 7u) * N4 + cb0 + 1u, z, row0 + 7u, 4u * (cb0 + 1u), s7_1); }
+	if (row0 + 7u < M && cb0 + 2u < N4) { put(cbase + (row0 + 7u) * N4 + cb0 + 2u, z, row0 + 7u, 4u * (cb0 + 2u), s7_2); }
+	if (row0 + 7u < M && cb0 + 3u < N4) { put(cbase + (row0 + 7u) * N4 + cb0 + 3u, z, row0 + 7u, 4u * (cb0 + 3u), s7_3); }
+	if (row0 + 8u < M && cb0 + 0u < N4) { put(cbase + (row0 + 8u) * N4 + cb0 + 0u, z, row0 + 8u, 4u * (cb0 + 0u), s8_0); }
+	if (row0 + 8u < M && cb0 + 1u < N4) { put(cbase + (row0 + 8u) * N4 + cb0 + 1u, z, row0 + 8u, 4u * (cb0 + 1u), s8_1); }
+	if (row0 + 8u < M && cb0 + 2u < N4) { put(cbase + (row0 + 8u) * N4 + cb0 + 2u, z, row0 + 8u, 4u * (cb0 + 2u), s8_2); }
+	if (row0 + 8u < M && cb0 + 3u < N4) { put(cbase + (row0 + 8u) * N4 + cb0 + 3u, z, row0 + 8u, 4u * (cb0 + 3u), s8_3); }
+	if (row0 + 9u < M && cb0 + 0u < N4) { put(cbase + (row0 + 9u) * N4 + cb0 + 0u, z, row0 + 9u, 4u * (cb0 + 0u), s9_0); }
+	if (row0 + 9u < M && cb0 + 1u < N4) { put(cbase + (row0 + 9u) * N4 + cb0 + 1u, z, row0 + 9u, 4u * (cb0 + 1u), s9_1); }
+	if (row0 + 9u < M && cb0 + 2u < N4) { put(cbase + (row0 + 9u) * N4 + cb0 + 2u, z, row0 + 9u, 4u * (cb0 + 2u), s9_2); }
+	if (row0 + 9u < M && cb0 + 3u < N4) { put(cbase + (row0 + 9u) * N4 + cb0 + 3u, z, row0 + 9u, 4u * (cb0 + 3u), s9_3); }
+	if (row0 + 10u < M && cb0 + 0u < N4) { put(cbase + (row0 + 10u) * N4 + cb0 + 0u, z, row0 + 10u, 4u * (cb0 + 0u), s10_0); }
+	if (row0 + 10u < M && cb0 + 1u < N4) { put(cbase + (row0 + 10u) * N4 + cb0 + 1u, z, row0 + 10u, 4u * (cb0 + 1u), s10_1); }
+	if (row0 + 10u < M && cb0 + 2u < N4) { put(cbase + (row0 + 10u) * N4 + cb0 + 2u, z, row0 + 10u, 4u * (cb0 + 2u), s10_2); }
+	if (row0 + 10u < M && cb0 + 3u < N4) { put(cbase + (row0 + 10u) * N4 + cb0 + 3u, z, row0 + 10u, 4u * (cb0 + 3u), s10_3); }
+	if (row0 + 11u < M && cb0 + 0u < N4) { put(cbase + (row0 + 11u) * N4 + cb0 + 0u, z, row0 + 11u, 4u * (cb0 + 0u), s11_0); }
+	if (row0 + 11u < M && cb0 + 1u < N4) { put(cbase + (row0 + 11u) * N4 + cb0 + 1u, z, row0 + 11u, 4u * (cb0 + 1u), s11_1); }
+	if (row0 + 11u < M && cb0 + 2u < N4) { put(cbase + (row0 + 11u) * N4 + cb0 + 2u, z, row0 + 11u, 4u * (cb0 + 2u), s11_2); }
+	if (row0 + 11u < M && cb0 + 3u < N4) { put(cbase + (row0 + 11u) * N4 + cb0 + 3u, z, row0 + 11u, 4u * (cb0 + 3u), s11_3); }
+	if (row0 + 12u < M && cb0 + 0u < N4) { put(cbase + (row0 + 12u) * N4 + cb0 + 0u, z, row0 + 12u, 4u * (cb0 + 0u), s12_0); }
+	if (row0 + 12u < M && cb0 + 1u < N4) { put(cbase + (row0 + 12u) * N4 + cb0 + 1u, z, row0 + 12u, 4u * (cb0 + 1u), s12_1); }
+	if (row0 + 12u < M && cb0 + 2u < N4) { put(cbase + (row0 + 12u) * N4 + cb0 + 2u, z, row0 + 12u, 4u * (cb0 + 2u), s12_2); }
+	if (row0 + 12u < M && cb0 + 3u < N4) { put(cbase + (row0 + 12u) * N4 + cb0 + 3u, z, row0 + 12u, 4u * (cb0 + 3u), s12_3); }
+	if (row0 + 13u < M && cb0 + 0u < N4) { put(cbase + (row0 + 13u) * N4 + cb0 + 0u, z, row0 + 13u, 4u * (cb0 + 0u), s13_0); }
+	if (row0 + 13u < M && cb0 + 1u < N4) { put(cbase + (row0 + 13u) * N4 + cb0 + 1u, z, row0 + 13u, 4u * (cb0 + 1u), s13_1); }
+	if (row0 + 13u < M && cb0 + 2u < N4) { put(cbase + (row0 + 13u) * N4 + cb0 + 2u, z, row0 + 13u, 4u * (cb0 + 2u), s13_2); }
+	if (row0 + 13u < M && cb0 + 3u < N4) { put(cbase + (row0 + 13u) * N4 + cb0 + 3u, z, row0 + 13u, 4u * (cb0 + 3u), s13_3); }
+	if (row0 + 14u < M && cb0 + 0u < N4) { put(cbase + (row0 + 14u) * N4 + cb0 + 0u, z, row0 + 14u, 4u * (cb0 + 0u), s14_0); }
+	if (row0 + 14u < M && cb0 + 1u < N4) { put(cbase + (row0 + 14u) * N4 + cb0 + 1u, z, row0 + 14u, 4u * (cb0 + 1u), s14_1); }
+	if (row0 + 14u < M && cb0 + 2u < N4) { put(cbase + (row0 + 14u) * N4 + cb0 + 2u, z, row0 + 14u, 4u * (cb0 + 2u), s14_2); }
+	if (row0 + 14u < M && cb0 + 3u < N4) { put(cbase + (row0 + 14u) * N4 + cb0 + 3u, z, row0 + 14u, 4u * (cb0 + 3u), s14_3); }
+	if (row0 + 15u < M && cb0 + 0u < N4) { put(cbase + (row0 + 15u) * N4 + cb0 + 0u, z, row0 + 15u, 4u * (cb0 + 0u), s15_0); }
+	if (row0 + 15u < M && cb0 + 1u < N4) { put(cbase + (row0 + 15u) * N4 + cb0 + 1u, z, row0 + 15u, 4u * (cb0 + 1u), s15_1); }
+	if (row0 + 15u < M && cb0 + 2u < N4) { put(cbase + (row0 + 15u) * N4 + cb0 + 2u, z, row0 + 15u, 4u * (cb0 + 2u), s15_2); }
+	if (row0 + 15u < M && cb0 + 3u < N4) { put(cbase + (row0 + 15u) * N4 + cb0 + 3u, z, row0 + 15u, 4u * (cb0 + 3u), s15_3); }
+}
