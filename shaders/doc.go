@@ -89,8 +89,8 @@
 //	reduce.wgsl           reduce/{Op}/{In}/{PerThread}/{Segments}/{Indexed}[/{Storage}]
 //	softmax.wgsl          softmax/{Log}/{PerThread}[/{Storage}]
 //	xent.wgsl             softmax_xent[_grad][_weighted|_mean]/{Dense}
-//	copy.wgsl             copy/r{Rank}[/half]
-//	gather.wgsl           gather[/half]
+//	copy.wgsl             copy/r{Rank}[/half|/byte]
+//	gather.wgsl           gather[/half|/byte]
 //	scatter.wgsl          scatter_add/{T}/{ByIndex}[/vec4]
 //	conv.wgsl             conv2d/{Op}/{Vec4}[/cpu[/narrow]|/narrow[/short]][/unit][/b4]
 //	pool.wgsl             pool2d/{Max}/{Arg}[/vec4]

@@ -1,21 +1,14 @@
-{{- /* Gather: out[o, j, k] = in[o, idx[j], k], of 32-bit words, or with .Half of 16-bit halves of words; see Gather. */ -}}
+{{- /* Gather: out[o, j, k] = in[o, idx[j], k], of 32-bit words, or with .Narrow of halves or bytes of words; see Gather. */ -}}
 {{.Params -}}
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read> idx: array<i32>;
-{{- if .Half}}
+{{- if .Narrow}}
 @group(0) @binding(2) var<storage, read_write> dst: array<atomic<u32>>;
 {{- else}}
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
 {{- end}}
 @group(0) @binding(3) var<uniform> p: Params;
-{{- if .Half}}
-{{- /* put writes element i: its half of a word, as Copy does. */}}
-fn put(i: u32, h: u32) {
-	let shift = (i & 1u) * 16u;
-	atomicAnd(&dst[i >> 1u], ~(0xffffu << shift));
-	atomicOr(&dst[i >> 1u], h << shift);
-}
-{{- end}}
+{{- with .Narrow}}{{template "narrow_elements" .}}{{end}}
 @compute @workgroup_size({{.WorkgroupSize}})
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let i = g.x + g.y * p.row + p.first;
@@ -29,10 +22,9 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let o = t / count;
 	var x = idx[j];
 	if (x < 0) { x = x + i32(axis); }
-{{- if .Half}}
+{{- if .Narrow}}
 	if (x < 0 || u32(x) >= axis) { put(i, 0u); return; }
-	let si = (o * axis + u32(x)) * inner + k;
-	put(i, (src[si >> 1u] >> ((si & 1u) * 16u)) & 0xffffu);
+	put(i, part((o * axis + u32(x)) * inner + k));
 {{- else}}
 	if (x < 0 || u32(x) >= axis) { dst[i] = 0u; return; }
 	dst[i] = src[(o * axis + u32(x)) * inner + k];

@@ -66,7 +66,7 @@ func fromSlice[T word](e *Engine, site stack, data []T, dtype DType, shape []int
 // integer the type holds is exact.)
 func bitsOf(v float64, dtype DType) uint32 {
 	switch dtype {
-	case Int32:
+	case Int32, Int8: // an int8 node wraps it to its low byte
 		return uint32(int32(saturate(v, math.MinInt32, math.MaxInt32)))
 	case Uint32:
 		return uint32(saturate(v, 0, math.MaxUint32))
@@ -186,10 +186,13 @@ func rangeLength(dtype DType, start, stop, step float64) (int, error) {
 		return 0, nil
 	}
 	n := int(count)
-	if dtype == Int32 || dtype == Uint32 {
+	if !dtype.IsFloat() {
 		lo, hi := float64(math.MinInt32), float64(math.MaxInt32)
-		if dtype == Uint32 {
+		switch dtype {
+		case Uint32:
 			lo, hi = 0, math.MaxUint32
+		case Int8:
+			lo, hi = math.MinInt8, math.MaxInt8
 		}
 		last := start + float64(n-1)*step
 		if start != math.Trunc(start) || step != math.Trunc(step) || min(start, last) < lo || max(start, last) > hi {

@@ -278,7 +278,7 @@ func (o *op) checkLaunch(k Kernel, l Launch) error {
 		return fail(ErrArgument, "the shader declares @workgroup_size%v and Workgroup is %d: a Kernel's workgroup is one-dimensional, and the two must agree", dims, wg)
 	}
 	for i, out := range l.Outputs {
-		if !out.DType.valid() || out.DType.half() {
+		if !out.DType.valid() || out.DType.narrow() {
 			return fail(ErrDType, "output %d has dtype %v; a kernel's outputs are float32, int32 or uint32", i, out.DType)
 		}
 		if err := out.Shape.check(); err != nil {

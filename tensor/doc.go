@@ -19,10 +19,13 @@
 //	Uint32    unsigned                   a 32-bit word      uint32
 //	Float16   IEEE 754 binary16          two to a word      float32, each result rounded to float16
 //	BFloat16  float32's upper 16 bits    two to a word      float32, each result rounded to bfloat16
+//	Int8      two's complement byte      four to a word     int32, each result wrapped to its low byte
 //
 // An op's result has its inputs' dtype, but comparisons (Uint32) and Cast
 // (the dtype asked for). There is no promotion: a binary op whose inputs'
-// dtypes differ fails with ErrDType naming both (Cast one first). Rounding
+// dtypes differ fails with ErrDType naming both (Cast one first). The one
+// mixed pair is MatMul's float32 times int8 (quantized weights), whose
+// result is float32. Rounding
 // to float16 and bfloat16 is to nearest, ties to even, as IEEE 754 and
 // PyTorch round; a float16 past ±65,504 is ±Inf, and NaN stays NaN
 // (Float16Bits and BFloat16Bits round the same way on the host). On a
@@ -46,6 +49,15 @@
 // (gradients of layer norm and attention, convolutions, pooling,
 // scatters, cumulative sums, top-k, Assign, custom kernels) do not take
 // them yet and fail with ErrDType: Cast to float32 first.
+//
+// Int8 tensors are made by FromInt8s, Cast (which wraps, as C's casts do)
+// and the creation ops, read back by Int8s and Text, and hold quantized
+// weights (Quantize; nn.QuantizeInt8). They take every elementwise op
+// (int32 arithmetic, each result wrapped to 8 bits, as Go's int8
+// arithmetic wraps), the views, the copies and Gather, as Float16 does,
+// and MatMul and MatMulT as the right operand of a float32 one: the
+// kernels unpack four weights from each word they load, the Vec4 kernel
+// included, and the result is float32. The other ops fail with ErrDType.
 //
 // # Fusion
 //

@@ -12,7 +12,8 @@ import (
 
 // DType is a tensor's element type. Float32, Int32 and Uint32 are 32 bits
 // wide; Float16 and BFloat16 are 16 bits wide, stored two to a 32-bit word
-// and computed in float32 (see the package doc's table of dtypes).
+// and computed in float32; Int8 is 8 bits wide, stored four to a word and
+// computed in int32 (see the package doc's table of dtypes).
 type DType uint8
 
 // The dtypes. Comparisons return Uint32 tensors of 0 and 1.
@@ -25,6 +26,10 @@ const (
 	Float16
 	// BFloat16 is float32's upper half: float32's range, 7 fraction bits.
 	BFloat16
+	// Int8 is a two's complement byte, -128 to 127: quantized weights
+	// (see MatMul and Quantize). An op's int8 result keeps its value's
+	// low 8 bits, as C's and PyTorch's int8 arithmetic wraps.
+	Int8
 )
 
 func (d DType) String() string {
@@ -39,18 +44,31 @@ func (d DType) String() string {
 		return "float16"
 	case BFloat16:
 		return "bfloat16"
+	case Int8:
+		return "int8"
 	}
 	return "dtype(" + strconv.Itoa(int(d)) + ")"
 }
 
-// Size is the bytes an element of d takes: 4, or 2 for Float16 and
-// BFloat16 (a tensor's storage is rounded up to a whole 32-bit word).
+// Size is the bytes an element of d takes: 4, 2 for Float16 and
+// BFloat16, 1 for Int8 (a tensor's storage is rounded up to a whole 32-bit
+// word).
 func (d DType) Size() int {
-	if d.half() {
+	switch {
+	case d.half():
 		return 2
+	case d == Int8:
+		return 1
 	}
 	return 4
 }
+
+// narrow reports whether d's elements are parts of words (Float16,
+// BFloat16, Int8).
+func (d DType) narrow() bool { return d.Size() < 4 }
+
+// perWord is how many elements of d a 32-bit word holds.
+func (d DType) perWord() int { return 4 / d.Size() }
 
 // half reports whether d is 16 bits wide.
 func (d DType) half() bool { return d == Float16 || d == BFloat16 }
@@ -66,6 +84,8 @@ func (d DType) storage() kernels.Storage {
 		return kernels.Float16
 	case BFloat16:
 		return kernels.BFloat16
+	case Int8:
+		return kernels.Int8
 	}
 	return kernels.Word
 }
@@ -74,7 +94,7 @@ func (d DType) storage() kernels.Storage {
 // half-width dtypes.
 func (d DType) wgsl() kernels.Type {
 	switch d {
-	case Int32:
+	case Int32, Int8:
 		return kernels.I32
 	case Uint32:
 		return kernels.U32
@@ -82,7 +102,7 @@ func (d DType) wgsl() kernels.Type {
 	return kernels.F32
 }
 
-func (d DType) valid() bool { return d <= BFloat16 }
+func (d DType) valid() bool { return d <= Int8 }
 
 // Shape is a tensor's dimensions, outermost first. The empty shape is a
 // scalar.

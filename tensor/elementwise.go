@@ -187,7 +187,10 @@ func (e *Engine) unary(site stack, name string, x *Tensor, s0, s1 float32) *Tens
 // +Inf give math.MaxInt32 as int32, and every negative value gives 0 as
 // uint32). Int32 and uint32 reinterpret each other's bits, as Go's and
 // NumPy's conversions do (-1 is 4294967295). Integers to float32 round to
-// the nearest float32, halves to even.
+// the nearest float32, halves to even. To Int8 a value converts as to
+// Int32, then keeps its low 8 bits, two's complement (300 gives 44, -129
+// gives 127, 1e10 gives -1), as C's and PyTorch's integer casts wrap; Int8
+// to any other dtype is exact.
 func (e *Engine) Cast(x *Tensor, dtype DType) *Tensor {
 	o, bad := e.beginLazy("cast", callerSite(), x)
 	if bad != nil {
@@ -201,29 +204,22 @@ func (e *Engine) Cast(x *Tensor, dtype DType) *Tensor {
 	return o.mapOp("cast", castExpr(x.dtype, dtype), dtype, []*Tensor{x}, [4]float32{})
 }
 
-// castExpr is the WGSL that converts a0 of type from to type to. The
-// half-width dtypes are f32 values in kernels, rounded to their width as
-// they are stored.
+// castExpr is the WGSL that converts a0 of type from to type to, in the
+// types kernels compute them in: the half-width dtypes are f32 values and
+// int8 i32 values, rounded (or wrapped) to their width as they are stored.
 func castExpr(from, to DType) string {
+	f, t := from.wgsl(), to.wgsl()
 	switch {
-	case from.half() || to.half():
-		switch {
-		case from.IsFloat() && to.IsFloat():
-			return "a0"
-		case to.IsFloat():
-			return "f32(a0)"
-		case to == Int32:
-			return "toi32_(a0)"
-		}
-		return "tou32_(a0)"
-	case from == Float32 && to == Int32:
+	case f == t:
+		return "a0"
+	case f == kernels.F32 && t == kernels.I32:
 		return "toi32_(a0)"
-	case from == Float32 && to == Uint32:
+	case f == kernels.F32:
 		return "tou32_(a0)"
-	case from != Float32 && to != Float32:
-		return fmt.Sprintf("bitcast<%s>(a0)", to.wgsl())
+	case t == kernels.F32:
+		return "f32(a0)"
 	}
-	return fmt.Sprintf("%s(a0)", to.wgsl())
+	return fmt.Sprintf("bitcast<%s>(a0)", t)
 }
 
 // binary ops: the expression for operand type T ("" if the op does not

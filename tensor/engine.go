@@ -268,7 +268,7 @@ func (e *Engine) begin(name string, site stack, inputs ...*Tensor) (*op, *Tensor
 		return nil, bad
 	}
 	for i, t := range inputs {
-		if t.dtype.half() && !takesHalf[name] { // the elementwise ops and views read them; of the others, these
+		if t.dtype.narrow() && !takesNarrow[name].has(t.dtype) { // the elementwise ops and views read them; of the others, these
 			o.end()
 			return nil, e.errTensor(opErr(name, o.shapes(), ErrDType, "input %d is %s, which %s does not take: Cast it to float32 first", i, t.dtype, name))
 		}
@@ -283,13 +283,33 @@ func (e *Engine) begin(name string, site stack, inputs ...*Tensor) (*op, *Tensor
 	return o, nil
 }
 
-// takesHalf names the ops begin lets take float16 and bfloat16 tensors:
-// those that move words or elements of storage, and the reductions.
-var takesHalf = map[string]bool{"write bytes": true, "copy": true, "transpose": true, "slice": true, "broadcast_to": true,
-	"concat": true, "stack": true, "split": true, "pad": true,
-	"sum": true, "mean": true, "prod": true, "max": true, "min": true, "argmax": true, "argmin": true,
-	"matmul": true, "softmax": true, "log_softmax": true, "gather": true, "layer_norm": true,
-	"scaled_dot_product_attention": true, "scaled_dot_product_attention_packed": true}
+// narrowSet is a set of the narrow dtypes: halfWidth (float16 and
+// bfloat16) and int8.
+type narrowSet uint8
+
+const (
+	halfWidth narrowSet = 1 << iota
+	int8s
+	anyNarrow = halfWidth | int8s
+)
+
+// has reports whether s holds the narrow dtype d.
+func (s narrowSet) has(d DType) bool {
+	if d == Int8 {
+		return s&int8s != 0
+	}
+	return s&halfWidth != 0
+}
+
+// takesNarrow names the ops begin lets take narrow tensors, and which:
+// those that move elements of storage take every one; the reductions,
+// softmax, layer norm and attention take the half-width floats; a product
+// takes float16 and bfloat16 operands, and int8 weights (see MatMul).
+var takesNarrow = map[string]narrowSet{"write bytes": anyNarrow, "copy": anyNarrow, "transpose": anyNarrow, "slice": anyNarrow, "broadcast_to": anyNarrow,
+	"concat": anyNarrow, "stack": anyNarrow, "split": anyNarrow, "pad": anyNarrow, "gather": anyNarrow, "matmul": anyNarrow,
+	"sum": halfWidth, "mean": halfWidth, "prod": halfWidth, "max": halfWidth, "min": halfWidth, "argmax": halfWidth, "argmin": halfWidth,
+	"softmax": halfWidth, "log_softmax": halfWidth, "layer_norm": halfWidth,
+	"scaled_dot_product_attention": halfWidth, "scaled_dot_product_attention_packed": halfWidth}
 
 // beginLazy is begin for ops that leave pending inputs pending: elementwise
 // ops, which fuse with the ops that make their inputs, and views, which

@@ -192,8 +192,8 @@ func (e *Engine) record(res *Tensor, n kernels.Node, params kernels.NodeParams, 
 // cost more than its own vectorised dispatch, and an op that does not
 // take the product would only lengthen the epilogue.
 func (e *Engine) epilogueTakes(g *group, n kernels.Node, in []*Tensor) bool {
-	if n.Storage != kernels.Word || slices.ContainsFunc(in, func(t *Tensor) bool { return t.dtype.half() }) {
-		return false // an epilogue writes one element a thread: no half-width words
+	if n.Storage != kernels.Word || slices.ContainsFunc(in, func(t *Tensor) bool { return t.dtype.narrow() }) {
+		return false // an epilogue writes one element a thread: no narrow words
 	}
 	if !e.cheapEpilogues {
 		return true
@@ -668,8 +668,8 @@ func (e *Engine) dispatchElementwise(prog kernels.Elementwise, params []kernels.
 	}
 	for _, pc := range pieces {
 		end := uint32(pc.end)
-		if per == 2 { // a pair's kernel counts elements: the last may have no second
-			end = uint32(min(2*pc.end, size))
+		if per > 1 && !prog.Vec4 { // a group's kernel counts elements: the last group may end early
+			end = uint32(min(per*pc.end, size))
 		}
 		p := prog.Params(uint32(pc.first), end, pc.row, params, meta)
 		if err := e.dev.DispatchWork(k, pc.groups, pc.work, p, bufs...); err != nil {

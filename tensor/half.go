@@ -3,6 +3,7 @@ package tensor
 import (
 	"context"
 	"encoding/binary"
+	"math"
 
 	"github.com/wgtensor/wgtensor/internal/half"
 )
@@ -22,32 +23,41 @@ func (e *Engine) FromBFloat16Bits(bits []uint16, shape ...int) *Tensor {
 
 // fromHalfBits uploads bits, two to a word, as a tensor of dtype.
 func fromHalfBits(e *Engine, site stack, bits []uint16, dtype DType, shape []int) *Tensor {
-	o, bad := e.begin("from "+dtype.String()+" bits", site)
+	return fromPacked(e, site, "from "+dtype.String()+" bits", len(bits), dtype, shape, func(data []byte) {
+		for i, b := range bits {
+			binary.LittleEndian.PutUint16(data[2*i:], b)
+		}
+	})
+}
+
+// fromPacked uploads n elements of a narrow dtype as a tensor of shape
+// (nil: [n]): pack writes them into the storage's bytes, whole words
+// whose padding is zero.
+func fromPacked(e *Engine, site stack, name string, n int, dtype DType, shape []int, pack func(data []byte)) *Tensor {
+	o, bad := e.begin(name, site)
 	if bad != nil {
 		return bad
 	}
 	defer o.end()
 	s := Shape(shape).clone()
 	if shape == nil {
-		s = Shape{len(bits)}
+		s = Shape{n}
 	}
 	if err := s.check(); err != nil {
 		return o.fail(ErrShape, "%v", err)
 	}
-	if s.Size() != len(bits) {
-		return o.fail(ErrShape, "%d values do not fill shape %v (%d elements)", len(bits), s, s.Size())
+	if s.Size() != n {
+		return o.fail(ErrShape, "%d values do not fill shape %v (%d elements)", n, s, s.Size())
 	}
 	t, err := o.alloc(s, dtype)
 	if err != nil {
 		return e.errTensor(err)
 	}
-	if len(bits) == 0 {
+	if n == 0 {
 		return t
 	}
-	data := make([]byte, storageBytes(len(bits), dtype))
-	for i, b := range bits {
-		binary.LittleEndian.PutUint16(data[2*i:], b)
-	}
+	data := make([]byte, storageBytes(n, dtype))
+	pack(data)
 	if err := e.dev.Write(t.buf(), 0, data); err != nil {
 		t.Dispose()
 		return o.failErr(err)
@@ -69,12 +79,7 @@ func (t *Tensor) Uint16s(ctx context.Context) ([]uint16, error) {
 
 // readHalf reads a half-width tensor's bits.
 func readHalf(ctx context.Context, t *Tensor) ([]uint16, error) {
-	if err := t.holdForRead(); err != nil {
-		return nil, err
-	}
-	p := t.eng.dev.ReadAsync(t.st.buf, 0, t.bytes())
-	t.st.release() // the copy is recorded: the buffer may go
-	data, err := p.Await(ctx)
+	data, err := readStorage(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -83,6 +88,16 @@ func readHalf(ctx context.Context, t *Tensor) ([]uint16, error) {
 		out[i] = binary.LittleEndian.Uint16(data[2*i:])
 	}
 	return out, nil
+}
+
+// readStorage reads a tensor's storage bytes, whole words.
+func readStorage(ctx context.Context, t *Tensor) ([]byte, error) {
+	if err := t.holdForRead(); err != nil {
+		return nil, err
+	}
+	p := t.eng.dev.ReadAsync(t.st.buf, 0, t.bytes())
+	t.st.release() // the copy is recorded: the buffer may go
+	return p.Await(ctx)
 }
 
 // widened reads a half-width tensor back as float32s, exactly.
@@ -95,6 +110,18 @@ func widened(ctx context.Context, t *Tensor) ([]float32, error) {
 		return BFloat16Values(bits), nil
 	}
 	return Float16Values(bits), nil
+}
+
+// widenedWords reads a narrow tensor back as the words of its values
+// widened to the type kernels compute it in: float32 bits for the
+// half-width dtypes, int32 for Int8.
+func widenedWords(ctx context.Context, t *Tensor) ([]uint32, error) {
+	if t.dtype == Int8 {
+		v, err := readInt8(ctx, t)
+		return convert(v, func(b int8) uint32 { return uint32(int32(b)) }), err
+	}
+	v, err := widened(ctx, t)
+	return convert(v, math.Float32bits), err
 }
 
 // roundedTo returns y, an op's float32 result, rounded to dtype where

@@ -76,7 +76,7 @@ func (e *Engine) MaskedFill(x, mask *Tensor, value float32) *Tensor {
 	switch x.dtype {
 	case Float32, Float16, BFloat16: // a half x's node rounds it
 		word = math.Float32bits(value)
-	case Int32:
+	case Int32, Int8: // an int8 x's node wraps it
 		word = uint32(castToInt32(value))
 	case Uint32:
 		word = castToUint32(value)
@@ -85,7 +85,7 @@ func (e *Engine) MaskedFill(x, mask *Tensor, value float32) *Tensor {
 	switch mask.dtype {
 	case Float32, Float16, BFloat16:
 		test = "(bitcast<u32>(a1) & 0x7fffffffu) != 0u"
-	case Int32:
+	case Int32, Int8:
 		test = "a1 != 0"
 	default:
 		test = "a1 != 0u"

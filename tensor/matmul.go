@@ -11,7 +11,9 @@ import (
 // more: the last two dimensions multiply, and the dimensions before them
 // are batch dimensions that broadcast. Float16 and bfloat16 operands (both
 // of one dtype) are summed in float32 and the result rounded to their
-// dtype.
+// dtype. A float32 a times an int8 b (quantized weights: see Quantize) is
+// the float32 product of a and b's integer values, b read four elements to
+// a word and never widened in memory.
 //
 // The kernel is chosen per product: by a heuristic of the adapter's type
 // and the shapes, or, where the autotuner is on (SetAutotune), by timing
@@ -48,14 +50,18 @@ func (e *Engine) matmul(site stack, a, b *Tensor, ta, tb bool) *Tensor {
 	}
 	defer o.end()
 	o.attrs.TransA, o.attrs.TransB = ta, tb
-	if a.dtype != b.dtype || !a.dtype.IsFloat() {
-		return o.fail(ErrDType, "matmul takes two float32, float16 or bfloat16 tensors, got %s and %s", a.dtype, b.dtype)
+	switch {
+	case a.dtype == Float32 && b.dtype == Int8:
+		return o.product(a, b, ta, tb)
+	case a.dtype != b.dtype || !a.dtype.IsFloat():
+		return o.fail(ErrDType, "matmul takes two float32, float16 or bfloat16 tensors, or float32 and int8, got %s and %s", a.dtype, b.dtype)
 	}
 	return o.roundedTo(a.dtype, o.product(a, b, ta, tb))
 }
 
 // product records a·b (with the transposes) of float32, float16 or
-// bfloat16 operands of one dtype, and returns the float32 result.
+// bfloat16 operands of one dtype, or of float32 and int8, and returns the
+// float32 result.
 func (o *op) product(a, b *Tensor, ta, tb bool) *Tensor {
 	e := o.e
 	if a.Rank() < 2 || b.Rank() < 2 {

@@ -92,11 +92,11 @@ func (e *Engine) Copy(x *Tensor) *Tensor {
 	if err != nil {
 		return o.e.errTensor(err)
 	}
-	n, half := x.Size(), false
-	if x.dtype.half() { // the whole words, padding included
+	n := x.Size()
+	if x.dtype.narrow() { // the whole words, padding included
 		n = int(storageBytes(n, x.dtype) / 4)
 	}
-	if err := o.copyElements(half, x, out, []int{n}, 0, []int{1}, 0, []int{1}); err != nil {
+	if err := o.copyElements(1, x, out, []int{n}, 0, []int{1}, 0, []int{1}); err != nil {
 		out.Dispose()
 		return o.e.errTensor(err)
 	}
@@ -153,26 +153,27 @@ func (e *Engine) Squeeze(x *Tensor, axes ...int) *Tensor {
 // offset, with strides) to dst (at offset, with strides), in elements of
 // their dtype.
 func (o *op) copyRegion(src, dst *Tensor, dims []int, srcOff int, srcStrides []int, dstOff int, dstStrides []int) error {
-	return o.copyElements(src.dtype.half(), src, dst, dims, srcOff, srcStrides, dstOff, dstStrides)
+	return o.copyElements(src.dtype.perWord(), src, dst, dims, srcOff, srcStrides, dstOff, dstStrides)
 }
 
-// copyElements is copyRegion in 16-bit elements if half, else in words.
-func (o *op) copyElements(half bool, src, dst *Tensor, dims []int, srcOff int, srcStrides []int, dstOff int, dstStrides []int) error {
+// copyElements is copyRegion in elements perWord to a 32-bit word (1, 2
+// or 4).
+func (o *op) copyElements(perWord int, src, dst *Tensor, dims []int, srcOff int, srcStrides []int, dstOff int, dstStrides []int) error {
 	n := Shape(dims).Size()
 	if n == 0 {
 		return nil
 	}
-	c := kernels.Copy{Rank: len(dims), Half: half}
+	c := kernels.Copy{Rank: len(dims), PerWord: perWord}
 	p := &kernels.CopyParams{SrcOffset: uint32(srcOff), DstOffset: uint32(dstOff), Dims: u32s(dims), SrcStrides: u32s(srcStrides), DstStrides: u32s(dstStrides)}
 	return o.run(c.Key(), c.Spec, n, c.ThreadWork(), p, src.buf(), dst.buf())
 }
 
 // allocForCopies allocates a result that copies of elements will fill: a
-// float16 or bfloat16 one of an odd size has its last word zeroed first,
-// since no copy writes its padding half.
+// float16, bfloat16 or int8 one whose last word is not whole has that word
+// zeroed first, since no copy writes its padding.
 func (o *op) allocForCopies(shape Shape, dtype DType) (*Tensor, error) {
 	t, err := o.alloc(shape, dtype)
-	if err != nil || !dtype.half() || shape.Size()%2 == 0 {
+	if err != nil || shape.Size()%dtype.perWord() == 0 {
 		return t, err
 	}
 	if err := o.e.dev.Write(t.buf(), t.bytes()-4, make([]byte, 4)); err != nil {
@@ -458,7 +459,7 @@ func (e *Engine) Gather(x, indices *Tensor, axis int) *Tensor {
 	}
 	inner := Shape(x.shape[ax+1:]).Size()
 	if shape.Size() > 0 {
-		g := kernels.Gather{Half: x.dtype.half()}
+		g := kernels.Gather{PerWord: x.dtype.perWord()}
 		p := &kernels.GatherParams{Inner: uint32(inner), Count: uint32(indices.Size()), Axis: uint32(x.shape[ax])}
 		if err := o.run(g.Key(), g.Spec, shape.Size(), g.ThreadWork(), p, x.buf(), indices.buf(), out.buf()); err != nil {
 			out.Dispose()

@@ -183,16 +183,14 @@ func (l textLayout) read(ctx context.Context, t *Tensor) (textValues, error) {
 		v.spans[i].at = n
 		n += v.spans[i].n
 	}
-	if t.dtype.half() { // whole, widened: its elements are not words
-		vals, err := widened(ctx, t)
+	if t.dtype.narrow() { // whole, widened: its elements are not words
+		words, err := widenedWords(ctx, t)
 		if err != nil {
 			return v, err
 		}
 		v.words = make([]uint32, n)
 		for _, s := range v.spans {
-			for k := range s.n {
-				v.words[s.at+k] = math.Float32bits(vals[s.start+k])
-			}
+			copy(v.words[s.at:s.at+s.n], words[s.start:s.start+s.n])
 		}
 		return v, nil
 	}
@@ -231,7 +229,7 @@ func (p *textPrinter) fit(dtype DType) {
 		p.each(0, 0, func(i int) { shown = append(shown, p.vals.at(i)) })
 	}
 	switch dtype {
-	case Int32:
+	case Int32, Int8:
 		p.elem = func(b uint32) string { return strconv.FormatInt(int64(int32(b)), 10) }
 	case Uint32:
 		p.elem = func(b uint32) string { return strconv.FormatUint(uint64(b), 10) }

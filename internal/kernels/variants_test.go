@@ -107,11 +107,14 @@ func variants() []variant {
 		add(fmt.Sprintf("copy_r%d", r), c, c.params())
 	}
 	for _, r := range []int{1, 2} {
-		c := Copy{Rank: r, Half: true}
+		c := Copy{Rank: r, PerWord: 2}
 		add(fmt.Sprintf("copy_r%d_half", r), c, c.params())
+		c.PerWord = 4
+		add(fmt.Sprintf("copy_r%d_byte", r), c, c.params())
 	}
 	add("gather", Gather{}, &GatherParams{})
-	add("gather_half", Gather{Half: true}, &GatherParams{})
+	add("gather_half", Gather{PerWord: 2}, &GatherParams{})
+	add("gather_byte", Gather{PerWord: 4}, &GatherParams{})
 	for _, T := range types {
 		for _, byIndex := range []bool{false, true} {
 			add("scatter_add_"+string(T)+flag(byIndex, "_by_index"), ScatterAdd{T: T, ByIndex: byIndex}, &ScatterAddParams{})
@@ -315,6 +318,8 @@ func TestVariantsCoverEveryFlag(t *testing.T) {
 				}
 			case ft == reflect.TypeFor[Attention]() && f.Type.Kind() == reflect.Int: // sizes, not ranks
 				want = attentionSizes[f.Name]
+			case f.Name == "PerWord": // words, halves, bytes
+				want = []string{"0", "2", "4"}
 			case f.Type.Kind() == reflect.Int: // a rank: none, one vec4 of metadata, two
 				want = []string{"0", "1", "5"}
 			default:

@@ -11,6 +11,12 @@ struct Params {
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<atomic<u32>>;
 @group(0) @binding(2) var<uniform> p: Params;
+fn part(i: u32) -> u32 { return (src[i >> 1u] >> ((i & 1u) * 16u)) & 0xffffu; }
+fn put(i: u32, v: u32) {
+	let shift = (i & 1u) * 16u;
+	atomicAnd(&dst[i >> 1u], ~(0xffffu << shift));
+	atomicOr(&dst[i >> 1u], v << shift);
+}
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	let i = g.x + g.y * p.row + p.first;
@@ -19,10 +25,5 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	var si = p.src_offset;
 	var di = p.dst_offset;
 	{ let dim = p.dims[0][0]; let c = rem % dim; rem = rem / dim; si += c * p.src_strides[0][0]; di += c * p.dst_strides[0][0]; }
-	// Threads that share a word write its two halves: each clears and sets
-	// only its own bits, and the two updates commute.
-	let h = (src[si >> 1u] >> ((si & 1u) * 16u)) & 0xffffu;
-	let shift = (di & 1u) * 16u;
-	atomicAnd(&dst[di >> 1u], ~(0xffffu << shift));
-	atomicOr(&dst[di >> 1u], h << shift);
+	put(di, part(si));
 }

@@ -10,10 +10,11 @@ struct Params {
 @group(0) @binding(1) var<storage, read> idx: array<i32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<atomic<u32>>;
 @group(0) @binding(3) var<uniform> p: Params;
-fn put(i: u32, h: u32) {
+fn part(i: u32) -> u32 { return (src[i >> 1u] >> ((i & 1u) * 16u)) & 0xffffu; }
+fn put(i: u32, v: u32) {
 	let shift = (i & 1u) * 16u;
 	atomicAnd(&dst[i >> 1u], ~(0xffffu << shift));
-	atomicOr(&dst[i >> 1u], h << shift);
+	atomicOr(&dst[i >> 1u], v << shift);
 }
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
@@ -29,6 +30,5 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	var x = idx[j];
 	if (x < 0) { x = x + i32(axis); }
 	if (x < 0 || u32(x) >= axis) { put(i, 0u); return; }
-	let si = (o * axis + u32(x)) * inner + k;
-	put(i, (src[si >> 1u] >> ((si & 1u) * 16u)) & 0xffffu);
+	put(i, part((o * axis + u32(x)) * inner + k));
 }
