@@ -57,9 +57,17 @@ as convpixels counts pixels. */}}
 {{- end}}
 {{.Params -}}
 @group(0) @binding(0) var<storage, read> a: array<{{if .Vec4}}vec4<f32>{{else}}f32{{end}}>;
-@group(0) @binding(1) var<storage, read> bm: array<{{if or .Vec4 .B4}}vec4<f32>{{else}}f32{{end}}>;
+@group(0) @binding(1) var<storage, read> bm: array<{{.BElem}}>;
 @group(0) @binding(2) var<storage, read_write> c: array<{{if or .Vec4 .B4}}vec4<f32>{{else}}f32{{end}}>;
 @group(0) @binding(3) var<uniform> p: Params;
+{{- if .Lib}}
+{{.Lib}}
+{{- end}}
+{{- if eq .Op "forward" "filter"}}
+{{- /* lbm reads B for the forward product (an int8 filter unpacked) and the
+filter's gradient. */}}
+{{.LoadB}}
+{{- end}}
 {{- if .Vec4}}
 {{- /* .Rows rows x .Cols vec4s of columns per thread, read as vec4s of four
 channels. The forward product loops over the taps, and for each works out
@@ -199,7 +207,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 {{- end}}
 			let krow = (kbase + c4 * 4u) * O4;
 {{- range $kk := seq 4}}{{$lane := index (lanes) $kk}}{{range $j := seq $.Cols}}
-			let b{{$kk}}_{{$j}} = bm[krow + {{$kk}}u * O4 + bc{{$j}}];
+			let b{{$kk}}_{{$j}} = lbm(krow + {{$kk}}u * O4 + bc{{$j}});
 {{- range $i := seq $.Rows}}
 			s{{$i}}_{{$j}} = fma(vec4<f32>(a{{$i}}.{{$lane}}), b{{$kk}}_{{$j}}, s{{$i}}_{{$j}});
 {{- end}}{{end}}{{end}}
@@ -355,13 +363,13 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 {{- if .B4}}
 		let bq = (k * p.out_c + g * N + min(col0, N - {{.Cols}}u)) / 4u;
 {{- range $q := .ColQuads}}
-		let bv{{$q.Index}} = bm[bq + {{$q.Index}}u];
+		let bv{{$q.Index}} = lbm(bq + {{$q.Index}}u);
 {{- range $r := $q.Rows}}
 		let b{{$r.Row}} = bv{{$q.Index}}.{{$r.Lane}};
 {{- end}}{{end}}
 {{- else}}
 {{- range $j := seq .Cols}}
-		let b{{$j}} = bm[k * p.out_c + g * N + c{{$j}}];
+		let b{{$j}} = lbm(k * p.out_c + g * N + c{{$j}});
 {{- end}}
 {{- end}}
 {{- range $i := seq .Rows}}{{range $j := seq $.Cols}}

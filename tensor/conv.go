@@ -36,7 +36,11 @@ type Conv2DOptions struct {
 // summed over ky, kx and the i of group g = o / (outC/groups), where the
 // stride sh, sw, the dilation dh, dw and the padding top, left are o's
 // (resolved as NewWindow2D does). Padded positions read as zero. inC and
-// outC must be multiples of the groups. There is no bias: add one.
+// outC must be multiples of the groups. There is no bias: add one. The
+// filter may be int8 (quantized weights, see QuantizeInt8 with axis 3):
+// the result is the convolution with its integer values, unpacked four to
+// a word in the kernel; multiply by the scales for the dequantized
+// filter's.
 //
 // It runs as one kernel, an implicit matrix product (see kernels.Conv2D),
 // split in dispatches by the device's work budget like MatMul. On CPU
@@ -50,8 +54,11 @@ func (e *Engine) Conv2D(x, filter *Tensor, o Conv2DOptions) *Tensor {
 	}
 	defer op.end()
 	op.attrs.Conv = o
-	if err := checkFloat32(x, filter); err != nil {
+	if err := checkFloat32(x); err != nil {
 		return op.fail(ErrDType, "%s", err)
+	}
+	if filter.dtype != Float32 && filter.dtype != Int8 {
+		return op.fail(ErrDType, "filter is %s; the op takes float32, or int8 (quantized weights)", filter.dtype)
 	}
 	g, wrong := newConvGeometry(x.shape, filter.shape, o)
 	if wrong != nil {
@@ -247,6 +254,9 @@ func (o *op) conv(kind kernels.ConvOp, g convGeometry, shape Shape, a, b *Tensor
 		slices, kSlice = filterSlices(out.Size(), K)
 	}
 	k := o.e.convKernel(kind, g, M, N, slices)
+	if kind == kernels.ConvForward {
+		k.Filter = b.dtype.storage() // an int8 filter's weights, unpacked
+	}
 	sums := out
 	if slices > 1 {
 		if sums, err = o.alloc(Shape{slices, out.Size()}, Float32); err != nil {

@@ -415,3 +415,55 @@ func TestQuantizeInt8(t *testing.T) {
 	})
 	require.NoError(t, err)
 }
+
+// Conv2D of float32 images with an int8 filter is the convolution with the
+// filter's values as float32, bit for bit: the Vec4 kernel (channels by
+// fours), the scalar one reading B by vec4s, the scalar one, groups,
+// strides and padding.
+func TestConv2DWithInt8Filter(t *testing.T) {
+	e := testgpu.Engine(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(39, 40))
+	for _, c := range []struct {
+		x, f []int
+		o    tensor.Conv2DOptions
+	}{
+		{[]int{2, 7, 6, 4}, []int{3, 3, 4, 8}, tensor.Conv2DOptions{Padding: tensor.Same()}},
+		{[]int{1, 9, 9, 3}, []int{3, 3, 3, 16}, tensor.Conv2DOptions{Stride: [2]int{2, 2}}},
+		{[]int{1, 5, 5, 3}, []int{2, 2, 3, 5}, tensor.Conv2DOptions{}},
+		{[]int{2, 6, 6, 8}, []int{3, 3, 2, 8}, tensor.Conv2DOptions{Groups: 4, Padding: tensor.Same()}},
+	} {
+		n := func(s []int) int {
+			p := 1
+			for _, d := range s {
+				p *= d
+			}
+			return p
+		}
+		xv := make([]float32, n(c.x))
+		for i := range xv {
+			xv[i] = float32(rng.NormFloat64())
+		}
+		fv := randInt8s(rng, n(c.f))
+		err := tidy.Do(e, func() error {
+			x, f := e.FromFloat32s(xv, c.x...), e.FromInt8s(fv, c.f...)
+			got, err := e.Conv2D(x, f, c.o).Float32s(ctx)
+			require.NoError(t, err, "%v * %v", c.x, c.f)
+			want, err := e.Conv2D(x, e.Cast(f, tensor.Float32), c.o).Float32s(ctx)
+			require.NoError(t, err)
+			require.Equal(t, want, got, "%v * %v", c.x, c.f)
+			return nil
+		})
+		require.NoError(t, err)
+	}
+	err := tidy.Do(e, func() error {
+		q := e.FromInt8s(make([]int8, 9), 3, 3, 1, 1)
+		y := e.Conv2D(e.Cast(e.Fill(tensor.Float32, 1, 1, 4, 4, 1), tensor.Int8), q, tensor.Conv2DOptions{})
+		require.ErrorIs(t, y.Err(), tensor.ErrDType)
+		y = e.Conv2DBackpropInput(e.Fill(tensor.Float32, 1, 1, 2, 2, 1), q, tensor.Shape{1, 4, 4, 1}, tensor.Conv2DOptions{})
+		require.ErrorIs(t, y.Err(), tensor.ErrDType)
+		require.ErrorContains(t, y.Err(), "int8")
+		return nil
+	})
+	require.NoError(t, err)
+}

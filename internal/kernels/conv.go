@@ -127,6 +127,10 @@ type Conv2D struct {
 	Op                            ConvOp
 	Vec4, Narrow, Short, Unit, B4 bool
 	CPU                           bool
+	// Filter is how f's elements lie in memory, for ConvForward: Word, or
+	// Int8 (quantized weights, unpacked as MatMul's BStorage is: a vec4
+	// of four output channels is one word).
+	Filter Storage
 }
 
 // B4Fits reports whether c, the scalar kernel, may read B by vec4s
@@ -232,6 +236,9 @@ func (c Conv2D) Key() string {
 	}
 	if c.B4 && !c.Vec4 && c.Op != ConvInput {
 		key += "/b4"
+	}
+	if c.Filter != Word {
+		key += "/f_" + c.Filter.String()
 	}
 	return key
 }
@@ -346,6 +353,10 @@ type convKernel struct {
 	Rows, Cols           int
 	Quads                []convQuad // the Vec4 kernel's rows, by four
 	ColQuads             []convQuad // its columns, by four (the scalar kernel's with B4)
+	// BElem is the element type of B's binding, and LoadB the function
+	// lbm(i) the forward product reads its element (or vec4) i through,
+	// with Lib the library it calls.
+	BElem, LoadB, Lib string
 }
 
 // convQuad is four rows of a Vec4 thread's block, from row First, read as
@@ -381,6 +392,24 @@ func (c Conv2D) Spec() wgpu.KernelSpec {
 	if c.Vec4 {
 		data.ColQuads = quads(4 * sh.cols)
 	}
+	data.BElem, data.LoadB, data.Lib = c.filterLoads()
 	return wgpu.KernelSpec{Name: "conv2d_" + string(c.Op), Key: c.Key(), Source: fill("conv.wgsl", data),
 		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSizeOf(p)}
+}
+
+// filterLoads is the element type of B's binding and the function lbm(i)
+// the forward product reads B's element i through (a vec4 of four columns
+// with Vec4 or B4, else one), unpacking an Int8 filter, with the library
+// it calls.
+func (c Conv2D) filterLoads() (elem, load, lib string) {
+	wide := c.Vec4 || c.B4
+	switch {
+	case c.Filter == Int8 && wide:
+		return "u32", "fn lbm(i: u32) -> vec4<f32> { return vec4<f32>(load4_i8(bm[i])); }", int8Helpers
+	case c.Filter == Int8:
+		return "u32", "fn lbm(i: u32) -> f32 { return f32(load_i8(bm[i >> 2u], i & 3u)); }", int8Helpers
+	case wide:
+		return "vec4<f32>", "fn lbm(i: u32) -> vec4<f32> { return bm[i]; }", ""
+	}
+	return "f32", "fn lbm(i: u32) -> f32 { return bm[i]; }", ""
 }

@@ -3,7 +3,8 @@ package kernels
 // convVariants lists the Conv2D kernels of CPU adapters (Conv2D.CPU)
 // that tensor/ produces: the Vec4 kernel of each product, Narrow or not
 // (the input's gradient with a stride of 1, Unit, too), and the scalar
-// kernel's forward product and filter gradient, which read B by vec4s.
+// kernel's forward product and filter gradient, which read B by vec4s,
+// and the forward product of int8 filters.
 // The other Conv2D variants are in variants.
 func convVariants() []variant {
 	var vs []variant
@@ -20,5 +21,9 @@ func convVariants() []variant {
 	}
 	add("conv2d_forward_cpu_b4", Conv2D{Op: ConvForward, CPU: true, B4: true})
 	add("conv2d_filter_cpu_b4", Conv2D{Op: ConvFilter, CPU: true, B4: true})
+	// Int8 filters: the forward product's three ways of reading B.
+	add("conv2d_forward_vec4_cpu_f_int8", Conv2D{Op: ConvForward, Vec4: true, CPU: true, Filter: Int8})
+	add("conv2d_forward_cpu_b4_f_int8", Conv2D{Op: ConvForward, CPU: true, B4: true, Filter: Int8})
+	add("conv2d_forward_f_int8", Conv2D{Op: ConvForward, Filter: Int8})
 	return vs
 }

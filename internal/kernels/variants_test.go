@@ -313,8 +313,11 @@ func TestVariantsCoverEveryFlag(t *testing.T) {
 				want = names(attentionPasses)
 			case f.Type == reflect.TypeFor[Storage]():
 				want = []string{Word.String(), Float16.String(), BFloat16.String()}
-				if ft == reflect.TypeFor[Elementwise]() || ft == reflect.TypeFor[MatMul]() && f.Name == "BStorage" {
+				switch {
+				case ft == reflect.TypeFor[Elementwise]() || ft == reflect.TypeFor[MatMul]() && f.Name == "BStorage":
 					want = append(want, Int8.String()) // int8 tensors' ops, and int8 weights
+				case ft == reflect.TypeFor[Conv2D]():
+					want = []string{Word.String(), Int8.String()} // int8 filters
 				}
 			case ft == reflect.TypeFor[Attention]() && f.Type.Kind() == reflect.Int: // sizes, not ranks
 				want = attentionSizes[f.Name]

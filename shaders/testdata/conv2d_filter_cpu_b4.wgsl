@@ -31,6 +31,7 @@ struct Params {
 @group(0) @binding(1) var<storage, read> bm: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> c: array<vec4<f32>>;
 @group(0) @binding(3) var<uniform> p: Params;
+fn lbm(i: u32) -> vec4<f32> { return bm[i]; }
 @compute @workgroup_size(8)
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li: u32) {
 	let lx = li % 1u; let ly = li / 1u % 1u;
@@ -564,22 +565,22 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 		let ok8 = y8 < p.in_h && x8 < p.in_w;
 		let a8 = select(0.0, a[select(0u, ((rb8 + kb + y8) * p.in_w + x8) * p.in_c + rc8 + kc, ok8)], ok8);
 		let bq = (k * p.out_c + g * N + min(col0, N - 16u)) / 4u;
-		let bv0 = bm[bq + 0u];
+		let bv0 = lbm(bq + 0u);
 		let b0 = bv0.x;
 		let b1 = bv0.y;
 		let b2 = bv0.z;
 		let b3 = bv0.w;
-		let bv1 = bm[bq + 1u];
+		let bv1 = lbm(bq + 1u);
 		let b4 = bv1.x;
 		let b5 = bv1.y;
 		let b6 = bv1.z;
 		let b7 = bv1.w;
-		let bv2 = bm[bq + 2u];
+		let bv2 = lbm(bq + 2u);
 		let b8 = bv2.x;
 		let b9 = bv2.y;
 		let b10 = bv2.z;
 		let b11 = bv2.w;
-		let bv3 = bm[bq + 3u];
+		let bv3 = lbm(bq + 3u);
 		let b12 = bv3.x;
 		let b13 = bv3.y;
 		let b14 = bv3.z;

@@ -31,6 +31,7 @@ struct Params {
 @group(0) @binding(1) var<storage, read> bm: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> c: array<vec4<f32>>;
 @group(0) @binding(3) var<uniform> p: Params;
+fn lbm(i: u32) -> vec4<f32> { return bm[i]; }
 @compute @workgroup_size(8)
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li: u32) {
 	let lx = li % 2u; let ly = li / 2u;
@@ -356,12 +357,12 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 		let ok7 = y7 < p.in_h && x7 < p.in_w;
 		let a7 = select(0.0, a[select(0u, ((rb7 + kb + y7) * p.in_w + x7) * p.in_c + rc7 + kc, ok7)], ok7);
 		let bq = (k * p.out_c + g * N + min(col0, N - 8u)) / 4u;
-		let bv0 = bm[bq + 0u];
+		let bv0 = lbm(bq + 0u);
 		let b0 = bv0.x;
 		let b1 = bv0.y;
 		let b2 = bv0.z;
 		let b3 = bv0.w;
-		let bv1 = bm[bq + 1u];
+		let bv1 = lbm(bq + 1u);
 		let b4 = bv1.x;
 		let b5 = bv1.y;
 		let b6 = bv1.z;

@@ -31,6 +31,7 @@ struct Params {
 @group(0) @binding(1) var<storage, read> bm: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> c: array<vec4<f32>>;
 @group(0) @binding(3) var<uniform> p: Params;
+fn lbm(i: u32) -> vec4<f32> { return bm[i]; }
 @compute @workgroup_size(8)
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li: u32) {
 	let lx = li % 1u; let ly = li / 1u;

@@ -31,6 +31,7 @@ struct Params {
 @group(0) @binding(1) var<storage, read> bm: array<f32>;
 @group(0) @binding(2) var<storage, read_write> c: array<f32>;
 @group(0) @binding(3) var<uniform> p: Params;
+fn lbm(i: u32) -> f32 { return bm[i]; }
 @compute @workgroup_size(16)
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li: u32) {
 	let lx = li % 2u; let ly = li / 2u;
@@ -319,14 +320,14 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 		let x7 = rx7 + kx;
 		let ok7 = y7 < p.in_h && x7 < p.in_w;
 		let a7 = select(0.0, a[select(0u, ((rb7 + kb + y7) * p.in_w + x7) * p.in_c + rc7 + kc, ok7)], ok7);
-		let b0 = bm[k * p.out_c + g * N + c0];
-		let b1 = bm[k * p.out_c + g * N + c1];
-		let b2 = bm[k * p.out_c + g * N + c2];
-		let b3 = bm[k * p.out_c + g * N + c3];
-		let b4 = bm[k * p.out_c + g * N + c4];
-		let b5 = bm[k * p.out_c + g * N + c5];
-		let b6 = bm[k * p.out_c + g * N + c6];
-		let b7 = bm[k * p.out_c + g * N + c7];
+		let b0 = lbm(k * p.out_c + g * N + c0);
+		let b1 = lbm(k * p.out_c + g * N + c1);
+		let b2 = lbm(k * p.out_c + g * N + c2);
+		let b3 = lbm(k * p.out_c + g * N + c3);
+		let b4 = lbm(k * p.out_c + g * N + c4);
+		let b5 = lbm(k * p.out_c + g * N + c5);
+		let b6 = lbm(k * p.out_c + g * N + c6);
+		let b7 = lbm(k * p.out_c + g * N + c7);
 		s0_0 = fma(a0, b0, s0_0);
 		s0_1 = fma(a0, b1, s0_1);
 		s0_2 = fma(a0, b2, s0_2);

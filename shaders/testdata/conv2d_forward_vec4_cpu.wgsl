@@ -31,6 +31,7 @@ struct Params {
 @group(0) @binding(1) var<storage, read> bm: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> c: array<vec4<f32>>;
 @group(0) @binding(3) var<uniform> p: Params;
+fn lbm(i: u32) -> vec4<f32> { return bm[i]; }
 @compute @workgroup_size(16)
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li: u32) {
 	let lx = li % 2u; let ly = li / 2u;
@@ -603,7 +604,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 			let a22 = select(vec4<f32>(0.0), a[o22 + c4], ok22);
 			let a23 = select(vec4<f32>(0.0), a[o23 + c4], ok23);
 			let krow = (kbase + c4 * 4u) * O4;
-			let b0_0 = bm[krow + 0u * O4 + bc0];
+			let b0_0 = lbm(krow + 0u * O4 + bc0);
 			s0_0 = fma(vec4<f32>(a0.x), b0_0, s0_0);
 			s1_0 = fma(vec4<f32>(a1.x), b0_0, s1_0);
 			s2_0 = fma(vec4<f32>(a2.x), b0_0, s2_0);
@@ -628,7 +629,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 			s21_0 = fma(vec4<f32>(a21.x), b0_0, s21_0);
 			s22_0 = fma(vec4<f32>(a22.x), b0_0, s22_0);
 			s23_0 = fma(vec4<f32>(a23.x), b0_0, s23_0);
-			let b0_1 = bm[krow + 0u * O4 + bc1];
+			let b0_1 = lbm(krow + 0u * O4 + bc1);
 			s0_1 = fma(vec4<f32>(a0.x), b0_1, s0_1);
 			s1_1 = fma(vec4<f32>(a1.x), b0_1, s1_1);
 			s2_1 = fma(vec4<f32>(a2.x), b0_1, s2_1);
@@ -653,7 +654,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 			s21_1 = fma(vec4<f32>(a21.x), b0_1, s21_1);
 			s22_1 = fma(vec4<f32>(a22.x), b0_1, s22_1);
 			s23_1 = fma(vec4<f32>(a23.x), b0_1, s23_1);
-			let b0_2 = bm[krow + 0u * O4 + bc2];
+			let b0_2 = lbm(krow + 0u * O4 + bc2);
 			s0_2 = fma(vec4<f32>(a0.x), b0_2, s0_2);
 			s1_2 = fma(vec4<f32>(a1.x), b0_2, s1_2);
 			s2_2 = fma(vec4<f32>(a2.x), b0_2, s2_2);
@@ -678,7 +679,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 			s21_2 = fma(vec4<f32>(a21.x), b0_2, s21_2);
 			s22_2 = fma(vec4<f32>(a22.x), b0_2, s22_2);
 			s23_2 = fma(vec4<f32>(a23.x), b0_2, s23_2);
-			let b0_3 = bm[krow + 0u * O4 + bc3];
+			let b0_3 = lbm(krow + 0u * O4 + bc3);
 			s0_3 = fma(vec4<f32>(a0.x), b0_3, s0_3);
 			s1_3 = fma(vec4<f32>(a1.x), b0_3, s1_3);
 			s2_3 = fma(vec4<f32>(a2.x), b0_3, s2_3);
@@ -703,7 +704,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 			s21_3 = fma(vec4<f32>(a21.x), b0_3, s21_3);
 			s22_3 = fma(vec4<f32>(a22.x), b0_3, s22_3);
 			s23_3 = fma(vec4<f32>(a23.x), b0_3, s23_3);
-			let b1_0 = bm[krow + 1u * O4 + bc0];
+			let b1_0 = lbm(krow + 1u * O4 + bc0);
 			s0_0 = fma(vec4<f32>(a0.y), b1_0, s0_0);
 			s1_0 = fma(vec4<f32>(a1.y), b1_0, s1_0);
 			s2_0 = fma(vec4<f32>(a2.y), b1_0, s2_0);
@@ -728,7 +729,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 			s21_0 = fma(vec4<f32>(a21.y), b1_0, s21_0);
 			s22_0 = fma(vec4<f32>(a22.y), b1_0, s22_0);
 			s23_0 = fma(vec4<f32>(a23.y), b1_0, s23_0);
-			let b1_1 = bm[krow + 1u * O4 + bc1];
+			let b1_1 = lbm(krow + 1u * O4 + bc1);
 			s0_1 = fma(vec4<f32>(a0.y), b1_1, s0_1);
 			s1_1 = fma(vec4<f32>(a1.y), b1_1, s1_1);
 			s2_1 = fma(vec4<f32>(a2.y), b1_1, s2_1);
@@ -753,7 +754,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 			s21_1 = fma(vec4<f32>(a21.y), b1_1, s21_1);
 			s22_1 = fma(vec4<f32>(a22.y), b1_1, s22_1);
 			s23_1 = fma(vec4<f32>(a23.y), b1_1, s23_1);
-			let b1_2 = bm[krow + 1u * O4 + bc2];
+			let b1_2 = lbm(krow + 1u * O4 + bc2);
 			s0_2 = fma(vec4<f32>(a0.y), b1_2, s0_2);
 			s1_2 = fma(vec4<f32>(a1.y), b1_2, s1_2);
 			s2_2 = fma(vec4<f32>(a2.y), b1_2, s2_2);
@@ -778,7 +779,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 			s21_2 = fma(vec4<f32>(a21.y), b1_2, s21_2);
 			s22_2 = fma(vec4<f32>(a22.y), b1_2, s22_2);
 			s23_2 = fma(vec4<f32>(a23.y), b1_2, s23_2);
-			let b1_3 = bm[krow + 1u * O4 + bc3];
+			let b1_3 = lbm(krow + 1u * O4 + bc3);
 			s0_3 = fma(vec4<f32>(a0.y), b1_3, s0_3);
 			s1_3 = fma(vec4<f32>(a1.y), b1_3, s1_3);
 			s2_3 = fma(vec4<f32>(a2.y), b1_3, s2_3);
@@ -803,7 +804,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 			s21_3 = fma(vec4<f32>(a21.y), b1_3, s21_3);
 			s22_3 = fma(vec4<f32>(a22.y), b1_3, s22_3);
 			s23_3 = fma(vec4<f32>(a23.y), b1_3, s23_3);
-			let b2_0 = bm[krow + 2u * O4 + bc0];
+			let b2_0 = lbm(krow + 2u * O4 + bc0);
 			s0_0 = fma(vec4<f32>(a0.z), b2_0, s0_0);
 			s1_0 = fma(vec4<f32>(a1.z), b2_0, s1_0);
 			s2_0 = fma(vec4<f32>(a2.z), b2_0, s2_0);
@@ -828,7 +829,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 			s21_0 = fma(vec4<f32>(a21.z), b2_0, s21_0);
 			s22_0 = fma(vec4<f32>(a22.z), b2_0, s22_0);
 			s23_0 = fma(vec4<f32>(a23.z), b2_0, s23_0);
-			let b2_1 = bm[krow + 2u * O4 + bc1];
+			let b2_1 = lbm(krow + 2u * O4 + bc1);
 			s0_1 = fma(vec4<f32>(a0.z), b2_1, s0_1);
 			s1_1 = fma(vec4<f32>(a1.z), b2_1, s1_1);
 			s2_1 = fma(vec4<f32>(a2.z), b2_1, s2_1);
@@ -853,7 +854,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 			s21_1 = fma(vec4<f32>(a21.z), b2_1, s21_1);
 			s22_1 = fma(vec4<f32>(a22.z), b2_1, s22_1);
 			s23_1 = fma(vec4<f32>(a23.z), b2_1, s23_1);
-			let b2_2 = bm[krow + 2u * O4 + bc2];
+			let b2_2 = lbm(krow + 2u * O4 + bc2);
 			s0_2 = fma(vec4<f32>(a0.z), b2_2, s0_2);
 			s1_2 = fma(vec4<f32>(a1.z), b2_2, s1_2);
 			s2_2 = fma(vec4<f32>(a2.z), b2_2, s2_2);
@@ -878,7 +879,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 			s21_2 = fma(vec4<f32>(a21.z), b2_2, s21_2);
 			s22_2 = fma(vec4<f32>(a22.z), b2_2, s22_2);
 			s23_2 = fma(vec4<f32>(a23.z), b2_2, s23_2);
-			let b2_3 = bm[krow + 2u * O4 + bc3];
+			let b2_3 = lbm(krow + 2u * O4 + bc3);
 			s0_3 = fma(vec4<f32>(a0.z), b2_3, s0_3);
 			s1_3 = fma(vec4<f32>(a1.z), b2_3, s1_3);
 			s2_3 = fma(vec4<f32>(a2.z), b2_3, s2_3);
@@ -903,7 +904,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 			s21_3 = fma(vec4<f32>(a21.z), b2_3, s21_3);
 			s22_3 = fma(vec4<f32>(a22.z), b2_3, s22_3);
 			s23_3 = fma(vec4<f32>(a23.z), b2_3, s23_3);
-			let b3_0 = bm[krow + 3u * O4 + bc0];
+			let b3_0 = lbm(krow + 3u * O4 + bc0);
 			s0_0 = fma(vec4<f32>(a0.w), b3_0, s0_0);
 			s1_0 = fma(vec4<f32>(a1.w), b3_0, s1_0);
 			s2_0 = fma(vec4<f32>(a2.w), b3_0, s2_0);
@@ -928,7 +929,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 			s21_0 = fma(vec4<f32>(a21.w), b3_0, s21_0);
 			s22_0 = fma(vec4<f32>(a22.w), b3_0, s22_0);
 			s23_0 = fma(vec4<f32>(a23.w), b3_0, s23_0);
-			let b3_1 = bm[krow + 3u * O4 + bc1];
+			let b3_1 = lbm(krow + 3u * O4 + bc1);
 			s0_1 = fma(vec4<f32>(a0.w), b3_1, s0_1);
 			s1_1 = fma(vec4<f32>(a1.w), b3_1, s1_1);
 			s2_1 = fma(vec4<f32>(a2.w), b3_1, s2_1);
@@ -953,7 +954,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 			s21_1 = fma(vec4<f32>(a21.w), b3_1, s21_1);
 			s22_1 = fma(vec4<f32>(a22.w), b3_1, s22_1);
 			s23_1 = fma(vec4<f32>(a23.w), b3_1, s23_1);
-			let b3_2 = bm[krow + 3u * O4 + bc2];
+			let b3_2 = lbm(krow + 3u * O4 + bc2);
 			s0_2 = fma(vec4<f32>(a0.w), b3_2, s0_2);
 			s1_2 = fma(vec4<f32>(a1.w), b3_2, s1_2);
 			s2_2 = fma(vec4<f32>(a2.w), b3_2, s2_2);
@@ -978,7 +979,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 			s21_2 = fma(vec4<f32>(a21.w), b3_2, s21_2);
 			s22_2 = fma(vec4<f32>(a22.w), b3_2, s22_2);
 			s23_2 = fma(vec4<f32>(a23.w), b3_2, s23_2);
-			let b3_3 = bm[krow + 3u * O4 + bc3];
+			let b3_3 = lbm(krow + 3u * O4 + bc3);
 			s0_3 = fma(vec4<f32>(a0.w), b3_3, s0_3);
 			s1_3 = fma(vec4<f32>(a1.w), b3_3, s1_3);
 			s2_3 = fma(vec4<f32>(a2.w), b3_3, s2_3);

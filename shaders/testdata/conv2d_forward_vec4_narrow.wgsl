@@ -31,6 +31,7 @@ struct Params {
 @group(0) @binding(1) var<storage, read> bm: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> c: array<vec4<f32>>;
 @group(0) @binding(3) var<uniform> p: Params;
+fn lbm(i: u32) -> vec4<f32> { return bm[i]; }
 @compute @workgroup_size(16)
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li: u32) {
 	let lx = li % 2u; let ly = li / 2u;
@@ -353,7 +354,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 			let a14 = select(vec4<f32>(0.0), a[o14 + c4], ok14);
 			let a15 = select(vec4<f32>(0.0), a[o15 + c4], ok15);
 			let krow = (kbase + c4 * 4u) * O4;
-			let b0_0 = bm[krow + 0u * O4 + bc0];
+			let b0_0 = lbm(krow + 0u * O4 + bc0);
 			s0_0 = fma(vec4<f32>(a0.x), b0_0, s0_0);
 			s1_0 = fma(vec4<f32>(a1.x), b0_0, s1_0);
 			s2_0 = fma(vec4<f32>(a2.x), b0_0, s2_0);
@@ -370,7 +371,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 			s13_0 = fma(vec4<f32>(a13.x), b0_0, s13_0);
 			s14_0 = fma(vec4<f32>(a14.x), b0_0, s14_0);
 			s15_0 = fma(vec4<f32>(a15.x), b0_0, s15_0);
-			let b0_1 = bm[krow + 0u * O4 + bc1];
+			let b0_1 = lbm(krow + 0u * O4 + bc1);
 			s0_1 = fma(vec4<f32>(a0.x), b0_1, s0_1);
 			s1_1 = fma(vec4<f32>(a1.x), b0_1, s1_1);
 			s2_1 = fma(vec4<f32>(a2.x), b0_1, s2_1);
@@ -387,7 +388,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 			s13_1 = fma(vec4<f32>(a13.x), b0_1, s13_1);
 			s14_1 = fma(vec4<f32>(a14.x), b0_1, s14_1);
 			s15_1 = fma(vec4<f32>(a15.x), b0_1, s15_1);
-			let b1_0 = bm[krow + 1u * O4 + bc0];
+			let b1_0 = lbm(krow + 1u * O4 + bc0);
 			s0_0 = fma(vec4<f32>(a0.y), b1_0, s0_0);
 			s1_0 = fma(vec4<f32>(a1.y), b1_0, s1_0);
 			s2_0 = fma(vec4<f32>(a2.y), b1_0, s2_0);
@@ -404,7 +405,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 			s13_0 = fma(vec4<f32>(a13.y), b1_0, s13_0);
 			s14_0 = fma(vec4<f32>(a14.y), b1_0, s14_0);
 			s15_0 = fma(vec4<f32>(a15.y), b1_0, s15_0);
-			let b1_1 = bm[krow + 1u * O4 + bc1];
+			let b1_1 = lbm(krow + 1u * O4 + bc1);
 			s0_1 = fma(vec4<f32>(a0.y), b1_1, s0_1);
 			s1_1 = fma(vec4<f32>(a1.y), b1_1, s1_1);
 			s2_1 = fma(vec4<f32>(a2.y), b1_1, s2_1);
@@ -421,7 +422,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 			s13_1 = fma(vec4<f32>(a13.y), b1_1, s13_1);
 			s14_1 = fma(vec4<f32>(a14.y), b1_1, s14_1);
 			s15_1 = fma(vec4<f32>(a15.y), b1_1, s15_1);
-			let b2_0 = bm[krow + 2u * O4 + bc0];
+			let b2_0 = lbm(krow + 2u * O4 + bc0);
 			s0_0 = fma(vec4<f32>(a0.z), b2_0, s0_0);
 			s1_0 = fma(vec4<f32>(a1.z), b2_0, s1_0);
 			s2_0 = fma(vec4<f32>(a2.z), b2_0, s2_0);
@@ -438,7 +439,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 			s13_0 = fma(vec4<f32>(a13.z), b2_0, s13_0);
 			s14_0 = fma(vec4<f32>(a14.z), b2_0, s14_0);
 			s15_0 = fma(vec4<f32>(a15.z), b2_0, s15_0);
-			let b2_1 = bm[krow + 2u * O4 + bc1];
+			let b2_1 = lbm(krow + 2u * O4 + bc1);
 			s0_1 = fma(vec4<f32>(a0.z), b2_1, s0_1);
 			s1_1 = fma(vec4<f32>(a1.z), b2_1, s1_1);
 			s2_1 = fma(vec4<f32>(a2.z), b2_1, s2_1);
@@ -455,7 +456,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 			s13_1 = fma(vec4<f32>(a13.z), b2_1, s13_1);
 			s14_1 = fma(vec4<f32>(a14.z), b2_1, s14_1);
 			s15_1 = fma(vec4<f32>(a15.z), b2_1, s15_1);
-			let b3_0 = bm[krow + 3u * O4 + bc0];
+			let b3_0 = lbm(krow + 3u * O4 + bc0);
 			s0_0 = fma(vec4<f32>(a0.w), b3_0, s0_0);
 			s1_0 = fma(vec4<f32>(a1.w), b3_0, s1_0);
 			s2_0 = fma(vec4<f32>(a2.w), b3_0, s2_0);
@@ -472,7 +473,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 			s13_0 = fma(vec4<f32>(a13.w), b3_0, s13_0);
 			s14_0 = fma(vec4<f32>(a14.w), b3_0, s14_0);
 			s15_0 = fma(vec4<f32>(a15.w), b3_0, s15_0);
-			let b3_1 = bm[krow + 3u * O4 + bc1];
+			let b3_1 = lbm(krow + 3u * O4 + bc1);
 			s0_1 = fma(vec4<f32>(a0.w), b3_1, s0_1);
 			s1_1 = fma(vec4<f32>(a1.w), b3_1, s1_1);
 			s2_1 = fma(vec4<f32>(a2.w), b3_1, s2_1);
