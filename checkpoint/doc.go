@@ -52,6 +52,8 @@
 //     with no float32 copy on the way. F64 loads into float32 and I64
 //     (PyTorch's int64) into int32 or uint32 when each value converts
 //     exactly, and fails the load before it writes anything otherwise.
+//     I8 loads into int8 tensors (quantized weights) as it is, and Save
+//     writes int8 as I8.
 //   - PyTorch's BatchNorm: Save writes each BatchNorm-like layer's
 //     "num_batches_tracked" (an I64 0) and Load takes it without keeping
 //     it, so files go both ways with load_state_dict(strict=True).

@@ -465,6 +465,8 @@ func tensorDType(f safetensors.DType) tensor.DType {
 		return tensor.Float16
 	case safetensors.BF16:
 		return tensor.BFloat16
+	case safetensors.I8:
+		return tensor.Int8
 	case safetensors.I32, safetensors.I64:
 		return tensor.Int32
 	case safetensors.U32:

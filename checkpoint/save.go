@@ -262,6 +262,8 @@ func fileDType(d tensor.DType) safetensors.DType {
 		return safetensors.F16
 	case tensor.BFloat16:
 		return safetensors.BF16
+	case tensor.Int8:
+		return safetensors.I8
 	}
 	return ""
 }

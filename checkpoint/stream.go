@@ -36,7 +36,7 @@ func newStreamer(e *tensor.Engine, r io.ReaderAt, data int64, chunk int) *stream
 
 // stream writes the file's tensor l.info into l.dst a chunk at a time,
 // converting F16, BF16 and F64 to float32 and I64 to int32 or uint32, or
-// writing F16 and BF16 into float16 and bfloat16 as they are.
+// writing F16, BF16 and I8 into float16, bfloat16 and int8 as they are.
 // If write is false it only reads and converts, writing nothing: the
 // check of an 8-byte dtype's values before a load writes anything.
 func (s *streamer) stream(ctx context.Context, l load, write bool) error {
@@ -46,15 +46,19 @@ func (s *streamer) stream(ctx context.Context, l load, write bool) error {
 	if l.dst != nil {
 		to = l.dst.DType()
 	}
+	asIs := to.Size() < 4 // narrow, as the file has it (fits checked the dtypes)
+	if asIs {
+		perChunk = len(s.buf) / in // whole words: the chunk is a multiple of 8 bytes
+	}
 	n := int(l.info.Elements())
 	for first := 0; first < n; first += perChunk {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("checkpoint: load %q: %w", l.info.Name, err)
 		}
 		count := min(perChunk, n-first)
-		if to == tensor.Float16 || to == tensor.BFloat16 {
-			// Half-width as the file has it: its bytes, in whole words.
-			if err := s.streamHalf(l, first, count, write); err != nil {
+		if asIs {
+			// Its bytes, in whole words.
+			if err := s.streamAsIs(l, in, first, count, write); err != nil {
 				return err
 			}
 			continue
@@ -89,22 +93,22 @@ func (s *streamer) stream(ctx context.Context, l load, write bool) error {
 	return nil
 }
 
-// streamHalf writes elements [first, first+count) of the file's float16
-// or bfloat16 tensor l.info into l.dst, of the same dtype, as the file
-// holds them: first is even (perChunk is), and an odd count's last word
-// is padded with zeros.
-func (s *streamer) streamHalf(l load, first, count int, write bool) error {
-	raw := s.buf[:2*count]
-	off := s.data + l.info.Begin + int64(2*first)
+// streamAsIs writes elements [first, first+count) of the file's narrow
+// tensor l.info (float16, bfloat16 or int8: size bytes an element) into
+// l.dst, of the same dtype, as the file holds them: first·size is a
+// multiple of 4 (of the chunk), and the last word's padding is zeros.
+func (s *streamer) streamAsIs(l load, size, first, count int, write bool) error {
+	raw := s.buf[:size*count]
+	off := s.data + l.info.Begin + int64(size*first)
 	if err := readFull(s.r, raw, off); err != nil {
 		return fmt.Errorf("checkpoint: load %q: reading bytes [%d, %d) of the file: %w", l.info.Name, off, off+int64(len(raw)), err)
 	}
 	if !write {
 		return nil
 	}
-	words := s.buf[:(2*count+3)&^3]
+	words := s.buf[:(size*count+3)&^3]
 	clear(words[len(raw):])
-	if err := s.e.WriteBytes(l.dst, 2*first, words); err != nil {
+	if err := s.e.WriteBytes(l.dst, size*first, words); err != nil {
 		return fmt.Errorf("checkpoint: load %q: %w", l.info.Name, err)
 	}
 	if err := s.uploaded(); err != nil {

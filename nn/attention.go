@@ -64,6 +64,9 @@ type MultiheadAttention struct {
 	c          AttentionConfig
 	inW, inB   *tensor.Tensor
 	outW, outB *tensor.Tensor
+	// inScale and outScale: the projections' scales where their weights
+	// are int8 (QuantizeInt8).
+	inScale, outScale *tensor.Tensor
 	seed       uint64
 	steps      atomic.Uint64
 	what       string
@@ -128,7 +131,7 @@ func (l *MultiheadAttention) Forward(x *tensor.Tensor) *tensor.Tensor {
 // contract.
 func (l *MultiheadAttention) Attend(query, key, value *tensor.Tensor, o AttendOptions) *tensor.Tensor {
 	for _, x := range []*tensor.Tensor{query, key, value} {
-		if bad := checkInput(x, l.what, l.err, dtypeOf(l.inW), 3, l.d); bad != nil {
+		if bad := checkInput(x, l.what, l.err, weightDType(l.inW), 3, l.d); bad != nil {
 			return bad
 		}
 		if x.Rank() != 3 {
@@ -160,19 +163,22 @@ func (l *MultiheadAttention) Attend(query, key, value *tensor.Tensor, o AttendOp
 		// transpose or merge of their own, forward or backward.
 		var merged *tensor.Tensor
 		if query == key && key == value {
-			merged = e.ScaledDotProductAttentionPacked(project(e, query, l.inW, l.inB), opts) // from [batch, T, 3d]
+			merged = e.ScaledDotProductAttentionPacked(project(e, query, l.inW, l.inScale, l.inB), opts) // from [batch, T, 3d]
 		} else {
 			// The weights of each projection, split in one op (whose
 			// gradient is one concatenation).
 			ws := e.Split(l.inW, 0, l.d, l.d, l.d)
-			bs := []*tensor.Tensor{nil, nil, nil}
+			bs, ss := []*tensor.Tensor{nil, nil, nil}, []*tensor.Tensor{nil, nil, nil}
 			if l.inB != nil {
 				bs = e.Split(l.inB, 0, l.d, l.d, l.d)
 			}
-			merged = e.ScaledDotProductAttention(project(e, query, ws[0], bs[0]), project(e, key, ws[1], bs[1]),
-				project(e, value, ws[2], bs[2]), opts)
+			if l.inScale != nil {
+				ss = e.Split(l.inScale, 0, l.d, l.d, l.d)
+			}
+			merged = e.ScaledDotProductAttention(project(e, query, ws[0], ss[0], bs[0]), project(e, key, ws[1], ss[1], bs[1]),
+				project(e, value, ws[2], ss[2], bs[2]), opts)
 		}
-		y := e.MatMulT(merged, l.outW, false, true)
+		y := scaled(e, e.MatMulT(merged, l.outW, false, true), l.outScale)
 		if l.outB != nil {
 			y = e.Add(y, l.outB)
 		}
@@ -180,9 +186,10 @@ func (l *MultiheadAttention) Attend(query, key, value *tensor.Tensor, o AttendOp
 	})
 }
 
-// project returns x·wᵀ + b (no bias where b is nil).
-func project(e *tensor.Engine, x, w, b *tensor.Tensor) *tensor.Tensor {
-	y := e.MatMulT(x, w, false, true)
+// project returns x·wᵀ + b (no bias where b is nil), the product times
+// scale where w is int8.
+func project(e *tensor.Engine, x, w, scale, b *tensor.Tensor) *tensor.Tensor {
+	y := scaled(e, e.MatMulT(x, w, false, true), scale)
 	if b != nil {
 		y = e.Add(y, b)
 	}

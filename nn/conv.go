@@ -23,6 +23,7 @@ type Conv2D struct {
 	in, out      int
 	opts         tensor.Conv2DOptions
 	weight, bias *tensor.Tensor // bias nil with NoBias
+	scale        *tensor.Tensor // the weight's scales where it is int8 (QuantizeInt8)
 	what         string         // "nn: Conv2D(in, out, kh×kw)", for errors
 }
 
@@ -57,7 +58,8 @@ func (b *Builder) Conv2D(in, out int, kernel [2]int, opts ...Option) *Conv2D {
 }
 
 // Forward returns the convolution of x [N, H, W, in] plus the bias,
-// computed on x's engine. See Module.
+// computed on x's engine (with an int8 weight, scaled: see QuantizeInt8).
+// See Module.
 func (l *Conv2D) Forward(x *tensor.Tensor) *tensor.Tensor {
 	if bad := checkInput(x, l.what, l.err, tensor.Float32, 4, l.in); bad != nil {
 		return bad
@@ -67,7 +69,7 @@ func (l *Conv2D) Forward(x *tensor.Tensor) *tensor.Tensor {
 	}
 	e := engineFor(x)
 	return scoped(e, func() *tensor.Tensor {
-		y := e.Conv2D(x, l.weight, l.opts)
+		y := scaled(e, e.Conv2D(x, l.weight, l.opts), l.scale)
 		if l.bias == nil {
 			return y
 		}

@@ -34,6 +34,11 @@ func ToDtype(m Module, dtype tensor.DType) error {
 	if !dtype.IsFloat() {
 		return fmt.Errorf("%s: want float32, float16 or bfloat16: %w", what, tensor.ErrDType)
 	}
+	for _, p := range m.Params() {
+		if p.T != nil && p.T.DType() == tensor.Int8 {
+			return fmt.Errorf("%s: %q is int8, a quantized weight: DequantizeInt8 first: %w", what, p.Name, tensor.ErrDType)
+		}
+	}
 	repl := map[*tensor.Tensor]*tensor.Tensor{}
 	undo := func() {
 		for _, t := range repl {

@@ -27,6 +27,7 @@ type Embedding struct {
 	padding  int // the padding row, in [0, num), when padded
 	padded   bool
 	weight   *tensor.Tensor
+	scale    *tensor.Tensor // the rows' scales where the weight is int8 (QuantizeInt8)
 	what     string
 }
 
@@ -90,27 +91,41 @@ func zeroRow(init Init, r int) Init {
 }
 
 // Forward returns the rows of the weight that the int32 indices pick, on
-// the indices' engine; with a padding index, that row's positions as a
-// constant to a tape. See Module.
+// the indices' engine (of an int8 weight, float32 rows, each times its
+// scale: see QuantizeInt8); with a padding index, that row's positions as
+// a constant to a tape. See Module.
 func (l *Embedding) Forward(indices *tensor.Tensor) *tensor.Tensor {
 	if bad := checkInput(indices, l.what, l.err, tensor.Int32, 0, -1); bad != nil {
 		return bad
 	}
 	e := engineFor(indices)
-	if !l.padded {
+	if !l.padded && l.scale == nil {
 		return e.Gather(l.weight, indices, 0)
 	}
 	return scoped(e, func() *tensor.Tensor {
-		y := e.Gather(l.weight, indices, 0)
+		y := l.rows(e, indices)
+		if !l.padded {
+			return y
+		}
 		keep := e.Mul(e.NotEqual(indices, e.Fill(tensor.Int32, float64(l.padding))),
 			e.NotEqual(indices, e.Fill(tensor.Int32, float64(l.padding-l.num))))
 		var row *tensor.Tensor
 		if err := unrecorded(e, func() error {
-			row = e.Gather(l.weight, e.Fill(tensor.Int32, float64(l.padding)), 0)
+			row = l.rows(e, e.Fill(tensor.Int32, float64(l.padding)))
 			return row.Err()
 		}); err != nil {
 			return e.Failed(fmt.Errorf("%s: the padding row: %w", l.what, err))
 		}
 		return e.Where(e.ExpandDims(keep, -1), y, row)
 	})
+}
+
+// rows returns the rows of the weight that indices pick: of an int8
+// weight, as float32 times their scales.
+func (l *Embedding) rows(e *tensor.Engine, indices *tensor.Tensor) *tensor.Tensor {
+	y := e.Gather(l.weight, indices, 0)
+	if l.scale == nil {
+		return y
+	}
+	return e.Mul(e.Cast(y, tensor.Float32), e.ExpandDims(e.Gather(l.scale, indices, 0), -1))
 }

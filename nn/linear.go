@@ -20,6 +20,7 @@ type Linear struct {
 	layer
 	in, out      int
 	weight, bias *tensor.Tensor // bias nil with NoBias
+	scale        *tensor.Tensor // the weight's scales where it is int8 (QuantizeInt8)
 	what         string         // "nn: Linear(in, out)", for errors
 }
 
@@ -43,10 +44,11 @@ func (b *Builder) Linear(in, out int, opts ...Option) *Linear {
 }
 
 // Forward returns x·Wᵀ + b for x of shape [..., in] (rank 1 or more) and
-// of the weight's dtype (float32, or what ToDtype made it), computed on
-// x's engine. See Module.
+// of the weight's dtype (float32, or what ToDtype made it; float32 for an
+// int8 weight, whose product is scaled: see QuantizeInt8), computed on x's
+// engine. See Module.
 func (l *Linear) Forward(x *tensor.Tensor) *tensor.Tensor {
-	if bad := checkInput(x, l.what, l.err, dtypeOf(l.weight), 1, l.in); bad != nil {
+	if bad := checkInput(x, l.what, l.err, weightDType(l.weight), 1, l.in); bad != nil {
 		return bad
 	}
 	e := engineFor(x)
@@ -54,7 +56,7 @@ func (l *Linear) Forward(x *tensor.Tensor) *tensor.Tensor {
 		if x.Rank() == 1 {
 			return e.Reshape(l.Forward(e.Reshape(x, 1, l.in)), l.out)
 		}
-		y := e.MatMulT(x, l.weight, false, true)
+		y := scaled(e, e.MatMulT(x, l.weight, false, true), l.scale)
 		if l.bias == nil {
 			return y
 		}

@@ -119,7 +119,7 @@ func (l *TransformerLayer) ForwardMasked(x *tensor.Tensor, o AttendOptions) *ten
 	if l.SelfAttn != nil {
 		weights = l.SelfAttn.inW
 	}
-	if bad := checkInput(x, l.what, l.err, dtypeOf(weights), 3, l.c.D); bad != nil {
+	if bad := checkInput(x, l.what, l.err, weightDType(weights), 3, l.c.D); bad != nil {
 		return bad
 	}
 	if x.Rank() != 3 {

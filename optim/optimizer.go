@@ -221,6 +221,8 @@ func (b *base) checkParam(p Param, where string) error {
 		return fmt.Errorf("optim: %s: %sparameter %q: %w", b.kind, where, p.Name, t.Err())
 	case t.IsDisposed():
 		return fmt.Errorf("optim: %s: %sparameter %q: %w", b.kind, where, p.Name, tensor.ErrDisposed)
+	case t.DType() == tensor.Int8:
+		return fmt.Errorf("optim: %s: %sparameter %q is int8 %v, a quantized weight, which cannot be trained (dequantize the model first: nn.DequantizeInt8): %w", b.kind, where, p.Name, t.Shape(), tensor.ErrDType)
 	case t.DType() != tensor.Float32:
 		return fmt.Errorf("optim: %s: %sparameter %q is %s %v; optimizers update float32: %w", b.kind, where, p.Name, t.DType(), t.Shape(), tensor.ErrDType)
 	case t.Engine().Device() != b.e.Device():

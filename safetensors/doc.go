@@ -34,7 +34,7 @@
 // strings, the empty one and non-ASCII ones included, as the specification
 // allows. Keys an entry has besides those three are ignored, as the
 // reference implementation ignores them. Dtypes other than F32, F16, BF16,
-// F64, I32, U32 and I64 are refused with ErrUnsupportedDType; an unknown
+// F64, I32, U32, I64 and I8 are refused with ErrUnsupportedDType; an unknown
 // dtype with ErrInvalid.
 //
 // NewWriter refuses what ReadHeader would: a duplicate, reserved

@@ -14,6 +14,7 @@ const (
 	F32  DType = "F32"  // IEEE 754 binary32
 	F16  DType = "F16"  // IEEE 754 binary16
 	BF16 DType = "BF16" // bfloat16: binary32's upper 16 bits
+	I8   DType = "I8"   // two's complement byte (quantized weights)
 	I32  DType = "I32"  // two's complement 32-bit integer
 	U32  DType = "U32"  // unsigned 32-bit integer
 	I64  DType = "I64"  // two's complement 64-bit integer (PyTorch's int64)
@@ -39,6 +40,8 @@ func (d DType) Size() int {
 		return 4
 	case F16, BF16:
 		return 2
+	case I8:
+		return 1
 	case I64, F64:
 		return 8
 	}
@@ -48,7 +51,7 @@ func (d DType) Size() int {
 // otherDTypes are the dtypes the format defines that this package does
 // not support: refused with ErrUnsupportedDType rather than ErrInvalid.
 var otherDTypes = map[DType]bool{
-	"BOOL": true, "U8": true, "I8": true, "I16": true, "U16": true,
+	"BOOL": true, "U8": true, "I16": true, "U16": true,
 	"U64": true, "F8_E5M2": true, "F8_E4M3": true,
 	"F8_E8M0": true, "F6_E2M3": true, "F6_E3M2": true, "F4": true, "C64": true,
 }
@@ -60,7 +63,7 @@ func (d DType) check(name string) error {
 	case d.Size() > 0:
 		return nil
 	case otherDTypes[d]:
-		return fmt.Errorf("%w: tensor %q is %s; supported are F32, F16, BF16, F64, I32, U32 and I64", ErrUnsupportedDType, name, d)
+		return fmt.Errorf("%w: tensor %q is %s; supported are F32, F16, BF16, F64, I32, U32, I64 and I8", ErrUnsupportedDType, name, d)
 	}
 	return fmt.Errorf("%w: tensor %q has unknown dtype %q", ErrInvalid, name, string(d))
 }

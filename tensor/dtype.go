@@ -102,7 +102,10 @@ func (d DType) wgsl() kernels.Type {
 	return kernels.F32
 }
 
-func (d DType) valid() bool { return d <= Int8 }
+func (d DType) valid() bool { return d < numDTypes }
+
+// numDTypes counts the dtypes.
+const numDTypes = Int8 + 1
 
 // Shape is a tensor's dimensions, outermost first. The empty shape is a
 // scalar.

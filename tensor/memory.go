@@ -64,7 +64,7 @@ func (e *Engine) ByDType() []DTypeSummary {
 	if e.usable("") != nil {
 		return nil
 	}
-	var by [BFloat16 + 1]DTypeSummary
+	var by [numDTypes]DTypeSummary
 	e.mu.Lock()
 	seen := make(map[*storage]bool, len(e.live))
 	for t := range e.live {
