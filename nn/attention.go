@@ -67,9 +67,9 @@ type MultiheadAttention struct {
 	// inScale and outScale: the projections' scales where their weights
 	// are int8 (QuantizeInt8).
 	inScale, outScale *tensor.Tensor
-	seed       uint64
-	steps      atomic.Uint64
-	what       string
+	seed              uint64
+	steps             atomic.Uint64
+	what              string
 }
 
 // MultiheadAttention makes a MultiheadAttention over d features split
