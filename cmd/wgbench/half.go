@@ -45,43 +45,18 @@ var mlpForwardHalf = workload{name: "mlp_forward_half", run: func(ctx context.Co
 		}
 		weights := bytesOf(dt) - before
 		h.x = e.Cast(m.x, dt)
-		pass := func() (*tensor.Tensor, error) {
+		perPass, got, err := timePasses(ctx, e, func() (*tensor.Tensor, error) {
 			return tidy.Run(e, func() (*tensor.Tensor, error) {
 				hid := e.Relu(e.Add(e.MatMul(h.x, h.w1), h.b1))
 				logits := e.Cast(e.Add(e.MatMul(hid, h.w2), h.b2), tensor.Float32)
 				l := loss.SoftmaxCrossEntropy(e, logits, h.labels, loss.Mean)
 				return l, l.Err()
 			})
-		}
-		var elapsed time.Duration
-		var got float32
-		for b := range 1 + mlpForwardBlocks { // the first block warms up
-			start := time.Now()
-			var l *tensor.Tensor
-			for range mlpBlockPasses {
-				l.Dispose()
-				var err error
-				if l, err = pass(); err == nil {
-					err = e.Flush()
-				}
-				if err != nil {
-					tidy.Dispose([]*tensor.Tensor{h.x, h.w1, h.b1, h.w2, h.b2})
-					return Result{}, err
-				}
-			}
-			v, err := l.Float32s(ctx)
-			l.Dispose()
-			if err != nil {
-				tidy.Dispose([]*tensor.Tensor{h.x, h.w1, h.b1, h.w2, h.b2})
-				return Result{}, err
-			}
-			got = v[0]
-			if b > 0 {
-				elapsed += time.Since(start)
-			}
-		}
+		})
 		tidy.Dispose([]*tensor.Tensor{h.x, h.w1, h.b1, h.w2, h.b2})
-		perPass := elapsed / (mlpForwardBlocks * mlpBlockPasses)
+		if err != nil {
+			return Result{}, err
+		}
 		ms := float64(perPass.Nanoseconds()) / 1e6
 		tol := 0.01
 		if dt == tensor.BFloat16 {
@@ -101,3 +76,36 @@ var mlpForwardHalf = workload{name: "mlp_forward_half", run: func(ctx context.Co
 	res.Extra = append(res.Extra, bytesMetric("weights_float32", f32))
 	return res, nil
 }}
+
+// timePasses times pass, which returns a scalar loss, as the forward
+// workloads do: mlpForwardBlocks blocks of mlpBlockPasses passes after a
+// block that warms up, each pass flushed, each block's last loss read
+// back. It returns the time a pass takes and the last loss.
+func timePasses(ctx context.Context, e *tensor.Engine, pass func() (*tensor.Tensor, error)) (time.Duration, float32, error) {
+	var elapsed time.Duration
+	var got float32
+	for b := range 1 + mlpForwardBlocks { // the first block warms up
+		start := time.Now()
+		var l *tensor.Tensor
+		for range mlpBlockPasses {
+			l.Dispose()
+			var err error
+			if l, err = pass(); err == nil {
+				err = e.Flush()
+			}
+			if err != nil {
+				return 0, 0, err
+			}
+		}
+		v, err := l.Float32s(ctx)
+		l.Dispose()
+		if err != nil {
+			return 0, 0, err
+		}
+		got = v[0]
+		if b > 0 {
+			elapsed += time.Since(start)
+		}
+	}
+	return elapsed / (mlpForwardBlocks * mlpBlockPasses), got, nil
+}
