@@ -1,9 +1,12 @@
 // Command gpt trains a small decoder-only transformer (a character-level
 // GPT) on a text it generates, checkpoints it part-way, resumes from the
-// checkpoint in a fresh model and optimizer, and samples from it. It
-// exits non-zero unless the loss falls below its bound, the live tensors
-// stay flat from the first step to the last, the resumed run ends bit for
-// bit where the uninterrupted one did, and nothing is left live.
+// checkpoint in a fresh model and optimizer, and samples from it; then it
+// quantizes the resumed model's weights to int8 (nn.QuantizeInt8) and
+// compares its loss on held-out batches with float32's. It exits non-zero
+// unless the loss falls below its bound, the live tensors stay flat from
+// the first step to the last, the resumed run ends bit for bit where the
+// uninterrupted one did, the int8 model's held-out loss is within 0.05 of
+// float32's, and nothing is left live.
 //
 //	go run ./examples/gpt
 //
@@ -421,15 +424,20 @@ func run(ctx context.Context, d *wgpu.Device, c config, out io.Writer) error {
 	}
 	err = re.resume(ctx, path)
 	var resumed []byte
+	var held, held8 float64
 	if err == nil {
 		if _, _, _, err = re.train(ctx, c.saveAt, c.steps, -1, "", func(int, float32) {}); err == nil {
 			resumed, err = re.weights(ctx)
 		}
 	}
+	if err == nil {
+		held, held8, err = re.quantized(ctx)
+	}
 	re.dispose()
 	if err != nil {
 		return fmt.Errorf("resuming: %w", err)
 	}
+	fmt.Fprintf(out, "gpt: held-out loss %.4f with float32 weights, %.4f with int8 weights\n", held, held8)
 
 	fmt.Fprintf(out, "gpt: %d steps in %v (%.1f ms/step); loss %.4f (bound %.2f); live tensors %d after step 1, %d after step %d; resumed from step %d: %s\n",
 		c.steps, elapsed.Round(time.Millisecond), float64(elapsed.Milliseconds())/float64(c.steps), final, c.maxLoss,
@@ -441,6 +449,9 @@ func run(ctx context.Context, d *wgpu.Device, c config, out io.Writer) error {
 	if first != end {
 		errs = append(errs, fmt.Errorf("live tensors went from %d after step 1 to %d after step %d", first, end, c.steps))
 	}
+	if !(held8 <= held+0.05) {
+		errs = append(errs, fmt.Errorf("the int8 model's held-out loss %.4f is not within 0.05 of float32's %.4f", held8, held))
+	}
 	if !bytes.Equal(want, resumed) {
 		errs = append(errs, errors.New("the resumed run's weights differ from the uninterrupted run's"))
 	}
@@ -448,6 +459,42 @@ func run(ctx context.Context, d *wgpu.Device, c config, out io.Writer) error {
 		errs = append(errs, fmt.Errorf("%d tensors left live", n))
 	}
 	return errors.Join(errs...)
+}
+
+// heldOutBatches is how many batches, past every step's, heldOut reads.
+const heldOutBatches = 4
+
+// heldOut is the model's mean loss in inference mode on heldOutBatches
+// batches no step draws.
+func (t *trainer) heldOut(ctx context.Context) (float64, error) {
+	t.model.SetTraining(false)
+	defer t.model.SetTraining(true)
+	var sum float64
+	for n := range heldOutBatches {
+		v, err := tidy.Run(t.e, func() ([]float32, error) {
+			inputs, targets := t.batch(t.c.steps + 1 + n)
+			logits := t.model.Forward(inputs)
+			return loss.SoftmaxCrossEntropy(t.e, t.e.Reshape(logits, -1, len(t.vocab.chars)), targets, loss.Mean).Float32s(ctx)
+		})
+		if err != nil {
+			return 0, err
+		}
+		sum += float64(v[0])
+	}
+	return sum / heldOutBatches, nil
+}
+
+// quantized returns the held-out loss of the model, then quantizes its
+// weights to int8 in place and returns its held-out loss again.
+func (t *trainer) quantized(ctx context.Context) (f32, i8 float64, err error) {
+	if f32, err = t.heldOut(ctx); err != nil {
+		return 0, 0, err
+	}
+	if err := nn.QuantizeInt8(t.model); err != nil {
+		return 0, 0, err
+	}
+	i8, err = t.heldOut(ctx)
+	return f32, i8, err
 }
 
 // unigramEntropy is the entropy of the text's characters, in nats: the
