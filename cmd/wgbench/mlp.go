@@ -226,7 +226,9 @@ func trainWorkload(name string, steps int, start func(context.Context, *tensor.E
 }
 
 // time takes warmup steps (at least 2) and times steps more: see
-// trainWorkload, whose warm-up is trainWarmup steps.
+// trainWorkload, whose warm-up is trainWarmup steps. peak_live is the
+// device's most live buffer bytes during the timed steps (the model, its
+// optimizer's state, and each step's activations, gradients and staging).
 func (t *trainer) time(ctx context.Context, warmup, steps int) (Result, error) {
 	first, err := t.steps(ctx, 1)
 	if err != nil {
@@ -237,6 +239,8 @@ func (t *trainer) time(ctx context.Context, warmup, steps int) (Result, error) {
 		return Result{}, err
 	}
 	before := t.e.Memory()
+	pool := t.e.Device().Pool()
+	pool.ResetPeaks()
 	cpu0, cpuOK := cputime.Process()
 	start := time.Now()
 	last, err := t.steps(ctx, steps)
@@ -245,6 +249,7 @@ func (t *trainer) time(ctx context.Context, warmup, steps int) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	peak := pool.Stats().PeakLiveBytes
 	after := t.e.Memory()
 	finite := func(v float32) bool { return !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) }
 	ok := finite(first) && finite(warm) && finite(last) && warm < first &&
@@ -254,8 +259,8 @@ func (t *trainer) time(ctx context.Context, warmup, steps int) (Result, error) {
 	return Result{Value: float64(per.Nanoseconds()) / 1e6, Unit: "ms/step", NsPerOp: float64(per.Nanoseconds()), Ops: steps, Ok: ok,
 		Check: fmt.Sprintf("loss %.4f at step 1 (host %.4f), %.4f at %d, %.4f at %d; live tensors %d → %d, bytes %d → %d",
 			first, t.want, warm, warmup, last, warmup+steps, before.Tensors, after.Tensors, before.Bytes, after.Bytes),
-		Extra: append(Metrics{countMetric("live_tensors_before", before.Tensors), countMetric("live_tensors_after", after.Tensors)},
-			cpuMetric(cpu1-cpu0, steps, cpuOK)...)}, nil
+		Extra: append(Metrics{countMetric("live_tensors_before", before.Tensors), countMetric("live_tensors_after", after.Tensors),
+			bytesMetric("peak_live", peak)}, cpuMetric(cpu1-cpu0, steps, cpuOK)...)}, nil
 }
 
 // mlp_train_step: the MLP trained by SGD at mlpLR (trainWorkload), 100

@@ -196,7 +196,8 @@ func newGPTTrainer(e *tensor.Engine) (*trainer, error) {
 // parameters, gptWarmup steps (the loss read after step 1 and after the
 // last), then gptSamples samples of gptEach steps, each ended by one
 // readback of the loss. ms/step is the median sample's time per step; the
-// processor time and dispatches per step are the median sample's too.
+// processor time and dispatches per step are the median sample's too;
+// peak_live is the device's most live buffer bytes over the samples.
 // It passes when step 1's loss is the definition's (relative 1e-4), the
 // loss falls (step 30 < step 10 < step 1), and the live tensors and bytes
 // after the timed steps are those before.
@@ -215,6 +216,8 @@ var transformerTrainStep = workload{name: "transformer_train_step", run: func(ct
 		return Result{}, err
 	}
 	before := e.Memory()
+	pool := e.Device().Pool()
+	pool.ResetPeaks()
 	type sample struct{ ms, cpu, dispatches float64 }
 	var samples []sample
 	var last float32
@@ -235,6 +238,7 @@ var transformerTrainStep = workload{name: "transformer_train_step", run: func(ct
 			dispatches: float64(e.Device().Stats().Dispatches-d0) / gptEach,
 		})
 	}
+	peak := pool.Stats().PeakLiveBytes
 	after := e.Memory()
 	slices.SortFunc(samples, func(a, b sample) int { return cmp.Compare(a.ms, b.ms) })
 	med := samples[len(samples)/2]
@@ -244,7 +248,7 @@ var transformerTrainStep = workload{name: "transformer_train_step", run: func(ct
 		before.Tensors == after.Tensors && before.Bytes == after.Bytes
 	total := gptWarmup + gptSamples*gptEach
 	extra := Metrics{{Name: "dispatches", Value: med.dispatches, Unit: "dispatches/step"},
-		countMetric("live_tensors_before", before.Tensors), countMetric("live_tensors_after", after.Tensors)}
+		countMetric("live_tensors_before", before.Tensors), countMetric("live_tensors_after", after.Tensors), bytesMetric("peak_live", peak)}
 	if cpuOK {
 		extra = append(extra, Metric{Name: "cpu", Value: med.cpu, Unit: "ms/step"})
 	}
