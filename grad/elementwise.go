@@ -89,7 +89,10 @@ func registerUnary() {
 	unary("sigmoid", false, true, func(e *tensor.Engine, _ tensor.Attrs, _, y *tensor.Tensor) *tensor.Tensor {
 		return e.Mul(y, e.Sub(e.Scalar(1), y))
 	})
-	unary("gelu", true, false, geluGrad)
+	Register("gelu", Rule{Inputs: []int{0}, Backward: func(c *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		g := c.E.GeluGrad(c.Input(0), dy[0])
+		return []*tensor.Tensor{g}, g.Err()
+	}})
 	// erf' = 2/√π·e^(−x²), erfc' = −erf'.
 	unary("erf", true, false, func(e *tensor.Engine, _ tensor.Attrs, x, _ *tensor.Tensor) *tensor.Tensor {
 		return e.Mul(e.Scalar(twoOverSqrtPi), e.Exp(e.Neg(e.Square(x))))
@@ -97,7 +100,10 @@ func registerUnary() {
 	unary("erfc", true, false, func(e *tensor.Engine, _ tensor.Attrs, x, _ *tensor.Tensor) *tensor.Tensor {
 		return e.Mul(e.Scalar(-twoOverSqrtPi), e.Exp(e.Neg(e.Square(x))))
 	})
-	unary("gelu_erf", true, false, geluErfGrad)
+	Register("gelu_erf", Rule{Inputs: []int{0}, Backward: func(c *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		g := c.E.GeluErfGrad(c.Input(0), dy[0])
+		return []*tensor.Tensor{g}, g.Err()
+	}})
 	// Clip passes the gradient where lo <= x <= hi, bounds included (as
 	// PyTorch's clamp), and nothing outside.
 	unary("clip", true, false, func(e *tensor.Engine, a tensor.Attrs, x, _ *tensor.Tensor) *tensor.Tensor {
@@ -106,31 +112,8 @@ func registerUnary() {
 	})
 }
 
-// geluGrad is the derivative of 0.5x(1 + tanh(u)), u = c(x + kx³):
-// 0.5(1 + t) + 0.5x(1 - t²)c(1 + 3kx²), t = tanh(u).
-func geluGrad(e *tensor.Engine, _ tensor.Attrs, x, _ *tensor.Tensor) *tensor.Tensor {
-	const c, k = 0.7978845608, 0.044715
-	x2 := e.Square(x)
-	u := e.Mul(e.Scalar(c), e.Add(x, e.Mul(e.Scalar(k), e.Mul(x2, x))))
-	t := e.Tanh(u)
-	left := e.Mul(e.Scalar(0.5), e.Add(e.Scalar(1), t))
-	du := e.Mul(e.Scalar(c), e.Add(e.Scalar(1), e.Mul(e.Scalar(3*k), x2)))
-	right := e.Mul(e.Mul(e.Scalar(0.5), x), e.Mul(e.Sub(e.Scalar(1), e.Square(t)), du))
-	return e.Add(left, right)
-}
-
 // twoOverSqrtPi is 2/√π, erf's slope at 0.
 const twoOverSqrtPi = 1.1283791670955126
-
-// geluErfGrad is the derivative of x·Φ(x): Φ(x) + x·φ(x), with
-// Φ(x) = erfc(−x/√2)/2 (no cancellation for negative x, as GeluErf) and
-// φ(x) = e^(−x²/2)/√(2π).
-func geluErfGrad(e *tensor.Engine, _ tensor.Attrs, x, _ *tensor.Tensor) *tensor.Tensor {
-	const invSqrt2, invSqrt2Pi = 0.7071067811865476, 0.3989422804014327
-	cdf := e.Mul(e.Scalar(0.5), e.Erfc(e.Mul(e.Scalar(-invSqrt2), x)))
-	pdf := e.Mul(e.Scalar(invSqrt2Pi), e.Exp(e.Mul(e.Scalar(-0.5), e.Square(x))))
-	return e.Add(cdf, e.Mul(x, pdf))
-}
 
 // castGrad passes dy through a cast from float32 to float32; a cast from
 // an integer gives its input no gradient, and one to an integer passes

@@ -241,14 +241,17 @@ func compare(fcmp, op string) binaryOp {
 }
 
 var binaryOps = map[string]binaryOp{
-	"add":           {expr: func(kernels.Type) string { return "a0 + a1" }},
-	"sub":           {expr: func(kernels.Type) string { return "a0 - a1" }},
-	"mul":           {expr: func(kernels.Type) string { return "a0 * a1" }},
-	"div":           {expr: byType("div_(a0, a1)", "divmodi_(a0, a1).x", "divu_(a0, a1)")},
-	"maximum":       {expr: byType("fmax_(a0, a1)", "max(a0, a1)", "max(a0, a1)")},
-	"minimum":       {expr: byType("fmin_(a0, a1)", "min(a0, a1)", "min(a0, a1)")},
-	"pow":           {expr: byType("pow_(a0, a1)", "", "")},
-	"mod":           {expr: byType("fmodfloor_(a0, a1)", "divmodi_(a0, a1).y", "modu_(a0, a1)")},
+	"add":     {expr: func(kernels.Type) string { return "a0 + a1" }},
+	"sub":     {expr: func(kernels.Type) string { return "a0 - a1" }},
+	"mul":     {expr: func(kernels.Type) string { return "a0 * a1" }},
+	"div":     {expr: byType("div_(a0, a1)", "divmodi_(a0, a1).x", "divu_(a0, a1)")},
+	"maximum": {expr: byType("fmax_(a0, a1)", "max(a0, a1)", "max(a0, a1)")},
+	"minimum": {expr: byType("fmin_(a0, a1)", "min(a0, a1)", "min(a0, a1)")},
+	"pow":     {expr: byType("pow_(a0, a1)", "", "")},
+	"mod":     {expr: byType("fmodfloor_(a0, a1)", "divmodi_(a0, a1).y", "modu_(a0, a1)")},
+	// The gradients of GELU, one op each: dy·gelu'(x), x first.
+	"gelu_grad":     {expr: byType("a1 * gelu_grad_(a0)", "", "")},
+	"gelu_erf_grad": {expr: byType("a1 * gelu_erf_grad_(a0)", "", "")},
 	"equal":         compare("feq_(a0, a1)", "=="),
 	"not_equal":     compare("!feq_(a0, a1)", "!="),
 	"less":          compare("flt_(a0, a1)", "<"),
@@ -329,6 +332,17 @@ func (e *Engine) binary(site stack, name string, a, b *Tensor) *Tensor {
 		out = Uint32
 	}
 	return o.mapOp(name, expr, out, []*Tensor{a, b}, [4]float32{})
+}
+
+// GeluGrad returns dy·Gelu'(x), the gradient of Gelu at x given dy, the
+// gradient of its result, as one elementwise op (broadcasting x and dy):
+// the derivative's formula with each product and sum rounded on its own,
+// 1 at +Inf and 0 at -Inf. GeluErfGrad is GeluErf's. Both take float32.
+func (e *Engine) GeluGrad(x, dy *Tensor) *Tensor { return e.binary(callerSite(), "gelu_grad", x, dy) }
+
+// GeluErfGrad returns dy·GeluErf'(x): see GeluGrad.
+func (e *Engine) GeluErfGrad(x, dy *Tensor) *Tensor {
+	return e.binary(callerSite(), "gelu_erf_grad", x, dy)
 }
 
 // Where returns a where cond is nonzero and b elsewhere, broadcasting all

@@ -1,6 +1,7 @@
 package tensor_test
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/wgtensor/wgtensor/internal/testgpu"
 	"github.com/wgtensor/wgtensor/tensor"
+	"github.com/wgtensor/wgtensor/tidy"
 )
 
 // Issue 20, item 4: Erf, Erfc and the exact GELU, checked against Go's
@@ -180,5 +182,70 @@ func TestErfRefusesIntegers(t *testing.T) {
 		assert.ErrorIs(t, y.Err(), tensor.ErrDType, name)
 		assert.Contains(t, y.Err().Error(), name, name)
 		y.Dispose()
+	}
+}
+
+// geluGradRef is the derivative of Gelu's tanh form in float64, 1 at +Inf
+// and 0 at -Inf.
+func geluGradRef(x float64) float64 {
+	if math.IsInf(x, 0) {
+		return map[bool]float64{true: 1}[x > 0]
+	}
+	const c, k = 0.7978845608, 0.044715
+	u := c * (x + k*x*x*x)
+	m := math.Exp(-2 * math.Abs(u)) // 1 + tanh(u) and 1 - tanh², without cancelling
+	onePlusT := 2 * m / (1 + m)
+	if u >= 0 {
+		onePlusT = 2 / (1 + m)
+	}
+	return 0.5*onePlusT + 0.5*x*(4*m/((1+m)*(1+m)))*c*(1+3*k*x*x)
+}
+
+// geluErfGradRef is GeluErf's derivative, Φ(x) + xφ(x), in float64.
+func geluErfGradRef(x float64) float64 {
+	if math.IsInf(x, 0) {
+		return map[bool]float64{true: 1}[x > 0]
+	}
+	return 0.5*math.Erfc(-x/math.Sqrt2) + x*math.Exp(-x*x/2)/math.Sqrt(2*math.Pi)
+}
+
+// GeluGrad and GeluErfGrad are dy times the derivative, one op each:
+// within 16 ulp of float64's, or 2e-6 where the derivative's terms
+// cancel (near x = -0.75), over the edge values paired with every dy
+// (NaN, ±Inf, ±0, subnormals) and over [-2, 10] with dy = 1; over the
+// tail [-8, -2], where the derivative falls to 1e-21, within 16 ulp, or
+// 128 for the tanh form, whose argument's roundings (each 2^-24 of u,
+// |u| up to 25) the exponential there multiplies by 2|u|; the infinities
+// give the limits 1 and 0.
+func TestGeluGradEdges(t *testing.T) {
+	e := testgpu.Engine(t)
+	x, dy := pairs(edges(tensor.Float32))
+	r := randRange(rand.New(rand.NewPCG(8, 21)), 1<<14, -2, 10, false)
+	tail := randRange(rand.New(rand.NewPCG(8, 22)), 1<<14, -8, -2, false)
+	ones := make([]float32, len(r.w))
+	for i := range ones {
+		ones[i] = 1
+	}
+	for _, c := range []struct {
+		name     string
+		op       func(*tensor.Engine, *tensor.Tensor, *tensor.Tensor) *tensor.Tensor
+		ref      func(float64) float64
+		tailUlps uint64
+	}{{"gelu_grad", (*tensor.Engine).GeluGrad, geluGradRef, 128}, {"gelu_erf_grad", (*tensor.Engine).GeluErfGrad, geluErfGradRef, 16}} {
+		ec := elemCase{name: c.name, op: binaryOp(c.op), ulps: 16, abs: 2e-6, ref: f32Ref(func(v ...float64) float64 {
+			return v[1] * float64(float32(c.ref(v[0])))
+		})}
+		checkElementwise(t, e, ec, x, dy)
+		checkElementwise(t, e, ec, r, f32Bits(ones))
+		ec.abs, ec.ulps = 0, c.tailUlps // the tail's small values, relatively: no cancellation there
+		checkElementwise(t, e, ec, tail, f32Bits(ones))
+		lim, one := e.FromFloat32s([]float32{float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN())}), e.Scalar(1)
+		y := c.op(e, lim, one)
+		got, err := y.Float32s(context.Background())
+		tidy.Dispose([]*tensor.Tensor{lim, one, y})
+		require.NoError(t, err)
+		assert.Equal(t, float32(1), got[0], c.name)
+		assert.Equal(t, float32(0), got[1], c.name)
+		assert.True(t, math.IsNaN(float64(got[2])), c.name)
 	}
 }

@@ -222,6 +222,28 @@ fn gelu_(x: f32) -> f32 {
 	return opaque_(0.5 * x) * opaque_(1.0 + t);
 }
 
+// gelu_grad_ is gelu_'s derivative, 0.5 (1 + t) + 0.5 x (1 - t^2) c
+// (1 + 3k x^2) with t = tanh(u), u = c (x + k x^3), c = 0.7978845608 and
+// k = 0.044715: the gradient of GELU as one op, where its eighteen ops
+// each took a buffer the size of x. 1 + t and 1 - t^2 come from m =
+// e^(-2|u|) (1 ± tanh|u| = 2/(1 + m) and 2m/(1 + m), 1 - t^2 = 4m/(1 +
+// m)^2), not from tanh: near t = -1 the difference kept few of t's bits
+// (80 ulp of the result at x = -3, all of them past -6). The terms still
+// cancel near x = -0.75. ±Inf give 1 and 0; NaN stays NaN.
+fn gelu_grad_(x: f32) -> f32 {
+	let x2 = opaque_(x * x);
+	let u = opaque_(0.7978845608 * opaque_(x + opaque_(0.044715 * opaque_(x2 * x))));
+	let m = exp_(opaque_(-2.0 * abs(u)));
+	let d = opaque_(1.0 + m);
+	let near = div_(opaque_(2.0 * m), d); // 1 - tanh|u|
+	let onePlusT = select(near, div_(2.0, d), u >= 0.0);
+	let left = opaque_(0.5 * onePlusT);
+	if (m == 0.0) { return left; }
+	let s = div_(opaque_(4.0 * m), opaque_(d * d)); // 1 - t^2
+	let du = opaque_(0.7978845608 * opaque_(1.0 + opaque_(0.134145 * x2)));
+	return left + opaque_(opaque_(0.5 * x) * opaque_(s * du));
+}
+
 // erf_ and erfc_ are fdlibm's erff and erfcf (s_erff.c, Sun
 // Microsystems 1993, freely distributable), with every quotient
 // correctly rounded (div_) and exp_ for expf: odd rational
@@ -326,6 +348,22 @@ fn gelu_erf_(x: f32) -> f32 {
 	let xl = x - xh;
 	let d = ((neg_(xh * 0.70703125) - a) - xl * 0.70703125) - x * 7.5531186548e-05;
 	return 0.5 * x * (erfc_(a) - 1.1283791671 * exp_(-a * a) * d);
+}
+
+// gelu_erf_grad_ is gelu_erf_'s derivative, Φ(x) + x φ(x), with Φ(x) =
+// erfc(-x/√2)/2 (no cancellation for negative x) and φ(x) =
+// e^(-x²/2)/√(2π), every product and sum rounded on its own: one op.
+// Where φ is 0 the second term is 0 (±Inf give 1 and 0); NaN stays NaN.
+fn gelu_erf_grad_(x: f32) -> f32 {
+	let cdf = opaque_(0.5 * erfc_(opaque_(-0.7071067811865476 * x)));
+	// e^(-x²/2) with x² in two parts (x's 12 leading bits squared are
+	// exact): the rounding of x² alone cost 50 ulp at |x| = 10.
+	let xh = hi12_(x);
+	let xl = opaque_(x - xh);
+	let e2 = exp_(opaque_(-0.5 * opaque_(xh * xh))) * exp_(neg_(opaque_(opaque_(xh * xl) + opaque_(0.5 * opaque_(xl * xl)))));
+	let pdf = opaque_(0.3989422804014327 * opaque_(e2));
+	if (pdf == 0.0 || (bitcast<u32>(x) & 0x7fffffffu) >= inf_bits) { return cdf; }
+	return cdf + opaque_(x * pdf);
 }
 
 // pow_ is C's pow (C99 Annex F.9.4.4) for every special case, and within
