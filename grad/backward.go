@@ -42,6 +42,10 @@ type Options struct {
 	// Keep keeps the saved tensors for another backward over the tape;
 	// without it a second backward fails with ErrTapeUsed.
 	Keep bool
+	// Autocast, for ValueAndGrad, is the dtype its tape saves activations
+	// in (Tape.SetAutocast): tensor.BFloat16, or Float32 (the zero value)
+	// to save them as they are. Gradients ignores it.
+	Autocast tensor.DType
 }
 
 // Gradients returns the gradient of y with respect to each of wrt, by a

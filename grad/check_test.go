@@ -162,12 +162,19 @@ func upload(e *tensor.Engine, inputs []hostIn) []*tensor.Tensor {
 	return ts
 }
 
+// checkAutocast is the dtype tapeGradients' tapes save activations in
+// (Tape.SetAutocast): float32 but in the autocast tests.
+var checkAutocast = tensor.Float32
+
 // tapeGradients returns the gradients of f's result seeded with r, by a
 // tape, read back.
 func tapeGradients(e *tensor.Engine, f checkFunc, inputs []hostIn, r hostIn) ([][]float32, error) {
 	return tidy.Run(e, func() ([][]float32, error) {
 		xs := upload(e, inputs)
 		tape := NewTape(e)
+		if err := tape.SetAutocast(checkAutocast); err != nil {
+			return nil, err
+		}
 		var y *tensor.Tensor
 		if err := tape.Record(func() error {
 			y = f(e, xs)

@@ -31,6 +31,9 @@ func ValueAndGrad(e *tensor.Engine, f func(params []*tensor.Tensor) (*tensor.Ten
 	o.Keep = false
 	r, err := tidy.Run(e, func() (valueGrads, error) {
 		tape := NewTape(e) // disposed with the scope
+		if err := tape.SetAutocast(o.Autocast); err != nil {
+			return valueGrads{}, err
+		}
 		var y *tensor.Tensor
 		err := tape.Record(func() error {
 			var err error

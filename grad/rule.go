@@ -69,7 +69,7 @@ func (c *Context) Input(i int) *tensor.Tensor {
 	if c == nil || c.n == nil || i < 0 || i >= len(c.n.savedIn) {
 		return nil
 	}
-	return c.n.savedIn[i]
+	return widened(c.n.savedIn[i], c.n.in[i])
 }
 
 // Output returns the op's output i as saved by the tape, if listed in
@@ -78,7 +78,7 @@ func (c *Context) Output(i int) *tensor.Tensor {
 	if c == nil || c.n == nil || i < 0 || i >= len(c.n.savedOut) {
 		return nil
 	}
-	return c.n.savedOut[i]
+	return widened(c.n.savedOut[i], c.n.out[i])
 }
 
 // NumInputs returns how many inputs the op had.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/wgtensor/wgtensor/tensor"
 )
@@ -55,6 +56,14 @@ type Tape struct {
 	// a backward with Keep reads.
 	backwards int
 	idle      *sync.Cond // on mu; made on first use
+
+	// saveAs is the dtype the tape saves activations in (SetAutocast):
+	// Float32 (the zero value) keeps them as they are. narrowing is set
+	// while the tape makes such a copy, so that it does not record its
+	// own cast.
+	saveAs    tensor.DType
+	narrowing atomic.Bool
+	copies    map[copyKey]*tensor.Tensor // narrow copies made, by source (under mu)
 }
 
 // errNilTape is the error of Record and Gradients on a nil or zero Tape.
@@ -157,13 +166,13 @@ func (t *Tape) usableLocked(what string) error {
 // saves what its rule needs. Ops with no input or no float32 output are
 // left out: no gradient flows through them.
 func (t *Tape) RecordOp(r *tensor.OpRecord) {
-	if t == nil || t.e == nil || r == nil || len(r.Inputs) == 0 || !anyFloat(r.Outputs) {
+	if t == nil || t.e == nil || r == nil || len(r.Inputs) == 0 || !anyFloat(r.Outputs) || t.narrowing.Load() {
 		return
 	}
 	n := &node{op: r.Name, attrs: r.Attrs, rule: ruleFor(r.Name), in: refs(r.Inputs, t.e), out: refs(r.Outputs, nil)}
 	if n.rule != nil && n.rule.NoGrad == "" {
-		n.savedIn = n.save(r, r.Inputs, n.rule.Inputs)
-		n.savedOut = n.save(r, r.Outputs, n.rule.Outputs)
+		n.savedIn = n.save(t, r, r.Inputs, n.rule.Inputs)
+		n.savedOut = n.save(t, r, r.Outputs, n.rule.Outputs)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -174,12 +183,16 @@ func (t *Tape) RecordOp(r *tensor.OpRecord) {
 	t.nodes = append(t.nodes, n)
 }
 
-// save saves ts[i] for each listed i that exists, noting its version.
-func (n *node) save(r *tensor.OpRecord, ts []*tensor.Tensor, which []int) []*tensor.Tensor {
+// save saves ts[i] for each listed i that exists, noting its version: a
+// narrow copy where t's autocast takes it (narrowed), else ts[i]'s own
+// storage.
+func (n *node) save(t *Tape, r *tensor.OpRecord, ts []*tensor.Tensor, which []int) []*tensor.Tensor {
 	saved := make([]*tensor.Tensor, len(ts))
 	for _, i := range which {
 		if i >= 0 && i < len(ts) && saved[i] == nil {
-			saved[i] = r.Save(ts[i])
+			if saved[i] = t.narrowed(r.Name, ts[i]); saved[i] == nil {
+				saved[i] = r.Save(ts[i])
+			}
 			n.versions = append(n.versions, savedVersion{saved[i], versionOf(saved[i])})
 		}
 	}
@@ -218,7 +231,7 @@ func (t *Tape) Dispose() {
 		t.idle.Wait()
 	}
 	nodes := t.nodes
-	t.nodes = nil
+	t.nodes, t.copies = nil, nil
 	t.mu.Unlock()
 	for _, n := range nodes {
 		n.free()

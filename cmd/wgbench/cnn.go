@@ -196,3 +196,8 @@ func maxPool2(x []float64, side, c int) []float64 {
 // The smoke suite has no variant: the warm-up alone takes 5–15 s on
 // lavapipe.
 var cnnTrainStep = trainWorkload("cnn_train_step", cnnSteps, newCNNTrainer)
+
+// cnn_train_step_autocast is cnn_train_step with its activations saved in
+// bfloat16 for the backward pass (grad.Options.Autocast): peak_live
+// against cnn_train_step's is what autocast saves, ms/step what it costs.
+var cnnTrainStepAutocast = trainWorkload("cnn_train_step_autocast", cnnSteps, autocast(newCNNTrainer))

@@ -136,6 +136,10 @@ type trainer struct {
 	opt    optim.Optimizer
 	want   float64 // the loss of the initial parameters, computed on the host
 	free   func()  // frees the model and its data
+	// autocast is the dtype the steps' tapes save activations in
+	// (grad.Options.Autocast): float32, or bfloat16 for the _autocast
+	// workloads.
+	autocast tensor.DType
 }
 
 // newTrainer returns a trainer of SGD at the learning rate lr on params,
@@ -175,7 +179,7 @@ func newMLPTrainer(_ context.Context, e *tensor.Engine) (*trainer, error) {
 // place and returns the loss (before the update), which the caller owns.
 func (t *trainer) step() (*tensor.Tensor, error) {
 	return tidy.Run(t.e, func() (*tensor.Tensor, error) {
-		l, gs, err := grad.ValueAndGrad(t.e, func([]*tensor.Tensor) (*tensor.Tensor, error) { return t.loss() }, t.params, nil)
+		l, gs, err := grad.ValueAndGrad(t.e, func([]*tensor.Tensor) (*tensor.Tensor, error) { return t.loss() }, t.params, &grad.Options{Autocast: t.autocast})
 		if err != nil {
 			return nil, err
 		}
@@ -360,4 +364,16 @@ func forwardBlock(ctx context.Context, e *tensor.Engine, m mlp, recording bool) 
 		return 0, err
 	}
 	return v[0], nil
+}
+
+// autocast returns start with the trainer's tapes saving activations in
+// bfloat16 (grad.Tape.SetAutocast): a training workload's _autocast form.
+func autocast(start func(context.Context, *tensor.Engine) (*trainer, error)) func(context.Context, *tensor.Engine) (*trainer, error) {
+	return func(ctx context.Context, e *tensor.Engine) (*trainer, error) {
+		t, err := start(ctx, e)
+		if err == nil {
+			t.autocast = tensor.BFloat16
+		}
+		return t, err
+	}
 }

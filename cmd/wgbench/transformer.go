@@ -154,28 +154,39 @@ func (m *gptModel) dispose() {
 }
 
 // loss is the forward pass to the mean next-token cross-entropy. Only the
-// loss outlives it.
+// loss outlives it; each block's intermediates are freed as the block
+// ends, as a layer's are (what a tape saves it keeps).
 func (m *gptModel) loss(e *tensor.Engine) (*tensor.Tensor, error) {
 	return tidy.Run(e, func() (*tensor.Tensor, error) {
 		x := e.Add(e.Reshape(e.Gather(m.tokEmb, m.inputs, 0), gptBatch, gptContext, gptD), m.posEmb)
 		x = e.Reshape(x, gptN, gptD)
 		for _, b := range m.blocks {
-			h := e.LayerNorm(x, b.ln1g, b.ln1b, 1e-5)
-			qkv := e.Add(e.MatMul(h, b.wqkv), b.bqkv) // [N, 3D]: q, k and v, each with its heads side by side
-			// Causal attention per sequence and head, read from the
-			// projection as it is and written with the heads merged.
-			o := e.ScaledDotProductAttentionPacked(e.Reshape(qkv, gptBatch, gptContext, 3*gptD),
-				tensor.AttentionOptions{Causal: true, Heads: gptHeads})
-			o = e.Reshape(o, gptN, gptD)
-			x = e.Add(x, e.Add(e.MatMul(o, b.wo), b.bo))                             // attention's residual
-			h = e.LayerNorm(x, b.ln2g, b.ln2b, 1e-5)                                 //
-			f := e.Add(e.MatMul(e.Gelu(e.Add(e.MatMul(h, b.w1), b.b1)), b.w2), b.b2) // the MLP
-			x = e.Add(x, f)
+			y, err := tidy.Run(e, func() (*tensor.Tensor, error) { return b.forward(e, x), nil })
+			if err != nil {
+				return nil, err
+			}
+			x.Dispose()
+			x = y
 		}
 		logits := e.MatMul(e.LayerNorm(x, m.lnfg, m.lnfb, 1e-5), m.wout)
 		l := loss.SoftmaxCrossEntropy(e, logits, m.targets, loss.Mean)
 		return l, l.Err()
 	})
+}
+
+// forward is the block's output for x, [gptN, gptD].
+func (b gptBlockParams) forward(e *tensor.Engine, x *tensor.Tensor) *tensor.Tensor {
+	h := e.LayerNorm(x, b.ln1g, b.ln1b, 1e-5)
+	qkv := e.Add(e.MatMul(h, b.wqkv), b.bqkv) // [N, 3D]: q, k and v, each with its heads side by side
+	// Causal attention per sequence and head, read from the projection as
+	// it is and written with the heads merged.
+	o := e.ScaledDotProductAttentionPacked(e.Reshape(qkv, gptBatch, gptContext, 3*gptD),
+		tensor.AttentionOptions{Causal: true, Heads: gptHeads})
+	o = e.Reshape(o, gptN, gptD)
+	x = e.Add(x, e.Add(e.MatMul(o, b.wo), b.bo))                             // attention's residual
+	h = e.LayerNorm(x, b.ln2g, b.ln2b, 1e-5)                                 //
+	f := e.Add(e.MatMul(e.Gelu(e.Add(e.MatMul(h, b.w1), b.b1)), b.w2), b.b2) // the MLP
+	return e.Add(x, f)
 }
 
 // newGPTTrainer returns a trainer of AdamW on the decoder; its want is
@@ -201,11 +212,28 @@ func newGPTTrainer(e *tensor.Engine) (*trainer, error) {
 // It passes when step 1's loss is the definition's (relative 1e-4), the
 // loss falls (step 30 < step 10 < step 1), and the live tensors and bytes
 // after the timed steps are those before.
-var transformerTrainStep = workload{name: "transformer_train_step", run: func(ctx context.Context, e *tensor.Engine) (Result, error) {
+var transformerTrainStep = gptWorkload("transformer_train_step", tensor.Float32)
+
+// transformer_train_step_autocast is transformer_train_step with its
+// activations saved in bfloat16 for the backward pass
+// (grad.Options.Autocast): the same checks, step 1's loss included (the
+// forward pass is float32's).
+var transformerTrainStepAutocast = gptWorkload("transformer_train_step_autocast", tensor.BFloat16)
+
+// gptWorkload is transformer_train_step's protocol under a name, its tapes
+// saving activations in autocast.
+func gptWorkload(name string, autocast tensor.DType) workload {
+	return workload{name: name, run: func(ctx context.Context, e *tensor.Engine) (Result, error) {
+		return gptRun(ctx, e, autocast)
+	}}
+}
+
+func gptRun(ctx context.Context, e *tensor.Engine, autocast tensor.DType) (Result, error) {
 	tr, err := newGPTTrainer(e)
 	if err != nil {
 		return Result{}, err
 	}
+	tr.autocast = autocast
 	defer tr.dispose()
 	first, err := tr.steps(ctx, 1)
 	if err != nil {
@@ -256,4 +284,4 @@ var transformerTrainStep = workload{name: "transformer_train_step", run: func(ct
 		Check: fmt.Sprintf("loss %.6f at step 1 (definition %.6f), %.4f at %d, %.4f at %d; live tensors %d → %d, bytes %d → %d",
 			first, gptStep1Loss, warm, gptWarmup, last, total, before.Tensors, after.Tensors, before.Bytes, after.Bytes),
 		Extra: extra}, nil
-}}
+}
