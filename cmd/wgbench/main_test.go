@@ -119,7 +119,7 @@ func TestRunPicksWorkloadsByName(t *testing.T) {
 	for _, w := range c.workloads {
 		names = append(names, w.name)
 	}
-	assert.Equal(t, []string{"small_ops_1k", "mlp_train_step", "cnn_train_step", "mlp_forward", "mlp_forward_half", "mlp_forward_int8", "transformer_train_step"}, names)
+	assert.Equal(t, []string{"small_ops_1k", "mlp_train_step", "cnn_train_step", "cnn_train_step_autocast", "mlp_forward", "mlp_forward_half", "mlp_forward_int8", "transformer_train_step", "transformer_train_step_autocast"}, names)
 }
 
 // -memory-history writes the run's memory history, with a marker at each
