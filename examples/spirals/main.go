@@ -1,6 +1,7 @@
 // Command spirals trains a two-layer perceptron to tell apart the arms of
-// three generated spirals, twice: once with a tape (grad.Tape) and once
-// with the functional API (grad.ValueAndGrad), each step inside
+// three generated spirals, three times: with a tape (grad.Tape), with the
+// functional API (grad.ValueAndGrad), and with a tape that saves the
+// activations in bfloat16 (grad.Tape.SetAutocast), each step inside
 // frame.Loop with Adam updating the parameters in place. It prints each
 // run's accuracy, and the accuracy of the trained model with its weights
 // quantized to int8 (tensor.Engine.QuantizeInt8, products that read the
@@ -45,7 +46,8 @@ type api struct {
 	train func(ctx context.Context, e *tensor.Engine, m mlp, d dataset) error
 }
 
-var apis = []api{{"tape", trainWithTape}, {"ValueAndGrad", trainWithValueAndGrad}}
+var apis = []api{{"tape", trainWithTape(tensor.Float32)}, {"ValueAndGrad", trainWithValueAndGrad},
+	{"tape, bfloat16 activations", trainWithTape(tensor.BFloat16)}}
 
 func main() {
 	if err := run(); err != nil {
@@ -62,14 +64,18 @@ func run() error {
 		return err
 	}
 	e := tensor.New(d)
-	for _, a := range apis {
-		acc, acc8, err := trainAndScore(ctx, e, a)
+	var first score
+	for i, a := range apis {
+		s, err := trainAndScore(ctx, e, a)
 		if err != nil {
 			return errors.Join(err, d.Close())
 		}
-		fmt.Printf("%s: accuracy %.1f%% after %d steps, %.1f%% with int8 weights\n", a.name, 100*acc, steps, 100*acc8)
-		if acc < minAccuracy || acc8 < minAccuracy-0.01 {
-			return errors.Join(fmt.Errorf("%s: accuracy %.3f (int8 %.3f) below %.2f", a.name, acc, acc8, minAccuracy), d.Close())
+		if i == 0 {
+			first = s
+		}
+		fmt.Printf("%s: loss %.6f, accuracy %.1f%% after %d steps, %.1f%% with int8 weights\n", a.name, s.loss, 100*s.acc, steps, 100*s.acc8)
+		if err := s.check(first); err != nil {
+			return errors.Join(fmt.Errorf("%s: %w", a.name, err), d.Close())
 		}
 	}
 	if n := e.NumTensors(); n != 0 {
@@ -78,34 +84,56 @@ func run() error {
 	return d.Close() // fails if a buffer is still live
 }
 
+// score is a trained model's loss and accuracy on the data set, and its
+// accuracy with int8 weights.
+type score struct{ loss, acc, acc8 float64 }
+
+// check returns why s fails: an accuracy below minAccuracy (1% less with
+// int8 weights), or a loss more than 0.01 + 10% off first's, the float32
+// tape's (the bfloat16 activations' run ends within it).
+func (s score) check(first score) error {
+	switch {
+	case s.acc < minAccuracy || s.acc8 < minAccuracy-0.01:
+		return fmt.Errorf("accuracy %.3f (int8 %.3f) below %.2f", s.acc, s.acc8, minAccuracy)
+	case math.Abs(s.loss-first.loss) > 0.01+0.1*first.loss:
+		return fmt.Errorf("loss %.4f is off the float32 tape's %.4f", s.loss, first.loss)
+	}
+	return nil
+}
+
 // trainAndScore makes the data set and a model, trains the model with a,
 // checks that every step wrote into each parameter's own storage (its
-// Version counts the writes), and returns the model's accuracy on the data
-// set, with float32 weights and with int8 ones. It leaves nothing live.
-func trainAndScore(ctx context.Context, e *tensor.Engine, a api) (acc, acc8 float64, err error) {
+// Version counts the writes), and returns the model's score on the data
+// set. It leaves nothing live.
+func trainAndScore(ctx context.Context, e *tensor.Engine, a api) (s score, err error) {
 	d := spirals(e, 1)
 	defer d.dispose()
 	m := newMLP(e, 2)
 	defer m.dispose()
 	if err := a.train(ctx, e, m, d); err != nil {
-		return 0, 0, fmt.Errorf("%s: %w", a.name, err)
+		return s, fmt.Errorf("%s: %w", a.name, err)
 	}
 	for _, p := range m.params {
 		if v := p.T.Version(); v != steps {
-			return 0, 0, fmt.Errorf("%s: %s at version %d after %d steps: not updated in place once per step", a.name, p.Name, v, steps)
+			return s, fmt.Errorf("%s: %s at version %d after %d steps: not updated in place once per step", a.name, p.Name, v, steps)
 		}
 	}
-	if acc, err = accuracy(ctx, e, logits, m.tensors(), d); err != nil {
-		return 0, 0, err
+	if s.acc, err = accuracy(ctx, e, logits, m.tensors(), d); err != nil {
+		return s, err
 	}
 	err = tidy.Do(e, func() error {
+		l, err := meanLoss(e, m.tensors(), d).Float32s(ctx)
+		if err != nil {
+			return err
+		}
+		s.loss = float64(l[0])
 		p := m.tensors()
 		q0, s0 := e.QuantizeInt8(p[0], 1) // [in, out]: a column a channel
 		q2, s2 := e.QuantizeInt8(p[2], 1)
-		acc8, err = accuracy(ctx, e, logitsInt8, []*tensor.Tensor{q0, s0, p[1], q2, s2, p[3]}, d)
+		s.acc8, err = accuracy(ctx, e, logitsInt8, []*tensor.Tensor{q0, s0, p[1], q2, s2, p[3]}, d)
 		return err
 	})
-	return acc, acc8, err
+	return s, err
 }
 
 // dataset is points of the plane and the arm of the spiral each lies on.
@@ -192,9 +220,16 @@ func newAdam(e *tensor.Engine, m mlp) (*optim.Adam, error) {
 // frames in a row.
 var loopOptions = frame.Options{Frames: steps, Scoped: true, StopOnLeak: true}
 
-// trainWithTape trains m on d: each step records the loss on a tape, asks
+// trainWithTape returns a trainer of m on d: each step records the loss on
+// a tape that saves activations in autocast (float32: as they are), asks
 // it for the gradients, and lets Adam write the update into m's tensors.
-func trainWithTape(ctx context.Context, e *tensor.Engine, m mlp, d dataset) error {
+func trainWithTape(autocast tensor.DType) func(ctx context.Context, e *tensor.Engine, m mlp, d dataset) error {
+	return func(ctx context.Context, e *tensor.Engine, m mlp, d dataset) error {
+		return trainTape(ctx, e, m, d, autocast)
+	}
+}
+
+func trainTape(ctx context.Context, e *tensor.Engine, m mlp, d dataset, autocast tensor.DType) error {
 	opt, err := newAdam(e, m)
 	if err != nil {
 		return err
@@ -202,6 +237,9 @@ func trainWithTape(ctx context.Context, e *tensor.Engine, m mlp, d dataset) erro
 	defer opt.Dispose()
 	_, err = frame.Loop(ctx, e, func(int) error {
 		tape := grad.NewTape(e) // disposed, with everything it saved, by the frame's scope
+		if err := tape.SetAutocast(autocast); err != nil {
+			return err
+		}
 		var l *tensor.Tensor
 		if err := tape.Record(func() error { l = meanLoss(e, m.tensors(), d); return l.Err() }); err != nil {
 			return err
