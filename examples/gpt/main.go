@@ -55,6 +55,9 @@ type config struct {
 	maxLoss               float64 // the last step's loss must be below it
 	sample                int     // characters to sample at the end
 	seed                  uint64  // the model's and the batches' seed
+	// autocast is the dtype the steps' tapes save activations in
+	// (grad.Options.Autocast): float32 (the zero value) or bfloat16.
+	autocast tensor.DType
 }
 
 var defaults = config{
@@ -258,7 +261,7 @@ func (t *trainer) step(n int) (*tensor.Tensor, error) {
 		l, grads, err := grad.ValueAndGrad(e, func([]*tensor.Tensor) (*tensor.Tensor, error) {
 			logits := t.model.Forward(inputs)
 			return loss.SoftmaxCrossEntropy(e, e.Reshape(logits, -1, len(t.vocab.chars)), targets, loss.Mean), nil
-		}, nn.Tensors(t.opt.Params()), nil)
+		}, nn.Tensors(t.opt.Params()), &grad.Options{Autocast: t.c.autocast})
 		if err != nil {
 			return nil, err
 		}
