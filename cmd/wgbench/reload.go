@@ -8,12 +8,14 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/wgtensor/wgtensor/checkpoint"
 	"github.com/wgtensor/wgtensor/safetensors"
 	"github.com/wgtensor/wgtensor/tensor"
 	"github.com/wgtensor/wgtensor/tidy"
+	"github.com/wgtensor/wgtensor/wgpu"
 )
 
 // model_reload's model: a 784-1280-1280-10 ReLU MLP, weights [in, out]
@@ -59,8 +61,8 @@ func newReloadHost() reloadHost {
 }
 
 // write writes h's weights to a safetensors file at path, a tensor at a
-// time.
-func (h reloadHost) write(path string) (int64, error) {
+// time, as float32 (F32), or as float16 (F16, rounded) with half.
+func (h reloadHost) write(path string, half bool) (int64, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return 0, err
@@ -69,13 +71,20 @@ func (h reloadHost) write(path string) (int64, error) {
 	infos := make([]safetensors.TensorInfo, len(h.names))
 	for i, n := range h.names {
 		infos[i] = safetensors.TensorInfo{Name: n, DType: safetensors.F32, Shape: h.shapes[i]}
+		if half {
+			infos[i].DType = safetensors.F16
+		}
 	}
 	w, err := safetensors.NewWriter(f, infos, map[string]string{"model": "784-1280-1280-10 relu mlp"})
 	if err != nil {
 		return 0, err
 	}
 	for _, v := range h.weights {
-		if err := binary.Write(w, binary.LittleEndian, v); err != nil {
+		var data any = v
+		if half {
+			data = tensor.Float16Bits(v)
+		}
+		if err := binary.Write(w, binary.LittleEndian, data); err != nil {
 			return 0, err
 		}
 	}
@@ -119,8 +128,9 @@ func (h reloadHost) predict(rows int) []float64 {
 	return out
 }
 
-// reloadCycle loads the file into new tensors, predicts x's logits, reads
-// them back and disposes everything it made.
+// reloadCycle loads the file into new tensors, predicts x's logits (in
+// x's dtype, the file's), reads them back (widened) and disposes
+// everything it made.
 func reloadCycle(ctx context.Context, e *tensor.Engine, path string, x *tensor.Tensor) ([]float32, error) {
 	return tidy.Run(e, func() ([]float32, error) {
 		params, err := checkpoint.LoadTensorsFile(ctx, e, path)
@@ -155,7 +165,7 @@ var modelReload = workload{name: "model_reload", run: func(ctx context.Context, 
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "mlp.safetensors")
-	size, err := h.write(path)
+	size, err := h.write(path, false)
 	if err != nil {
 		return Result{}, err
 	}
@@ -201,3 +211,108 @@ var modelReload = workload{name: "model_reload", run: func(ctx context.Context, 
 			bytesMetric("reserved_after", after.Pool.ReservedBytes), bytesMetric("peak_reserved", after.Pool.PeakReservedBytes),
 			bytesMetric("reserved_after_trim", trimmed.ReservedBytes)}}, nil
 }}
+
+// model_reload_half: model_reload's MLP in a safetensors file of float16
+// weights (5.3 MB), loaded into float16 tensors as the file holds them
+// (checkpoint streams F16 in as it is), predicting in float16: ms per
+// cycle; weights, the bytes of the tensors the file makes; peak_live,
+// the device's most live bytes over the cycles, and its ratio to
+// weights. It checks that no float32 copy is made (the float32 bytes
+// live at the peak are the logits' alone: float32_at_peak) and that the
+// logits stay within 2% (and 0.02) of the host's float64 ones of the
+// float32 weights. The rest of the peak is the pool's size classes (a
+// 3.2 MB tensor takes a 3.5 MiB buffer) and the load's upload chunks in
+// flight (1 MiB each, DefaultChunkSize).
+var modelReloadHalf = workload{name: "model_reload_half", run: func(ctx context.Context, e *tensor.Engine) (Result, error) {
+	h := newReloadHost()
+	dir, err := os.MkdirTemp("", "wgbench-reload-")
+	if err != nil {
+		return Result{}, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "mlp-f16.safetensors")
+	size, err := h.write(path, true)
+	if err != nil {
+		return Result{}, err
+	}
+	want := h.predict(reloadCheck)
+	var weights uint64
+	for _, v := range h.weights {
+		weights += uint64((2*len(v) + 3) &^ 3)
+	}
+	d := e.Device()
+	if err := d.Pool().Trim(); err != nil {
+		return Result{}, err
+	}
+	x := e.FromFloat16Bits(tensor.Float16Bits(h.x), reloadBatch, reloadLayers[0])
+	defer x.Dispose()
+	// The memory history says what dtype every live buffer holds: the
+	// run's own if it records one, else one for these cycles alone.
+	if !d.Recording() {
+		if err := d.RecordHistory(wgpu.HistoryOptions{}); err != nil {
+			return Result{}, err
+		}
+		defer d.StopHistory()
+	}
+	const mark = "model_reload_half cycles"
+	d.MarkHistory(mark)
+	base := d.Pool().Stats().LiveBytes
+	d.Pool().ResetPeaks()
+	bad := 0
+	var el time.Duration
+	for c := range 1 + reloadCycles { // the first cycle warms up
+		start := time.Now()
+		got, err := reloadCycle(ctx, e, path, x)
+		if err != nil {
+			return Result{}, err
+		}
+		if c > 0 {
+			el += time.Since(start)
+		}
+		for i, w := range want {
+			if math.Abs(float64(got[i])-w) > 0.02*max(1, math.Abs(w)) {
+				bad++
+			}
+		}
+	}
+	peak := d.Pool().Stats().PeakLiveBytes - base
+	maxFloat32, err := mostLive(d, mark, "float32")
+	if err != nil {
+		return Result{}, err
+	}
+	per := el / reloadCycles
+	ratio := float64(peak) / float64(weights)
+	return Result{Value: float64(per.Nanoseconds()) / 1e6, Unit: "ms/cycle", NsPerOp: float64(per.Nanoseconds()), Ops: reloadCycles,
+		Ok:    bad == 0 && maxFloat32 <= 4*reloadBatch*uint64(slices.Max(reloadLayers))+256,
+		Check: fmt.Sprintf("%d of %d logits off the host's; at most %d float32 bytes live; peak %d B, %.3f × the weights' %d B", bad, len(want)*(1+reloadCycles), maxFloat32, peak, ratio, weights),
+		Extra: Metrics{bytesMetric("file", uint64(size)), bytesMetric("weights", weights), bytesMetric("peak_live", peak),
+			Metric{Name: "peak_over_weights", Value: ratio, Unit: "×"}, bytesMetric("float32_at_most", maxFloat32)}}, nil
+}}
+
+// mostLive returns the most bytes of storage tensors of dtype live at
+// once in d's memory history since its last marker named mark.
+func mostLive(d *wgpu.Device, mark, dtype string) (uint64, error) {
+	h, err := d.History()
+	if err != nil {
+		return 0, err
+	}
+	marks := h.Marks(mark)
+	if len(marks) == 0 {
+		return 0, fmt.Errorf("the memory history has no marker %q (dropped: record more events)", mark)
+	}
+	var most uint64
+	for i := marks[len(marks)-1]; i < len(h.Events); i++ {
+		live, err := h.Live(i)
+		if err != nil {
+			return 0, err
+		}
+		var n uint64
+		for _, b := range live {
+			if b.Tag >= 0 && h.Tags[b.Tag].DType == dtype {
+				n += b.Bytes
+			}
+		}
+		most = max(most, n)
+	}
+	return most, nil
+}
