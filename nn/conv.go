@@ -61,7 +61,7 @@ func (b *Builder) Conv2D(in, out int, kernel [2]int, opts ...Option) *Conv2D {
 // computed on x's engine (with an int8 weight, scaled: see QuantizeInt8).
 // See Module.
 func (l *Conv2D) Forward(x *tensor.Tensor) *tensor.Tensor {
-	if bad := checkInput(x, l.what, l.err, tensor.Float32, 4, l.in); bad != nil {
+	if bad := checkInput(x, l.what, l.err, weightDType(l.weight), 4, l.in); bad != nil {
 		return bad
 	}
 	if x.Rank() != 4 {
@@ -116,7 +116,7 @@ func newPool2D(isMax bool, o tensor.Pool2DOptions) *Pool2D {
 
 // Forward pools x [N, H, W, C] on x's engine. See Module.
 func (p *Pool2D) Forward(x *tensor.Tensor) *tensor.Tensor {
-	if bad := checkInput(x, p.what, nil, tensor.Float32, 4, -1); bad != nil {
+	if bad := checkInput(x, p.what, nil, floatOf(x), 4, -1); bad != nil {
 		return bad
 	}
 	if x.Rank() != 4 {

@@ -21,10 +21,9 @@ import (
 // LayerNorm, the activations, Dropout, Embedding (whose output is of its
 // table's dtype), MultiheadAttention, TransformerLayer and the containers
 // do so with float16 and bfloat16 (tensor's ops compute them in float32
-// and round each result; attention takes its composed path); layers whose
-// ops do not take half-width tensors yet (Conv2D, BatchNorm, pooling) fail
-// their Forward with tensor.ErrDType. Training such a model is not
-// supported: optimizers take float32 parameters.
+// and round each result; attention takes its composed path), and so do
+// Conv2D, the poolings and BatchNorm in inference mode. Training such a
+// model is not supported: optimizers take float32 parameters.
 //
 // ToDtype runs ops on the parameters' engines: call it from the goroutine
 // that owns them, while no other goroutine uses m. On failure it returns

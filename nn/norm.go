@@ -277,7 +277,11 @@ func (b *Builder) counter(what string) (*tensor.Tensor, error) {
 // engine; in training mode it also updates the running statistics. See
 // BatchNorm and Module.
 func (l *BatchNorm) Forward(x *tensor.Tensor) *tensor.Tensor {
-	if bad := checkInput(x, l.what, l.err, tensor.Float32, 2, l.channels); bad != nil {
+	want := dtypeOf(l.weight) // float32, or what ToDtype made the layer
+	if l.weight == nil {
+		want = dtypeOf(l.runningMean)
+	}
+	if bad := checkInput(x, l.what, l.err, want, 2, l.channels); bad != nil {
 		return bad
 	}
 	e := engineFor(x)

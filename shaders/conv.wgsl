@@ -56,16 +56,18 @@ as convpixels counts pixels. */}}
 {{- end}}
 {{- end}}
 {{.Params -}}
-@group(0) @binding(0) var<storage, read> a: array<{{if .Vec4}}vec4<f32>{{else}}f32{{end}}>;
+@group(0) @binding(0) var<storage, read> a: array<{{.AElem}}>;
 @group(0) @binding(1) var<storage, read> bm: array<{{.BElem}}>;
 @group(0) @binding(2) var<storage, read_write> c: array<{{if or .Vec4 .B4}}vec4<f32>{{else}}f32{{end}}>;
 @group(0) @binding(3) var<uniform> p: Params;
 {{- if .Lib}}
 {{.Lib}}
 {{- end}}
+{{- /* la reads A (a vec4 of four channels with .Vec4), half-width x
+unpacked for the forward product; lbm reads B for the forward product
+(an int8 or half-width filter unpacked) and the filter's gradient. */}}
+{{.LoadA}}
 {{- if eq .Op "forward" "filter"}}
-{{- /* lbm reads B for the forward product (an int8 filter unpacked) and the
-filter's gradient. */}}
 {{.LoadB}}
 {{- end}}
 {{- if .Vec4}}
@@ -126,7 +128,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 		let y{{$q.Index}} = ry{{$q.Index}} + ky;
 		let x{{$q.Index}} = rx{{$q.Index}} + kx;
 		let ok{{$q.Index}} = y{{$q.Index}} < p.in_h && x{{$q.Index}} < p.in_w;
-		let a{{$q.Index}} = select(vec4<f32>(0.0), a[select(0u, ((kb + y{{$q.Index}}) * p.in_w + x{{$q.Index}}) * C4 + rc{{$q.Index}}, ok{{$q.Index}})], ok{{$q.Index}});
+		let a{{$q.Index}} = select(vec4<f32>(0.0), la(select(0u, ((kb + y{{$q.Index}}) * p.in_w + x{{$q.Index}}) * C4 + rc{{$q.Index}}, ok{{$q.Index}})), ok{{$q.Index}});
 {{- end}}
 {{- range $j := seq .Cols}}
 		let b{{$j}} = bm[k * O4 + bc{{$j}}];
@@ -172,7 +174,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 		let cend = (min(p.k_end, kbase + p.group_out) - kbase) / 4u;
 		for (var c4 = (max(p.k_first, kbase) - kbase) / 4u; c4 < cend; c4++) {
 {{- range $i := seq .Rows}}
-			let a{{$i}} = select(vec4<f32>(0.0), a[o{{$i}} + c4], ok{{$i}});
+			let a{{$i}} = select(vec4<f32>(0.0), la(o{{$i}} + c4), ok{{$i}});
 {{- end}}
 {{- range $q := .ColQuads}}{{range $t := $q.Rows}}
 			let f{{$t.Row}} = bm[fo{{$t.Row}} + c4];
@@ -203,7 +205,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 		let cend = (min(p.k_end, kbase + p.group_in) - kbase) / 4u;
 		for (var c4 = (max(p.k_first, kbase) - kbase) / 4u; c4 < cend; c4++) {
 {{- range $i := seq .Rows}}
-			let a{{$i}} = select(vec4<f32>(0.0), a[o{{$i}} + c4], ok{{$i}});
+			let a{{$i}} = select(vec4<f32>(0.0), la(o{{$i}} + c4), ok{{$i}});
 {{- end}}
 			let krow = (kbase + c4 * 4u) * O4;
 {{- range $kk := seq 4}}{{$lane := index (lanes) $kk}}{{range $j := seq $.Cols}}
@@ -330,7 +332,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 {{- else}}
 		let ok{{$i}} = ry{{$i}} >= ky && rx{{$i}} >= kx && y{{$i}} % p.stride_h == 0u && x{{$i}} % p.stride_w == 0u && y{{$i}} / p.stride_h < p.out_h && x{{$i}} / p.stride_w < p.out_w;
 {{- end}}
-		let a{{$i}} = select(0.0, a[select(0u, ((rb{{$i}} + y{{$i}}{{if not $.Unit}} / p.stride_h{{end}}) * p.out_w + x{{$i}}{{if not $.Unit}} / p.stride_w{{end}}) * p.out_c + kc, ok{{$i}})], ok{{$i}});
+		let a{{$i}} = select(0.0, la(select(0u, ((rb{{$i}} + y{{$i}}{{if not $.Unit}} / p.stride_h{{end}}) * p.out_w + x{{$i}}{{if not $.Unit}} / p.stride_w{{end}}) * p.out_c + kc, ok{{$i}})), ok{{$i}});
 {{- end}}
 {{- range $j := seq .Cols}}
 		let b{{$j}} = bm[(tap * p.group_in + c{{$j}}) * p.out_c + kc];
@@ -358,7 +360,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 		let y{{$i}} = ry{{$i}} + ky;
 		let x{{$i}} = rx{{$i}} + kx;
 		let ok{{$i}} = y{{$i}} < p.in_h && x{{$i}} < p.in_w;
-		let a{{$i}} = select(0.0, a[select(0u, ((rb{{$i}} + kb + y{{$i}}) * p.in_w + x{{$i}}) * p.in_c + rc{{$i}} + kc, ok{{$i}})], ok{{$i}});
+		let a{{$i}} = select(0.0, la(select(0u, ((rb{{$i}} + kb + y{{$i}}) * p.in_w + x{{$i}}) * p.in_c + rc{{$i}} + kc, ok{{$i}})), ok{{$i}});
 {{- end}}
 {{- if .B4}}
 		let bq = (k * p.out_c + g * N + min(col0, N - {{.Cols}}u)) / 4u;

@@ -92,8 +92,8 @@
 //	copy.wgsl             copy/r{Rank}[/half|/byte]
 //	gather.wgsl           gather[/half|/byte]
 //	scatter.wgsl          scatter_add/{T}/{ByIndex}[/vec4]
-//	conv.wgsl             conv2d/{Op}/{Vec4}[/cpu[/narrow]|/narrow[/short]][/unit][/b4][/f_{Filter}]
-//	pool.wgsl             pool2d/{Max}/{Arg}[/vec4]
+//	conv.wgsl             conv2d/{Op}/{Vec4}[/cpu[/narrow]|/narrow[/short]][/unit][/b4][/x_{Input}][/f_{Filter}]
+//	pool.wgsl             pool2d/{Max}/{Arg}[/vec4][/{Storage}]
 //	pool_grad.wgsl        pool2d_grad/{Max}
 //	pool_scatter.wgsl     pool2d_grad/{Max}/scatter[/vec4]
 //	layernorm.wgsl        layer_norm[/{Storage}]

@@ -56,7 +56,7 @@ window or a cell take .Unroll positions per trip (see LoopTrips). */ -}}
 {{- /* pool_step: takes the element at pos as the window's maximum if it is greater (see Pool2D), or adds it to the sum. */ -}}
 {{define "pool_step"}}
 		{
-			let v = x[(img + pos) * C + c];
+			let v = {{if .LoadX}}lx((img + pos) * C + c){{else}}x[(img + pos) * C + c]{{end}};
 {{- if .Max}}
 			let take = !is_nan(best) & ((ord(v) > ord(best)) | is_nan(v));
 			best = select(best, v, take);
@@ -69,9 +69,14 @@ window or a cell take .Unroll positions per trip (see LoopTrips). */ -}}
 {{- template "pool_next" .}}
 		}{{end -}}
 {{.Params -}}
-@group(0) @binding(0) var<storage, read> x: array<{{.T}}>;
+@group(0) @binding(0) var<storage, read> x: array<{{if .LoadX}}u32{{else}}{{.T}}{{end}}>;
 @group(0) @binding(1) var<storage, read_write> y: array<{{.Out}}>;
 @group(0) @binding(2) var<uniform> p: Params;
+{{- if .LoadX}}
+{{- /* lx reads element (or with .Vec4, vec4) i of half-width x. */}}
+{{.Lib}}
+{{.LoadX}}
+{{- end}}
 {{- if .Max}}
 {{.Order}}
 {{- end}}
@@ -95,7 +100,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	var col = 0u;
 	var k = 0u;
 {{- if .Max}}
-	var best = x[(img + pos) * C + c];
+	var best = {{if .LoadX}}lx((img + pos) * C + c){{else}}x[(img + pos) * C + c]{{end}};
 {{- if .Arg}}
 	var at = pos;
 {{- end}}

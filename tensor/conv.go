@@ -40,7 +40,8 @@ type Conv2DOptions struct {
 // filter may be int8 (quantized weights, see QuantizeInt8 with axis 3):
 // the result is the convolution with its integer values, unpacked four to
 // a word in the kernel; multiply by the scales for the dequantized
-// filter's.
+// filter's. Float16 or bfloat16 x and filter (one dtype) are summed in
+// float32 and the result rounded to their dtype.
 //
 // It runs as one kernel, an implicit matrix product (see kernels.Conv2D),
 // split in dispatches by the device's work budget like MatMul. On CPU
@@ -54,17 +55,17 @@ func (e *Engine) Conv2D(x, filter *Tensor, o Conv2DOptions) *Tensor {
 	}
 	defer op.end()
 	op.attrs.Conv = o
-	if err := checkFloat32(x); err != nil {
-		return op.fail(ErrDType, "%s", err)
-	}
-	if filter.dtype != Float32 && filter.dtype != Int8 {
-		return op.fail(ErrDType, "filter is %s; the op takes float32, or int8 (quantized weights)", filter.dtype)
+	switch {
+	case x.dtype == Float32 && (filter.dtype == Float32 || filter.dtype == Int8):
+	case x.dtype.half() && filter.dtype == x.dtype:
+	default:
+		return op.fail(ErrDType, "x is %s and the filter %s; the op takes float32 ones, float16 or bfloat16 ones of one dtype, or float32 x with an int8 filter (quantized weights)", x.dtype, filter.dtype)
 	}
 	g, wrong := newConvGeometry(x.shape, filter.shape, o)
 	if wrong != nil {
 		return op.fail(wrong.kind, "%s", wrong.detail)
 	}
-	return op.conv(kernels.ConvForward, g, g.outShape(), x, filter)
+	return op.roundedTo(x.dtype, op.conv(kernels.ConvForward, g, g.outShape(), x, filter))
 }
 
 // Conv2DBackpropInput returns the gradient of Conv2D's input x, of shape
@@ -255,7 +256,7 @@ func (o *op) conv(kind kernels.ConvOp, g convGeometry, shape Shape, a, b *Tensor
 	}
 	k := o.e.convKernel(kind, g, M, N, slices)
 	if kind == kernels.ConvForward {
-		k.Filter = b.dtype.storage() // an int8 filter's weights, unpacked
+		k.Input, k.Filter = a.dtype.storage(), b.dtype.storage() // narrow ones unpacked
 	}
 	sums := out
 	if slices > 1 {

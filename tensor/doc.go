@@ -45,8 +45,9 @@
 // (float32 arithmetic, rounded), LayerNorm (likewise; x, gamma and beta
 // of one dtype), ScaledDotProductAttention and its packed form (composed
 // of those ops, in the operands' dtype; a float32 additive mask is
-// rounded to it), Gather, and WriteBytes and ReadBytes; the other ops
-// (gradients of layer norm and attention, convolutions, pooling,
+// rounded to it), Conv2D, MaxPool2D and AvgPool2D (float32 sums and
+// maxima, rounded), Gather, and WriteBytes and ReadBytes; the other ops
+// (gradients of layer norm, attention, convolutions and pooling,
 // scatters, cumulative sums, top-k, Assign, custom kernels) do not take
 // them yet and fail with ErrDType: Cast to float32 first.
 //

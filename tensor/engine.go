@@ -305,11 +305,11 @@ func (s narrowSet) has(d DType) bool {
 // those that move elements of storage take every one; the reductions,
 // softmax, layer norm and attention take the half-width floats; a product
 // takes float16 and bfloat16 operands, and int8 weights (see MatMul), as
-// a convolution takes an int8 filter.
+// a convolution does (Conv2D).
 var takesNarrow = map[string]narrowSet{"write bytes": anyNarrow, "copy": anyNarrow, "transpose": anyNarrow, "slice": anyNarrow, "broadcast_to": anyNarrow,
-	"concat": anyNarrow, "stack": anyNarrow, "split": anyNarrow, "pad": anyNarrow, "gather": anyNarrow, "matmul": anyNarrow, "conv2d": int8s,
+	"concat": anyNarrow, "stack": anyNarrow, "split": anyNarrow, "pad": anyNarrow, "gather": anyNarrow, "matmul": anyNarrow, "conv2d": anyNarrow,
 	"sum": halfWidth, "mean": halfWidth, "prod": halfWidth, "max": halfWidth, "min": halfWidth, "argmax": halfWidth, "argmin": halfWidth,
-	"softmax": halfWidth, "log_softmax": halfWidth, "layer_norm": halfWidth,
+	"softmax": halfWidth, "log_softmax": halfWidth, "layer_norm": halfWidth, "max_pool2d": halfWidth, "avg_pool2d": halfWidth,
 	"scaled_dot_product_attention": halfWidth, "scaled_dot_product_attention_packed": halfWidth}
 
 // beginLazy is begin for ops that leave pending inputs pending: elementwise

@@ -715,3 +715,88 @@ func TestAttentionOfHalfTensors(t *testing.T) {
 		require.NoError(t, err)
 	}
 }
+
+// Conv2D of float16 and bfloat16 images and filters sums in float32 and
+// rounds: the bits of the float32 convolution of the values, rounded; on
+// the Vec4 kernel (channels by fours), the scalar one reading B by vec4s,
+// the scalar one, with groups, strides and padding.
+func TestConv2DOfHalfTensors(t *testing.T) {
+	e := testgpu.Engine(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(41, 42))
+	for _, h := range halfDTypes {
+		for _, c := range []struct {
+			x, f []int
+			o    tensor.Conv2DOptions
+		}{
+			{[]int{2, 7, 6, 4}, []int{3, 3, 4, 8}, tensor.Conv2DOptions{Padding: tensor.Same()}},
+			{[]int{1, 9, 9, 3}, []int{3, 3, 3, 16}, tensor.Conv2DOptions{Stride: [2]int{2, 2}}},
+			{[]int{1, 5, 5, 3}, []int{2, 2, 3, 5}, tensor.Conv2DOptions{}},
+			{[]int{2, 6, 6, 8}, []int{3, 3, 2, 8}, tensor.Conv2DOptions{Groups: 4, Padding: tensor.Same()}},
+		} {
+			mk := func(shape []int) *tensor.Tensor {
+				n := 1
+				for _, d := range shape {
+					n *= d
+				}
+				bits := make([]uint16, n)
+				for i := range bits {
+					bits[i] = h.narrow(float32(rng.NormFloat64()))
+				}
+				return fromBits(e, h.dtype, bits, shape...)
+			}
+			err := tidy.Do(e, func() error {
+				x, f := mk(c.x), mk(c.f)
+				y := e.Conv2D(x, f, c.o)
+				require.NoError(t, y.Err())
+				require.Equal(t, h.dtype, y.DType())
+				got, err := y.Uint16s(ctx)
+				require.NoError(t, err)
+				want, err := e.Cast(e.Conv2D(e.Cast(x, tensor.Float32), e.Cast(f, tensor.Float32), c.o), h.dtype).Uint16s(ctx)
+				require.NoError(t, err)
+				require.Equal(t, want, got, "%s %v * %v", h.dtype, c.x, c.f)
+				// Mixed dtypes fail naming both.
+				bad := e.Conv2D(e.Cast(x, tensor.Float32), f, c.o)
+				require.ErrorIs(t, bad.Err(), tensor.ErrDType)
+				require.ErrorContains(t, bad.Err(), h.dtype.String())
+				return nil
+			})
+			require.NoError(t, err)
+		}
+	}
+}
+
+// Pooling float16 and bfloat16 tensors gives the bits of the float32
+// pooling of the values, rounded (the maximum exact): windows with
+// padding and strides, channels by fours (the Vec4 kernel) and not.
+func TestPoolingOfHalfTensors(t *testing.T) {
+	e := testgpu.Engine(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(43, 44))
+	for _, h := range halfDTypes {
+		for _, shape := range [][]int{{2, 7, 6, 4}, {1, 5, 5, 3}} {
+			n := shape[0] * shape[1] * shape[2] * shape[3]
+			bits := make([]uint16, n)
+			for i := range bits {
+				bits[i] = h.narrow(float32(rng.NormFloat64() * 10))
+			}
+			err := tidy.Do(e, func() error {
+				x := fromBits(e, h.dtype, bits, shape...)
+				for _, o := range []tensor.Pool2DOptions{{Window: [2]int{2, 2}}, {Window: [2]int{3, 3}, Stride: [2]int{2, 2}, Padding: tensor.Same()}} {
+					for name, f := range map[string]func(*tensor.Tensor, tensor.Pool2DOptions) *tensor.Tensor{"max": e.MaxPool2D, "avg": e.AvgPool2D} {
+						y := f(x, o)
+						require.NoError(t, y.Err())
+						require.Equal(t, h.dtype, y.DType())
+						got, err := y.Uint16s(ctx)
+						require.NoError(t, err)
+						want, err := e.Cast(f(e.Cast(x, tensor.Float32), o), h.dtype).Uint16s(ctx)
+						require.NoError(t, err)
+						require.Equal(t, want, got, "%s %s pool of %v, %+v", h.dtype, name, shape, o)
+					}
+				}
+				return nil
+			})
+			require.NoError(t, err)
+		}
+	}
+}

@@ -48,7 +48,9 @@ type Pool2DOptions struct {
 // channels] (see Pool2DOptions and Window2D for the output's size). A
 // window holding a NaN pools to NaN, as in PyTorch; among equal values
 // (-0 and +0 included) the first in row-major window order is the one
-// MaxPool2DGrad credits.
+// MaxPool2DGrad credits. A float16 or bfloat16 x pools in float32 and
+// gives a result of its dtype (the maximum exactly, the average rounded),
+// as AvgPool2D's does.
 //
 // A window may hold at most kernels.MaxLoopTrips (65,535) elements (a
 // larger one is an error: reduce with Max over the axes instead); the
@@ -149,14 +151,14 @@ func (e *Engine) pool2D(name string, site stack, x *Tensor, o Pool2DOptions, k k
 	if err != nil {
 		return op.e.errTensor(err)
 	}
-	return out
+	return op.roundedTo(x.dtype, out)
 }
 
 // poolWindow checks a pooling of an input of shape and dtype and resolves
 // its window.
 func (o *op) poolWindow(shape Shape, dtype DType, p Pool2DOptions) (Window2D, error) {
-	if dtype != Float32 {
-		return Window2D{}, opErr(o.name, o.shapes(), ErrDType, "input is %s, not float32", dtype)
+	if forward := o.name == "max_pool2d" || o.name == "avg_pool2d"; dtype != Float32 && !(forward && dtype.half()) {
+		return Window2D{}, opErr(o.name, o.shapes(), ErrDType, "input is %s, not float32 (or for a pooling, float16 or bfloat16)", dtype)
 	}
 	if len(shape) != 4 {
 		return Window2D{}, opErr(o.name, o.shapes(), ErrShape, "input %v is not NHWC (rank 4)", shape)
@@ -257,6 +259,7 @@ func (o *op) pool(x *Tensor, w Window2D, k kernels.Pool2D) (*Tensor, error) {
 		return nil, err
 	}
 	k.Vec4 = !k.Arg && x.shape[3]%4 == 0
+	k.Storage = x.dtype.storage() // half-width x unpacked; the result float32
 	if n := out.Size(); n > 0 {
 		if k.Vec4 { // a thread per four channels
 			n /= 4

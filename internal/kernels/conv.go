@@ -127,10 +127,12 @@ type Conv2D struct {
 	Op                            ConvOp
 	Vec4, Narrow, Short, Unit, B4 bool
 	CPU                           bool
-	// Filter is how f's elements lie in memory, for ConvForward: Word, or
+	// Filter is how f's elements lie in memory, for ConvForward: Word,
 	// Int8 (quantized weights, unpacked as MatMul's BStorage is: a vec4
-	// of four output channels is one word).
-	Filter Storage
+	// of four output channels is one word), or half-width (a vec4 is two
+	// words). Input is x's, for ConvForward: Word or half-width (a vec4 of
+	// four channels two words). C is float32 whatever they are.
+	Filter, Input Storage
 }
 
 // B4Fits reports whether c, the scalar kernel, may read B by vec4s
@@ -236,6 +238,9 @@ func (c Conv2D) Key() string {
 	}
 	if c.B4 && !c.Vec4 && c.Op != ConvInput {
 		key += "/b4"
+	}
+	if c.Input != Word {
+		key += "/x_" + c.Input.String()
 	}
 	if c.Filter != Word {
 		key += "/f_" + c.Filter.String()
@@ -353,10 +358,10 @@ type convKernel struct {
 	Rows, Cols           int
 	Quads                []convQuad // the Vec4 kernel's rows, by four
 	ColQuads             []convQuad // its columns, by four (the scalar kernel's with B4)
-	// BElem is the element type of B's binding, and LoadB the function
-	// lbm(i) the forward product reads its element (or vec4) i through,
-	// with Lib the library it calls.
-	BElem, LoadB, Lib string
+	// AElem and BElem are the element types of A's and B's bindings, and
+	// LoadA and LoadB the functions la(i) and lbm(i) the kernel reads
+	// their element (or vec4) i through, with Lib the library they call.
+	AElem, BElem, LoadA, LoadB, Lib string
 }
 
 // convQuad is four rows of a Vec4 thread's block, from row First, read as
@@ -392,24 +397,31 @@ func (c Conv2D) Spec() wgpu.KernelSpec {
 	if c.Vec4 {
 		data.ColQuads = quads(4 * sh.cols)
 	}
-	data.BElem, data.LoadB, data.Lib = c.filterLoads()
+	data.AElem, data.LoadA = convLoad("la", "a", c.Input, c.Vec4)
+	data.BElem, data.LoadB = convLoad("lbm", "bm", c.Filter, c.Vec4 || c.B4)
+	data.Lib = storageLib(c.Input, c.Filter)
 	return wgpu.KernelSpec{Name: "conv2d_" + string(c.Op), Key: c.Key(), Source: fill("conv.wgsl", data),
 		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSizeOf(p)}
 }
 
-// filterLoads is the element type of B's binding and the function lbm(i)
-// the forward product reads B's element i through (a vec4 of four columns
-// with Vec4 or B4, else one), unpacking an Int8 filter, with the library
-// it calls.
-func (c Conv2D) filterLoads() (elem, load, lib string) {
-	wide := c.Vec4 || c.B4
+// convLoad is the element type of a Conv2D kernel's binding of storage s
+// and the function name(i) reading its element i as f32, or with wide its
+// vec4 i (four consecutive elements) as vec4<f32>: words unpacked where s
+// packs them (an Int8 vec4 is one word, a half-width one two).
+func convLoad(name, binding string, s Storage, wide bool) (elem, load string) {
 	switch {
-	case c.Filter == Int8 && wide:
-		return "u32", "fn lbm(i: u32) -> vec4<f32> { return vec4<f32>(load4_i8(bm[i])); }", int8Helpers
-	case c.Filter == Int8:
-		return "u32", "fn lbm(i: u32) -> f32 { return f32(load_i8(bm[i >> 2u], i & 3u)); }", int8Helpers
+	case s == Word && wide:
+		return "vec4<f32>", fmt.Sprintf("fn %s(i: u32) -> vec4<f32> { return %s[i]; }", name, binding)
+	case s == Word:
+		return "f32", fmt.Sprintf("fn %s(i: u32) -> f32 { return %s[i]; }", name, binding)
+	case s == Int8 && wide:
+		return "u32", fmt.Sprintf("fn %s(i: u32) -> vec4<f32> { return vec4<f32>(load4_i8(%s[i])); }", name, binding)
+	case s == Int8:
+		return "u32", fmt.Sprintf("fn %s(i: u32) -> f32 { return f32(%s); }", name, s.element(binding, "i"))
 	case wide:
-		return "vec4<f32>", "fn lbm(i: u32) -> vec4<f32> { return bm[i]; }", ""
+		u := s.unpack()
+		return "u32", fmt.Sprintf("fn %s(i: u32) -> vec4<f32> { let w0 = %s[2u * i]; let w1 = %s[2u * i + 1u]; return vec4<f32>(%s(w0, 0u), %s(w0, 1u), %s(w1, 0u), %s(w1, 1u)); }",
+			name, binding, binding, u, u, u, u)
 	}
-	return "f32", "fn lbm(i: u32) -> f32 { return bm[i]; }", ""
+	return "u32", fmt.Sprintf("fn %s(i: u32) -> f32 { return %s; }", name, s.element(binding, "i"))
 }

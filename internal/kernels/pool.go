@@ -38,6 +38,10 @@ import (
 // element by element as four threads would.
 type Pool2D struct {
 	Max, Arg, Vec4 bool
+	// Storage is how x's elements lie in memory: with a half-width one
+	// they are unpacked (a vec4 of four channels from two words), and the
+	// result is float32 all the same.
+	Storage Storage
 }
 
 // Pool2DParams is the parameter block of Pool2D and Pool2DGrad: the
@@ -58,10 +62,14 @@ func (p *Pool2DParams) Bytes() []byte { return encodeParams(p) }
 
 // Key identifies k's pipeline.
 func (k Pool2D) Key() string {
+	key := fmt.Sprintf("pool2d/%v/%v", k.Max, k.Arg)
 	if k.Vec4 && !k.Arg {
-		return fmt.Sprintf("pool2d/%v/%v/vec4", k.Max, k.Arg)
+		key += "/vec4"
 	}
-	return fmt.Sprintf("pool2d/%v/%v", k.Max, k.Arg)
+	if k.Storage != Word {
+		key += "/" + k.Storage.String()
+	}
+	return key
 }
 
 // Out is the type of k's result.
@@ -81,6 +89,10 @@ func (k Pool2D) Spec() wgpu.KernelSpec {
 	vectorTypes(data)
 	if data["Vec4"] == true {
 		data["Out"] = data["T"]
+	}
+	if k.Storage != Word {
+		_, data["LoadX"] = convLoad("lx", "x", k.Storage, data["Vec4"] == true)
+		data["Lib"] = storageLib(k.Storage)
 	}
 	src := fill("pool.wgsl", data)
 	return wgpu.KernelSpec{Name: "pool2d", Key: k.Key(), Source: src,

@@ -13,8 +13,13 @@ func poolVariants() []variant {
 	add := func(name string, k interface{ Spec() wgpu.KernelSpec }, block Block) {
 		vs = append(vs, variant{Name: name, Kernel: k, Spec: k.Spec(), ParamsLen: len(block.Bytes())})
 	}
-	for _, k := range []Pool2D{{}, {Max: true}, {Max: true, Arg: true}, {Vec4: true}, {Max: true, Vec4: true}} {
-		add("pool2d"+flag(k.Max, "_max")+flag(!k.Max, "_avg")+flag(k.Arg, "_arg")+flag(k.Vec4, "_vec4"), k, &Pool2DParams{})
+	for _, k := range []Pool2D{{}, {Max: true}, {Max: true, Arg: true}, {Vec4: true}, {Max: true, Vec4: true},
+		{Max: true, Storage: Float16}, {Vec4: true, Storage: BFloat16}, {Max: true, Arg: true, Storage: BFloat16}, {Max: true, Vec4: true, Storage: Float16}} {
+		name := "pool2d" + flag(k.Max, "_max") + flag(!k.Max, "_avg") + flag(k.Arg, "_arg") + flag(k.Vec4, "_vec4")
+		if k.Storage != Word {
+			name += "_" + k.Storage.String()
+		}
+		add(name, k, &Pool2DParams{})
 	}
 	for _, max := range []bool{false, true} {
 		add("pool2d_grad"+flag(max, "_max")+flag(!max, "_avg"), Pool2DGrad{Max: max}, &Pool2DParams{})

@@ -316,8 +316,8 @@ func TestVariantsCoverEveryFlag(t *testing.T) {
 				switch {
 				case ft == reflect.TypeFor[Elementwise]() || ft == reflect.TypeFor[MatMul]() && f.Name == "BStorage":
 					want = append(want, Int8.String()) // int8 tensors' ops, and int8 weights
-				case ft == reflect.TypeFor[Conv2D]():
-					want = []string{Word.String(), Int8.String()} // int8 filters
+				case ft == reflect.TypeFor[Conv2D]() && f.Name == "Filter":
+					want = append(want, Int8.String()) // int8 filters
 				}
 			case ft == reflect.TypeFor[Attention]() && f.Type.Kind() == reflect.Int: // sizes, not ranks
 				want = attentionSizes[f.Name]

@@ -31,6 +31,7 @@ struct Params {
 @group(0) @binding(1) var<storage, read> bm: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> c: array<vec4<f32>>;
 @group(0) @binding(3) var<uniform> p: Params;
+fn la(i: u32) -> vec4<f32> { return a[i]; }
 fn lbm(i: u32) -> vec4<f32> { return bm[i]; }
 @compute @workgroup_size(8)
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li: u32) {
@@ -191,15 +192,15 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 		let y0 = ry0 + ky;
 		let x0 = rx0 + kx;
 		let ok0 = y0 < p.in_h && x0 < p.in_w;
-		let a0 = select(vec4<f32>(0.0), a[select(0u, ((kb + y0) * p.in_w + x0) * C4 + rc0, ok0)], ok0);
+		let a0 = select(vec4<f32>(0.0), la(select(0u, ((kb + y0) * p.in_w + x0) * C4 + rc0, ok0)), ok0);
 		let y1 = ry1 + ky;
 		let x1 = rx1 + kx;
 		let ok1 = y1 < p.in_h && x1 < p.in_w;
-		let a1 = select(vec4<f32>(0.0), a[select(0u, ((kb + y1) * p.in_w + x1) * C4 + rc1, ok1)], ok1);
+		let a1 = select(vec4<f32>(0.0), la(select(0u, ((kb + y1) * p.in_w + x1) * C4 + rc1, ok1)), ok1);
 		let y2 = ry2 + ky;
 		let x2 = rx2 + kx;
 		let ok2 = y2 < p.in_h && x2 < p.in_w;
-		let a2 = select(vec4<f32>(0.0), a[select(0u, ((kb + y2) * p.in_w + x2) * C4 + rc2, ok2)], ok2);
+		let a2 = select(vec4<f32>(0.0), la(select(0u, ((kb + y2) * p.in_w + x2) * C4 + rc2, ok2)), ok2);
 		let b0 = bm[k * O4 + bc0];
 		s0_0 = fma(vec4<f32>(a0.x), b0, s0_0);
 		s1_0 = fma(vec4<f32>(a0.y), b0, s1_0);

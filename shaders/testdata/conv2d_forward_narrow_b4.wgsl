@@ -31,6 +31,7 @@ struct Params {
 @group(0) @binding(1) var<storage, read> bm: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> c: array<vec4<f32>>;
 @group(0) @binding(3) var<uniform> p: Params;
+fn la(i: u32) -> f32 { return a[i]; }
 fn lbm(i: u32) -> vec4<f32> { return bm[i]; }
 @compute @workgroup_size(16)
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li: u32) {
@@ -323,35 +324,35 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 		let y0 = ry0 + ky;
 		let x0 = rx0 + kx;
 		let ok0 = y0 < p.in_h && x0 < p.in_w;
-		let a0 = select(0.0, a[select(0u, ((rb0 + kb + y0) * p.in_w + x0) * p.in_c + rc0 + kc, ok0)], ok0);
+		let a0 = select(0.0, la(select(0u, ((rb0 + kb + y0) * p.in_w + x0) * p.in_c + rc0 + kc, ok0)), ok0);
 		let y1 = ry1 + ky;
 		let x1 = rx1 + kx;
 		let ok1 = y1 < p.in_h && x1 < p.in_w;
-		let a1 = select(0.0, a[select(0u, ((rb1 + kb + y1) * p.in_w + x1) * p.in_c + rc1 + kc, ok1)], ok1);
+		let a1 = select(0.0, la(select(0u, ((rb1 + kb + y1) * p.in_w + x1) * p.in_c + rc1 + kc, ok1)), ok1);
 		let y2 = ry2 + ky;
 		let x2 = rx2 + kx;
 		let ok2 = y2 < p.in_h && x2 < p.in_w;
-		let a2 = select(0.0, a[select(0u, ((rb2 + kb + y2) * p.in_w + x2) * p.in_c + rc2 + kc, ok2)], ok2);
+		let a2 = select(0.0, la(select(0u, ((rb2 + kb + y2) * p.in_w + x2) * p.in_c + rc2 + kc, ok2)), ok2);
 		let y3 = ry3 + ky;
 		let x3 = rx3 + kx;
 		let ok3 = y3 < p.in_h && x3 < p.in_w;
-		let a3 = select(0.0, a[select(0u, ((rb3 + kb + y3) * p.in_w + x3) * p.in_c + rc3 + kc, ok3)], ok3);
+		let a3 = select(0.0, la(select(0u, ((rb3 + kb + y3) * p.in_w + x3) * p.in_c + rc3 + kc, ok3)), ok3);
 		let y4 = ry4 + ky;
 		let x4 = rx4 + kx;
 		let ok4 = y4 < p.in_h && x4 < p.in_w;
-		let a4 = select(0.0, a[select(0u, ((rb4 + kb + y4) * p.in_w + x4) * p.in_c + rc4 + kc, ok4)], ok4);
+		let a4 = select(0.0, la(select(0u, ((rb4 + kb + y4) * p.in_w + x4) * p.in_c + rc4 + kc, ok4)), ok4);
 		let y5 = ry5 + ky;
 		let x5 = rx5 + kx;
 		let ok5 = y5 < p.in_h && x5 < p.in_w;
-		let a5 = select(0.0, a[select(0u, ((rb5 + kb + y5) * p.in_w + x5) * p.in_c + rc5 + kc, ok5)], ok5);
+		let a5 = select(0.0, la(select(0u, ((rb5 + kb + y5) * p.in_w + x5) * p.in_c + rc5 + kc, ok5)), ok5);
 		let y6 = ry6 + ky;
 		let x6 = rx6 + kx;
 		let ok6 = y6 < p.in_h && x6 < p.in_w;
-		let a6 = select(0.0, a[select(0u, ((rb6 + kb + y6) * p.in_w + x6) * p.in_c + rc6 + kc, ok6)], ok6);
+		let a6 = select(0.0, la(select(0u, ((rb6 + kb + y6) * p.in_w + x6) * p.in_c + rc6 + kc, ok6)), ok6);
 		let y7 = ry7 + ky;
 		let x7 = rx7 + kx;
 		let ok7 = y7 < p.in_h && x7 < p.in_w;
-		let a7 = select(0.0, a[select(0u, ((rb7 + kb + y7) * p.in_w + x7) * p.in_c + rc7 + kc, ok7)], ok7);
+		let a7 = select(0.0, la(select(0u, ((rb7 + kb + y7) * p.in_w + x7) * p.in_c + rc7 + kc, ok7)), ok7);
 		let bq = (k * p.out_c + g * N + min(col0, N - 8u)) / 4u;
 		let bv0 = lbm(bq + 0u);
 		let b0 = bv0.x;

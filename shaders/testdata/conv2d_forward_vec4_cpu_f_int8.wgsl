@@ -36,6 +36,7 @@ fn load4_i8(w: u32) -> vec4<i32> { let v = bitcast<i32>(w); return vec4<i32>(v <
 fn pack_i8(a: i32, b: i32, c: i32, d: i32) -> u32 { return (bitcast<u32>(a) & 0xffu) | ((bitcast<u32>(b) & 0xffu) << 8u) | ((bitcast<u32>(c) & 0xffu) << 16u) | (bitcast<u32>(d) << 24u); }
 fn round_i8(a: i32) -> i32 { return (a << 24u) >> 24u; }
 
+fn la(i: u32) -> vec4<f32> { return a[i]; }
 fn lbm(i: u32) -> vec4<f32> { return vec4<f32>(load4_i8(bm[i])); }
 @compute @workgroup_size(16)
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li: u32) {
@@ -584,30 +585,30 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 		let kbase = tap * p.group_in;
 		let cend = (min(p.k_end, kbase + p.group_in) - kbase) / 4u;
 		for (var c4 = (max(p.k_first, kbase) - kbase) / 4u; c4 < cend; c4++) {
-			let a0 = select(vec4<f32>(0.0), a[o0 + c4], ok0);
-			let a1 = select(vec4<f32>(0.0), a[o1 + c4], ok1);
-			let a2 = select(vec4<f32>(0.0), a[o2 + c4], ok2);
-			let a3 = select(vec4<f32>(0.0), a[o3 + c4], ok3);
-			let a4 = select(vec4<f32>(0.0), a[o4 + c4], ok4);
-			let a5 = select(vec4<f32>(0.0), a[o5 + c4], ok5);
-			let a6 = select(vec4<f32>(0.0), a[o6 + c4], ok6);
-			let a7 = select(vec4<f32>(0.0), a[o7 + c4], ok7);
-			let a8 = select(vec4<f32>(0.0), a[o8 + c4], ok8);
-			let a9 = select(vec4<f32>(0.0), a[o9 + c4], ok9);
-			let a10 = select(vec4<f32>(0.0), a[o10 + c4], ok10);
-			let a11 = select(vec4<f32>(0.0), a[o11 + c4], ok11);
-			let a12 = select(vec4<f32>(0.0), a[o12 + c4], ok12);
-			let a13 = select(vec4<f32>(0.0), a[o13 + c4], ok13);
-			let a14 = select(vec4<f32>(0.0), a[o14 + c4], ok14);
-			let a15 = select(vec4<f32>(0.0), a[o15 + c4], ok15);
-			let a16 = select(vec4<f32>(0.0), a[o16 + c4], ok16);
-			let a17 = select(vec4<f32>(0.0), a[o17 + c4], ok17);
-			let a18 = select(vec4<f32>(0.0), a[o18 + c4], ok18);
-			let a19 = select(vec4<f32>(0.0), a[o19 + c4], ok19);
-			let a20 = select(vec4<f32>(0.0), a[o20 + c4], ok20);
-			let a21 = select(vec4<f32>(0.0), a[o21 + c4], ok21);
-			let a22 = select(vec4<f32>(0.0), a[o22 + c4], ok22);
-			let a23 = select(vec4<f32>(0.0), a[o23 + c4], ok23);
+			let a0 = select(vec4<f32>(0.0), la(o0 + c4), ok0);
+			let a1 = select(vec4<f32>(0.0), la(o1 + c4), ok1);
+			let a2 = select(vec4<f32>(0.0), la(o2 + c4), ok2);
+			let a3 = select(vec4<f32>(0.0), la(o3 + c4), ok3);
+			let a4 = select(vec4<f32>(0.0), la(o4 + c4), ok4);
+			let a5 = select(vec4<f32>(0.0), la(o5 + c4), ok5);
+			let a6 = select(vec4<f32>(0.0), la(o6 + c4), ok6);
+			let a7 = select(vec4<f32>(0.0), la(o7 + c4), ok7);
+			let a8 = select(vec4<f32>(0.0), la(o8 + c4), ok8);
+			let a9 = select(vec4<f32>(0.0), la(o9 + c4), ok9);
+			let a10 = select(vec4<f32>(0.0), la(o10 + c4), ok10);
+			let a11 = select(vec4<f32>(0.0), la(o11 + c4), ok11);
+			let a12 = select(vec4<f32>(0.0), la(o12 + c4), ok12);
+			let a13 = select(vec4<f32>(0.0), la(o13 + c4), ok13);
+			let a14 = select(vec4<f32>(0.0), la(o14 + c4), ok14);
+			let a15 = select(vec4<f32>(0.0), la(o15 + c4), ok15);
+			let a16 = select(vec4<f32>(0.0), la(o16 + c4), ok16);
+			let a17 = select(vec4<f32>(0.0), la(o17 + c4), ok17);
+			let a18 = select(vec4<f32>(0.0), la(o18 + c4), ok18);
+			let a19 = select(vec4<f32>(0.0), la(o19 + c4), ok19);
+			let a20 = select(vec4<f32>(0.0), la(o20 + c4), ok20);
+			let a21 = select(vec4<f32>(0.0), la(o21 + c4), ok21);
+			let a22 = select(vec4<f32>(0.0), la(o22 + c4), ok22);
+			let a23 = select(vec4<f32>(0.0), la(o23 + c4), ok23);
 			let krow = (kbase + c4 * 4u) * O4;
 			let b0_0 = lbm(krow + 0u * O4 + bc0);
 			s0_0 = fma(vec4<f32>(a0.x), b0_0, s0_0);

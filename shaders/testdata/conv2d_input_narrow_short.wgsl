@@ -31,6 +31,7 @@ struct Params {
 @group(0) @binding(1) var<storage, read> bm: array<f32>;
 @group(0) @binding(2) var<storage, read_write> c: array<f32>;
 @group(0) @binding(3) var<uniform> p: Params;
+fn la(i: u32) -> f32 { return a[i]; }
 @compute @workgroup_size(8)
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li: u32) {
 	let lx = li % 2u; let ly = li / 2u;
@@ -282,35 +283,35 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 		let y0 = ry0 - ky;
 		let x0 = rx0 - kx;
 		let ok0 = ry0 >= ky && rx0 >= kx && y0 % p.stride_h == 0u && x0 % p.stride_w == 0u && y0 / p.stride_h < p.out_h && x0 / p.stride_w < p.out_w;
-		let a0 = select(0.0, a[select(0u, ((rb0 + y0 / p.stride_h) * p.out_w + x0 / p.stride_w) * p.out_c + kc, ok0)], ok0);
+		let a0 = select(0.0, la(select(0u, ((rb0 + y0 / p.stride_h) * p.out_w + x0 / p.stride_w) * p.out_c + kc, ok0)), ok0);
 		let y1 = ry1 - ky;
 		let x1 = rx1 - kx;
 		let ok1 = ry1 >= ky && rx1 >= kx && y1 % p.stride_h == 0u && x1 % p.stride_w == 0u && y1 / p.stride_h < p.out_h && x1 / p.stride_w < p.out_w;
-		let a1 = select(0.0, a[select(0u, ((rb1 + y1 / p.stride_h) * p.out_w + x1 / p.stride_w) * p.out_c + kc, ok1)], ok1);
+		let a1 = select(0.0, la(select(0u, ((rb1 + y1 / p.stride_h) * p.out_w + x1 / p.stride_w) * p.out_c + kc, ok1)), ok1);
 		let y2 = ry2 - ky;
 		let x2 = rx2 - kx;
 		let ok2 = ry2 >= ky && rx2 >= kx && y2 % p.stride_h == 0u && x2 % p.stride_w == 0u && y2 / p.stride_h < p.out_h && x2 / p.stride_w < p.out_w;
-		let a2 = select(0.0, a[select(0u, ((rb2 + y2 / p.stride_h) * p.out_w + x2 / p.stride_w) * p.out_c + kc, ok2)], ok2);
+		let a2 = select(0.0, la(select(0u, ((rb2 + y2 / p.stride_h) * p.out_w + x2 / p.stride_w) * p.out_c + kc, ok2)), ok2);
 		let y3 = ry3 - ky;
 		let x3 = rx3 - kx;
 		let ok3 = ry3 >= ky && rx3 >= kx && y3 % p.stride_h == 0u && x3 % p.stride_w == 0u && y3 / p.stride_h < p.out_h && x3 / p.stride_w < p.out_w;
-		let a3 = select(0.0, a[select(0u, ((rb3 + y3 / p.stride_h) * p.out_w + x3 / p.stride_w) * p.out_c + kc, ok3)], ok3);
+		let a3 = select(0.0, la(select(0u, ((rb3 + y3 / p.stride_h) * p.out_w + x3 / p.stride_w) * p.out_c + kc, ok3)), ok3);
 		let y4 = ry4 - ky;
 		let x4 = rx4 - kx;
 		let ok4 = ry4 >= ky && rx4 >= kx && y4 % p.stride_h == 0u && x4 % p.stride_w == 0u && y4 / p.stride_h < p.out_h && x4 / p.stride_w < p.out_w;
-		let a4 = select(0.0, a[select(0u, ((rb4 + y4 / p.stride_h) * p.out_w + x4 / p.stride_w) * p.out_c + kc, ok4)], ok4);
+		let a4 = select(0.0, la(select(0u, ((rb4 + y4 / p.stride_h) * p.out_w + x4 / p.stride_w) * p.out_c + kc, ok4)), ok4);
 		let y5 = ry5 - ky;
 		let x5 = rx5 - kx;
 		let ok5 = ry5 >= ky && rx5 >= kx && y5 % p.stride_h == 0u && x5 % p.stride_w == 0u && y5 / p.stride_h < p.out_h && x5 / p.stride_w < p.out_w;
-		let a5 = select(0.0, a[select(0u, ((rb5 + y5 / p.stride_h) * p.out_w + x5 / p.stride_w) * p.out_c + kc, ok5)], ok5);
+		let a5 = select(0.0, la(select(0u, ((rb5 + y5 / p.stride_h) * p.out_w + x5 / p.stride_w) * p.out_c + kc, ok5)), ok5);
 		let y6 = ry6 - ky;
 		let x6 = rx6 - kx;
 		let ok6 = ry6 >= ky && rx6 >= kx && y6 % p.stride_h == 0u && x6 % p.stride_w == 0u && y6 / p.stride_h < p.out_h && x6 / p.stride_w < p.out_w;
-		let a6 = select(0.0, a[select(0u, ((rb6 + y6 / p.stride_h) * p.out_w + x6 / p.stride_w) * p.out_c + kc, ok6)], ok6);
+		let a6 = select(0.0, la(select(0u, ((rb6 + y6 / p.stride_h) * p.out_w + x6 / p.stride_w) * p.out_c + kc, ok6)), ok6);
 		let y7 = ry7 - ky;
 		let x7 = rx7 - kx;
 		let ok7 = ry7 >= ky && rx7 >= kx && y7 % p.stride_h == 0u && x7 % p.stride_w == 0u && y7 / p.stride_h < p.out_h && x7 / p.stride_w < p.out_w;
-		let a7 = select(0.0, a[select(0u, ((rb7 + y7 / p.stride_h) * p.out_w + x7 / p.stride_w) * p.out_c + kc, ok7)], ok7);
+		let a7 = select(0.0, la(select(0u, ((rb7 + y7 / p.stride_h) * p.out_w + x7 / p.stride_w) * p.out_c + kc, ok7)), ok7);
 		let b0 = bm[(tap * p.group_in + c0) * p.out_c + kc];
 		let b1 = bm[(tap * p.group_in + c1) * p.out_c + kc];
 		let b2 = bm[(tap * p.group_in + c2) * p.out_c + kc];

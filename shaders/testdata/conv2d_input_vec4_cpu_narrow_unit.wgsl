@@ -31,6 +31,7 @@ struct Params {
 @group(0) @binding(1) var<storage, read> bm: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> c: array<vec4<f32>>;
 @group(0) @binding(3) var<uniform> p: Params;
+fn la(i: u32) -> vec4<f32> { return a[i]; }
 @compute @workgroup_size(8)
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li: u32) {
 	let lx = li % 1u; let ly = li / 1u;
@@ -658,30 +659,30 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li
 		let kbase = tap * p.group_out;
 		let cend = (min(p.k_end, kbase + p.group_out) - kbase) / 4u;
 		for (var c4 = (max(p.k_first, kbase) - kbase) / 4u; c4 < cend; c4++) {
-			let a0 = select(vec4<f32>(0.0), a[o0 + c4], ok0);
-			let a1 = select(vec4<f32>(0.0), a[o1 + c4], ok1);
-			let a2 = select(vec4<f32>(0.0), a[o2 + c4], ok2);
-			let a3 = select(vec4<f32>(0.0), a[o3 + c4], ok3);
-			let a4 = select(vec4<f32>(0.0), a[o4 + c4], ok4);
-			let a5 = select(vec4<f32>(0.0), a[o5 + c4], ok5);
-			let a6 = select(vec4<f32>(0.0), a[o6 + c4], ok6);
-			let a7 = select(vec4<f32>(0.0), a[o7 + c4], ok7);
-			let a8 = select(vec4<f32>(0.0), a[o8 + c4], ok8);
-			let a9 = select(vec4<f32>(0.0), a[o9 + c4], ok9);
-			let a10 = select(vec4<f32>(0.0), a[o10 + c4], ok10);
-			let a11 = select(vec4<f32>(0.0), a[o11 + c4], ok11);
-			let a12 = select(vec4<f32>(0.0), a[o12 + c4], ok12);
-			let a13 = select(vec4<f32>(0.0), a[o13 + c4], ok13);
-			let a14 = select(vec4<f32>(0.0), a[o14 + c4], ok14);
-			let a15 = select(vec4<f32>(0.0), a[o15 + c4], ok15);
-			let a16 = select(vec4<f32>(0.0), a[o16 + c4], ok16);
-			let a17 = select(vec4<f32>(0.0), a[o17 + c4], ok17);
-			let a18 = select(vec4<f32>(0.0), a[o18 + c4], ok18);
-			let a19 = select(vec4<f32>(0.0), a[o19 + c4], ok19);
-			let a20 = select(vec4<f32>(0.0), a[o20 + c4], ok20);
-			let a21 = select(vec4<f32>(0.0), a[o21 + c4], ok21);
-			let a22 = select(vec4<f32>(0.0), a[o22 + c4], ok22);
-			let a23 = select(vec4<f32>(0.0), a[o23 + c4], ok23);
+			let a0 = select(vec4<f32>(0.0), la(o0 + c4), ok0);
+			let a1 = select(vec4<f32>(0.0), la(o1 + c4), ok1);
+			let a2 = select(vec4<f32>(0.0), la(o2 + c4), ok2);
+			let a3 = select(vec4<f32>(0.0), la(o3 + c4), ok3);
+			let a4 = select(vec4<f32>(0.0), la(o4 + c4), ok4);
+			let a5 = select(vec4<f32>(0.0), la(o5 + c4), ok5);
+			let a6 = select(vec4<f32>(0.0), la(o6 + c4), ok6);
+			let a7 = select(vec4<f32>(0.0), la(o7 + c4), ok7);
+			let a8 = select(vec4<f32>(0.0), la(o8 + c4), ok8);
+			let a9 = select(vec4<f32>(0.0), la(o9 + c4), ok9);
+			let a10 = select(vec4<f32>(0.0), la(o10 + c4), ok10);
+			let a11 = select(vec4<f32>(0.0), la(o11 + c4), ok11);
+			let a12 = select(vec4<f32>(0.0), la(o12 + c4), ok12);
+			let a13 = select(vec4<f32>(0.0), la(o13 + c4), ok13);
+			let a14 = select(vec4<f32>(0.0), la(o14 + c4), ok14);
+			let a15 = select(vec4<f32>(0.0), la(o15 + c4), ok15);
+			let a16 = select(vec4<f32>(0.0), la(o16 + c4), ok16);
+			let a17 = select(vec4<f32>(0.0), la(o17 + c4), ok17);
+			let a18 = select(vec4<f32>(0.0), la(o18 + c4), ok18);
+			let a19 = select(vec4<f32>(0.0), la(o19 + c4), ok19);
+			let a20 = select(vec4<f32>(0.0), la(o20 + c4), ok20);
+			let a21 = select(vec4<f32>(0.0), la(o21 + c4), ok21);
+			let a22 = select(vec4<f32>(0.0), la(o22 + c4), ok22);
+			let a23 = select(vec4<f32>(0.0), la(o23 + c4), ok23);
 			let f0 = bm[fo0 + c4];
 			let f1 = bm[fo1 + c4];
 			let f2 = bm[fo2 + c4];
