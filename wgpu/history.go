@@ -232,7 +232,16 @@ func (h *historyRec) handedOut(b *Buffer, reused bool) {
 	if reused {
 		kind = EventReuse
 	}
-	h.add(HistoryEvent{Kind: kind, Usage: b.usage, Buffer: b.id, Bytes: b.capacity, Site: h.site(b), Tag: -1, Label: -1})
+	e := event(kind, b.usage, b.id, b.capacity)
+	e.Site = h.site(b)
+	h.add(e)
+}
+
+// event is an event of kind about bytes of usage in buffer id (0 for
+// none), naming no site, tag or label (index -1): the callers set those
+// they know.
+func event(kind EventKind, usage Usage, id, bytes uint64) HistoryEvent {
+	return HistoryEvent{Kind: kind, Usage: usage, Buffer: id, Bytes: bytes, Site: -1, Tag: -1, Label: -1}
 }
 
 // released records b released: into the pool, or freed with memory
@@ -245,7 +254,7 @@ func (h *historyRec) released(b *Buffer, destroyed bool) {
 	if destroyed {
 		kind = EventFree
 	}
-	h.add(HistoryEvent{Kind: kind, Usage: b.usage, Buffer: b.id, Bytes: b.capacity, Site: -1, Tag: -1, Label: -1})
+	h.add(event(kind, b.usage, b.id, b.capacity))
 }
 
 // marker records an event of no buffer.
@@ -253,7 +262,7 @@ func (h *historyRec) marker(kind EventKind, bytes uint64, label string) {
 	if !h.recording() {
 		return
 	}
-	e := HistoryEvent{Kind: kind, Bytes: bytes, Site: -1, Tag: -1, Label: -1}
+	e := event(kind, 0, 0, bytes)
 	if label != "" {
 		e.Label = h.label(label)
 	}
@@ -265,7 +274,7 @@ func (h *historyRec) returned(a *allocation) {
 	if !h.recording() {
 		return
 	}
-	h.add(HistoryEvent{Kind: EventReturn, Usage: a.usage, Bytes: a.capacity, Site: -1, Tag: -1, Label: -1})
+	h.add(event(EventReturn, a.usage, 0, a.capacity))
 }
 
 // describe records b's description: in b's hand-out event when that is
@@ -280,5 +289,7 @@ func (h *historyRec) describe(b *Buffer, tensor uint64, t BufferTag) {
 		e.Tag, e.Tensor = tag, tensor
 		return
 	}
-	h.add(HistoryEvent{Kind: EventTag, Usage: b.usage, Buffer: b.id, Bytes: b.capacity, Tensor: tensor, Site: -1, Tag: tag, Label: -1})
+	e := event(EventTag, b.usage, b.id, b.capacity)
+	e.Tensor, e.Tag = tensor, tag
+	h.add(e)
 }

@@ -710,9 +710,29 @@ func (h *History) Marks(label string) []int {
 	return out
 }
 
-// Check replays h and compares the totals it reaches with the pool's
-// figures it was written with: live and pooled buffers and bytes.
+// Check reports whether h is consistent, as ReadHistory makes sure of a
+// dump and a History built in Go may not be: every site, tag and label
+// index within its table, every number within 2^53 (exact in a dump and
+// in JavaScript), events in time order with known kinds and usages, and
+// the events replaying from the base to the pool's figures h was written
+// with (live and pooled buffers and bytes).
 func (h *History) Check() error {
+	index := func(i int32, n int) bool { return i >= -1 && int(i) < n }
+	for i, b := range h.Base.Live {
+		if !index(b.Site, len(h.Sites)) || !index(b.Tag, len(h.Tags)) || b.Bytes > maxExact || b.Buffer > maxExact || b.Tensor > maxExact ||
+			int(b.Usage) >= len(usageNames) {
+			return fmt.Errorf("base buffer %d holds an index or number out of range", i)
+		}
+	}
+	var last time.Duration
+	for i, e := range h.Events {
+		if !index(e.Site, len(h.Sites)) || !index(e.Tag, len(h.Tags)) || !index(e.Label, len(h.Labels)) ||
+			e.Bytes > maxExact || e.Buffer > maxExact || e.Tensor > maxExact || e.Time < last || e.Time > maxExact ||
+			e.Kind < 1 || int(e.Kind) >= len(eventNames) || int(e.Usage) >= len(usageNames) {
+			return fmt.Errorf("event %d holds an index or number out of range, or out of time order", i)
+		}
+		last = e.Time
+	}
 	t, err := h.Replay(nil)
 	if err != nil {
 		return err
