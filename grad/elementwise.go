@@ -36,6 +36,16 @@ func unary(op string, useIn, useOut bool, d func(e *tensor.Engine, a tensor.Attr
 	Register(op, r)
 }
 
+// oneOp registers a rule for a one-input op whose gradient grad computes
+// from the saved input x and dy as one op that takes x as the tape saved
+// it: float32, or an autocast tape's narrow copy, not widened first.
+func oneOp(op string, grad func(e *tensor.Engine, a tensor.Attrs, x, dy *tensor.Tensor) *tensor.Tensor) {
+	Register(op, Rule{Inputs: []int{0}, Backward: func(c *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		g := grad(c.E, c.Attrs, c.saved(0), dy[0])
+		return []*tensor.Tensor{g}, g.Err()
+	}})
+}
+
 // zeroGrad registers a rule for a piecewise-constant op: its gradient is
 // zero (almost everywhere), as TensorFlow and PyTorch define it.
 func zeroGrad(op string) {
@@ -58,12 +68,12 @@ func registerUnary() {
 	unary("square", true, false, func(e *tensor.Engine, _ tensor.Attrs, x, _ *tensor.Tensor) *tensor.Tensor {
 		return e.Mul(x, e.Scalar(2))
 	})
-	// relu' = 1 where x > 0, 0 elsewhere (0 at 0, as PyTorch).
-	unary("relu", true, false, func(e *tensor.Engine, _ tensor.Attrs, x, _ *tensor.Tensor) *tensor.Tensor {
-		return e.Where(e.Greater(x, e.Scalar(0)), e.Scalar(1), e.Scalar(0))
-	})
-	unary("leaky_relu", true, false, func(e *tensor.Engine, a tensor.Attrs, x, _ *tensor.Tensor) *tensor.Tensor {
-		return e.Where(e.Greater(x, e.Scalar(0)), e.Scalar(1), e.Scalar(a.Alpha))
+	// relu' = 1 where x > 0, 0 elsewhere (0 at 0, as PyTorch). These
+	// gradients are one op each (tensor.Engine.ReluGrad and its kin), and
+	// read an autocast tape's narrow copy of x as it is.
+	oneOp("relu", func(e *tensor.Engine, _ tensor.Attrs, x, dy *tensor.Tensor) *tensor.Tensor { return e.ReluGrad(x, dy) })
+	oneOp("leaky_relu", func(e *tensor.Engine, a tensor.Attrs, x, dy *tensor.Tensor) *tensor.Tensor {
+		return e.LeakyReluGrad(x, dy, a.Alpha)
 	})
 	unary("exp", false, true, func(_ *tensor.Engine, _ tensor.Attrs, _, y *tensor.Tensor) *tensor.Tensor { return y })
 	unary("log", true, false, func(e *tensor.Engine, _ tensor.Attrs, x, _ *tensor.Tensor) *tensor.Tensor {
@@ -89,10 +99,7 @@ func registerUnary() {
 	unary("sigmoid", false, true, func(e *tensor.Engine, _ tensor.Attrs, _, y *tensor.Tensor) *tensor.Tensor {
 		return e.Mul(y, e.Sub(e.Scalar(1), y))
 	})
-	Register("gelu", Rule{Inputs: []int{0}, Backward: func(c *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, error) {
-		g := c.E.GeluGrad(c.Input(0), dy[0])
-		return []*tensor.Tensor{g}, g.Err()
-	}})
+	oneOp("gelu", func(e *tensor.Engine, _ tensor.Attrs, x, dy *tensor.Tensor) *tensor.Tensor { return e.GeluGrad(x, dy) })
 	// erf' = 2/√π·e^(−x²), erfc' = −erf'.
 	unary("erf", true, false, func(e *tensor.Engine, _ tensor.Attrs, x, _ *tensor.Tensor) *tensor.Tensor {
 		return e.Mul(e.Scalar(twoOverSqrtPi), e.Exp(e.Neg(e.Square(x))))
@@ -100,10 +107,7 @@ func registerUnary() {
 	unary("erfc", true, false, func(e *tensor.Engine, _ tensor.Attrs, x, _ *tensor.Tensor) *tensor.Tensor {
 		return e.Mul(e.Scalar(-twoOverSqrtPi), e.Exp(e.Neg(e.Square(x))))
 	})
-	Register("gelu_erf", Rule{Inputs: []int{0}, Backward: func(c *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, error) {
-		g := c.E.GeluErfGrad(c.Input(0), dy[0])
-		return []*tensor.Tensor{g}, g.Err()
-	}})
+	oneOp("gelu_erf", func(e *tensor.Engine, _ tensor.Attrs, x, dy *tensor.Tensor) *tensor.Tensor { return e.GeluErfGrad(x, dy) })
 	// Clip passes the gradient where lo <= x <= hi, bounds included (as
 	// PyTorch's clamp), and nothing outside.
 	unary("clip", true, false, func(e *tensor.Engine, a tensor.Attrs, x, _ *tensor.Tensor) *tensor.Tensor {

@@ -72,6 +72,15 @@ func (c *Context) Input(i int) *tensor.Tensor {
 	return widened(c.n.savedIn[i], c.n.in[i])
 }
 
+// saved returns the op's input i as the tape saved it: an autocast tape's
+// narrow copy as it is, for rules whose ops read it so.
+func (c *Context) saved(i int) *tensor.Tensor {
+	if c == nil || c.n == nil || i < 0 || i >= len(c.n.savedIn) {
+		return nil
+	}
+	return c.n.savedIn[i]
+}
+
 // Output returns the op's output i as saved by the tape, if listed in
 // Rule.Outputs; nil otherwise.
 func (c *Context) Output(i int) *tensor.Tensor {

@@ -249,9 +249,6 @@ var binaryOps = map[string]binaryOp{
 	"minimum": {expr: byType("fmin_(a0, a1)", "min(a0, a1)", "min(a0, a1)")},
 	"pow":     {expr: byType("pow_(a0, a1)", "", "")},
 	"mod":     {expr: byType("fmodfloor_(a0, a1)", "divmodi_(a0, a1).y", "modu_(a0, a1)")},
-	// The gradients of GELU, one op each: dy·gelu'(x), x first.
-	"gelu_grad":     {expr: byType("a1 * gelu_grad_(a0)", "", "")},
-	"gelu_erf_grad": {expr: byType("a1 * gelu_erf_grad_(a0)", "", "")},
 	"equal":         compare("feq_(a0, a1)", "=="),
 	"not_equal":     compare("!feq_(a0, a1)", "!="),
 	"less":          compare("flt_(a0, a1)", "<"),
@@ -337,12 +334,50 @@ func (e *Engine) binary(site stack, name string, a, b *Tensor) *Tensor {
 // GeluGrad returns dy·Gelu'(x), the gradient of Gelu at x given dy, the
 // gradient of its result, as one elementwise op (broadcasting x and dy):
 // the derivative's formula with each product and sum rounded on its own,
-// 1 at +Inf and 0 at -Inf. GeluErfGrad is GeluErf's. Both take float32.
-func (e *Engine) GeluGrad(x, dy *Tensor) *Tensor { return e.binary(callerSite(), "gelu_grad", x, dy) }
+// 1 at +Inf and 0 at -Inf. GeluErfGrad is GeluErf's, ReluGrad Relu's and
+// LeakyReluGrad LeakyRelu's. Their gradients are one op each, where a
+// composition of ops would take a buffer the size of x for each; dy is
+// float32, and so is the result, while x may also be float16 or bfloat16
+// (a tape's autocast copy, read as it is: its values widen exactly).
+func (e *Engine) GeluGrad(x, dy *Tensor) *Tensor {
+	return e.gradOp(callerSite(), "gelu_grad", "a1 * gelu_grad_(a0)", x, dy, 0, false)
+}
 
 // GeluErfGrad returns dy·GeluErf'(x): see GeluGrad.
 func (e *Engine) GeluErfGrad(x, dy *Tensor) *Tensor {
-	return e.binary(callerSite(), "gelu_erf_grad", x, dy)
+	return e.gradOp(callerSite(), "gelu_erf_grad", "a1 * gelu_erf_grad_(a0)", x, dy, 0, false)
+}
+
+// ReluGrad returns dy where x > 0 and dy·0 elsewhere (x = 0 and NaN
+// included, as Relu's gradient is 0 there): see GeluGrad. x is compared,
+// as Greater compares it, subnormals included on every device.
+func (e *Engine) ReluGrad(x, dy *Tensor) *Tensor {
+	return e.gradOp(callerSite(), "relu_grad", "a1 * select(0.0, 1.0, flt_(0.0, a0))", x, dy, 0, true)
+}
+
+// LeakyReluGrad returns dy where x > 0 and dy·alpha elsewhere: see
+// ReluGrad.
+func (e *Engine) LeakyReluGrad(x, dy *Tensor, alpha float32) *Tensor {
+	return e.gradOp(callerSite(), "leaky_relu_grad", "a1 * select(s.x, 1.0, flt_(0.0, a0))", x, dy, alpha, true)
+}
+
+// gradOp records the elementwise gradient op name, expr over x (a0) and
+// dy (a1) with the scalar s.x: dy float32, x float32 or half-width; with
+// compares, expr only compares x, which a flushing device does not flush.
+func (e *Engine) gradOp(site stack, name, expr string, x, dy *Tensor, s float32, compares bool) *Tensor {
+	o, bad := e.beginLazy(name, site, x, dy)
+	if bad != nil {
+		return bad
+	}
+	defer o.end()
+	if dy.dtype != Float32 || !x.dtype.IsFloat() {
+		return o.fail(ErrDType, "x is %s and dy %s: dy is float32, x float32, float16 or bfloat16", x.dtype, dy.dtype)
+	}
+	flushed := uint64(0b11)
+	if compares {
+		flushed = 0b10
+	}
+	return o.mapOpFlushing(name, expr, Float32, []*Tensor{x, dy}, [4]float32{s}, flushed)
 }
 
 // Where returns a where cond is nonzero and b elsewhere, broadcasting all
@@ -366,6 +401,13 @@ func (e *Engine) Where(cond, a, b *Tensor) *Tensor {
 // with the ops it fuses with (fusion.go). An expr that calls the numerics
 // library gets it as its helpers.
 func (o *op) mapOp(name, expr string, out DType, in []*Tensor, scalars [4]float32) *Tensor {
+	return o.mapOpFlushing(name, expr, out, in, scalars, floatOperands(in))
+}
+
+// mapOpFlushing is mapOp with the operands a flushing device's arithmetic
+// flushes given (see flushExpr): those the op computes with, not those it
+// only compares.
+func (o *op) mapOpFlushing(name, expr string, out DType, in []*Tensor, scalars [4]float32, flushed uint64) *Tensor {
 	shapes := make([]Shape, len(in))
 	for i, t := range in {
 		shapes[i] = t.shape
@@ -379,7 +421,7 @@ func (o *op) mapOp(name, expr string, out DType, in []*Tensor, scalars [4]float3
 		return o.e.errTensor(err)
 	}
 	if o.e.f32.FlushesSubnormals && out == Float32 && !keepsBits[name] {
-		expr = flushExpr(expr, in)
+		expr = flushExpr(expr, flushed)
 	}
 	n := kernels.Node{Name: name, Out: out.wgsl(), Expr: expr, Helpers: o.e.helpersFor(expr)}
 	if err := o.record(res, n, kernels.NodeParams{Scalars: scalars}, in); err != nil {
@@ -415,17 +457,12 @@ var keepsBits = map[string]bool{
 // operand matches an elementwise expression's operand names.
 var operand = regexp.MustCompile(`\ba([0-9])\b`)
 
-// flushExpr wraps expr's float32 operands in daz_ and its result in ftz_,
-// so that the op sees and gives what a flushing device's arithmetic
-// does, also where it reads the bits. Ops are recorded often and their
+// flushExpr wraps expr's float operands in daz_ (float16 and bfloat16
+// ones unpack to float32, and a bfloat16 may unpack to a subnormal) and
+// its result in ftz_, so that the op sees and gives what a flushing
+// device's arithmetic does, also where it reads the bits. Ops are recorded often and their
 // expressions are few: the wrapped ones are remembered.
-func flushExpr(expr string, in []*Tensor) string {
-	var floats uint64
-	for i, t := range in {
-		if t.dtype == Float32 && i < 10 {
-			floats |= 1 << i
-		}
-	}
+func flushExpr(expr string, floats uint64) string {
 	key := flushKey{expr, floats}
 	if w, ok := flushedExprs.Load(key); ok {
 		return w.(string)
@@ -438,6 +475,17 @@ func flushExpr(expr string, in []*Tensor) string {
 	}) + ")"
 	flushedExprs.Store(key, w)
 	return w
+}
+
+// floatOperands is the set of in's float operands (bit i for a<i>).
+func floatOperands(in []*Tensor) uint64 {
+	var floats uint64
+	for i, t := range in {
+		if t.dtype.IsFloat() && i < 10 {
+			floats |= 1 << i
+		}
+	}
+	return floats
 }
 
 // flushKey is an expression and which of its operands are float32.

@@ -249,3 +249,63 @@ func TestGeluGradEdges(t *testing.T) {
 		assert.True(t, math.IsNaN(float64(got[2])), c.name)
 	}
 }
+
+// ReluGrad and LeakyReluGrad give the bits of their composed formulas,
+// dy·where(x > 0, 1, 0 or alpha), over the edge values paired with every
+// dy (NaN, ±Inf, ±0, subnormals); and every gradient op reads a bfloat16
+// or float16 x as its float32 widening does.
+func TestActivationGradOps(t *testing.T) {
+	e := testgpu.Engine(t)
+	ctx := context.Background()
+	x, dy := pairs(edges(tensor.Float32))
+	check := func(name string, op func(*tensor.Engine, ...*tensor.Tensor) *tensor.Tensor, composed func(*tensor.Engine, ...*tensor.Tensor) *tensor.Tensor) {
+		err := tidy.Do(e, func() error {
+			a, b := upload(e, x), upload(e, dy)
+			got, err := op(e, a, b).Float32s(ctx)
+			require.NoError(t, err)
+			want, err := composed(e, a, b).Float32s(ctx)
+			require.NoError(t, err)
+			for i := range got {
+				require.Equal(t, math.Float32bits(want[i]), math.Float32bits(got[i]), "%s(%g, %g)", name, math.Float32frombits(x.w[i]), math.Float32frombits(dy.w[i]))
+			}
+			return nil
+		})
+		require.NoError(t, err)
+	}
+	check("relu_grad", func(e *tensor.Engine, in ...*tensor.Tensor) *tensor.Tensor { return e.ReluGrad(in[0], in[1]) },
+		func(e *tensor.Engine, in ...*tensor.Tensor) *tensor.Tensor {
+			return e.Mul(in[1], e.Where(e.Greater(in[0], e.Scalar(0)), e.Scalar(1), e.Scalar(0)))
+		})
+	check("leaky_relu_grad", func(e *tensor.Engine, in ...*tensor.Tensor) *tensor.Tensor { return e.LeakyReluGrad(in[0], in[1], 0.125) },
+		func(e *tensor.Engine, in ...*tensor.Tensor) *tensor.Tensor {
+			return e.Mul(in[1], e.Where(e.Greater(in[0], e.Scalar(0)), e.Scalar(1), e.Scalar(0.125)))
+		})
+
+	// Narrow x: as its widening.
+	rng := rand.New(rand.NewPCG(8, 23))
+	xs := make([]float32, 4099)
+	ones := make([]float32, len(xs))
+	for i := range xs {
+		xs[i], ones[i] = float32(rng.NormFloat64()*3), float32(rng.NormFloat64())
+	}
+	for _, d := range []tensor.DType{tensor.BFloat16, tensor.Float16} {
+		err := tidy.Do(e, func() error {
+			xn, g := e.Cast(e.FromFloat32s(xs), d), e.FromFloat32s(ones)
+			wide := e.Cast(xn, tensor.Float32)
+			for name, op := range map[string]func(x, dy *tensor.Tensor) *tensor.Tensor{
+				"gelu_grad": e.GeluGrad, "gelu_erf_grad": e.GeluErfGrad, "relu_grad": e.ReluGrad,
+				"leaky_relu_grad": func(x, dy *tensor.Tensor) *tensor.Tensor { return e.LeakyReluGrad(x, dy, 0.01) },
+			} {
+				got, err := op(xn, g).Float32s(ctx)
+				require.NoError(t, err, name)
+				want, err := op(wide, g).Float32s(ctx)
+				require.NoError(t, err, name)
+				require.Equal(t, want, got, "%s of %s x", name, d)
+			}
+			bad := e.ReluGrad(g, xn)
+			require.ErrorIs(t, bad.Err(), tensor.ErrDType, "dy of %s", d)
+			return nil
+		})
+		require.NoError(t, err)
+	}
+}
