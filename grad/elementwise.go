@@ -107,7 +107,9 @@ func registerUnary() {
 	unary("erfc", true, false, func(e *tensor.Engine, _ tensor.Attrs, x, _ *tensor.Tensor) *tensor.Tensor {
 		return e.Mul(e.Scalar(-twoOverSqrtPi), e.Exp(e.Neg(e.Square(x))))
 	})
-	oneOp("gelu_erf", func(e *tensor.Engine, _ tensor.Attrs, x, dy *tensor.Tensor) *tensor.Tensor { return e.GeluErfGrad(x, dy) })
+	oneOp("gelu_erf", func(e *tensor.Engine, _ tensor.Attrs, x, dy *tensor.Tensor) *tensor.Tensor {
+		return e.GeluErfGrad(x, dy)
+	})
 	// Clip passes the gradient where lo <= x <= hi, bounds included (as
 	// PyTorch's clamp), and nothing outside.
 	unary("clip", true, false, func(e *tensor.Engine, a tensor.Attrs, x, _ *tensor.Tensor) *tensor.Tensor {

@@ -241,14 +241,14 @@ func compare(fcmp, op string) binaryOp {
 }
 
 var binaryOps = map[string]binaryOp{
-	"add":     {expr: func(kernels.Type) string { return "a0 + a1" }},
-	"sub":     {expr: func(kernels.Type) string { return "a0 - a1" }},
-	"mul":     {expr: func(kernels.Type) string { return "a0 * a1" }},
-	"div":     {expr: byType("div_(a0, a1)", "divmodi_(a0, a1).x", "divu_(a0, a1)")},
-	"maximum": {expr: byType("fmax_(a0, a1)", "max(a0, a1)", "max(a0, a1)")},
-	"minimum": {expr: byType("fmin_(a0, a1)", "min(a0, a1)", "min(a0, a1)")},
-	"pow":     {expr: byType("pow_(a0, a1)", "", "")},
-	"mod":     {expr: byType("fmodfloor_(a0, a1)", "divmodi_(a0, a1).y", "modu_(a0, a1)")},
+	"add":           {expr: func(kernels.Type) string { return "a0 + a1" }},
+	"sub":           {expr: func(kernels.Type) string { return "a0 - a1" }},
+	"mul":           {expr: func(kernels.Type) string { return "a0 * a1" }},
+	"div":           {expr: byType("div_(a0, a1)", "divmodi_(a0, a1).x", "divu_(a0, a1)")},
+	"maximum":       {expr: byType("fmax_(a0, a1)", "max(a0, a1)", "max(a0, a1)")},
+	"minimum":       {expr: byType("fmin_(a0, a1)", "min(a0, a1)", "min(a0, a1)")},
+	"pow":           {expr: byType("pow_(a0, a1)", "", "")},
+	"mod":           {expr: byType("fmodfloor_(a0, a1)", "divmodi_(a0, a1).y", "modu_(a0, a1)")},
 	"equal":         compare("feq_(a0, a1)", "=="),
 	"not_equal":     compare("!feq_(a0, a1)", "!="),
 	"less":          compare("flt_(a0, a1)", "<"),

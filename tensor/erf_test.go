@@ -276,7 +276,9 @@ func TestActivationGradOps(t *testing.T) {
 		func(e *tensor.Engine, in ...*tensor.Tensor) *tensor.Tensor {
 			return e.Mul(in[1], e.Where(e.Greater(in[0], e.Scalar(0)), e.Scalar(1), e.Scalar(0)))
 		})
-	check("leaky_relu_grad", func(e *tensor.Engine, in ...*tensor.Tensor) *tensor.Tensor { return e.LeakyReluGrad(in[0], in[1], 0.125) },
+	check("leaky_relu_grad", func(e *tensor.Engine, in ...*tensor.Tensor) *tensor.Tensor {
+		return e.LeakyReluGrad(in[0], in[1], 0.125)
+	},
 		func(e *tensor.Engine, in ...*tensor.Tensor) *tensor.Tensor {
 			return e.Mul(in[1], e.Where(e.Greater(in[0], e.Scalar(0)), e.Scalar(1), e.Scalar(0.125)))
 		})
