@@ -46,6 +46,15 @@ func oneOp(op string, grad func(e *tensor.Engine, a tensor.Attrs, x, dy *tensor.
 	}})
 }
 
+// oneOpOfOutput is oneOp for an op whose gradient grad computes from its
+// saved output y and dy.
+func oneOpOfOutput(op string, grad func(e *tensor.Engine, y, dy *tensor.Tensor) *tensor.Tensor) {
+	Register(op, Rule{Outputs: []int{0}, Backward: func(c *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, error) {
+		g := grad(c.E, c.savedOutput(0), dy[0])
+		return []*tensor.Tensor{g}, g.Err()
+	}})
+}
+
 // zeroGrad registers a rule for a piecewise-constant op: its gradient is
 // zero (almost everywhere), as TensorFlow and PyTorch define it.
 func zeroGrad(op string) {
@@ -91,14 +100,10 @@ func registerUnary() {
 	unary("cos", true, false, func(e *tensor.Engine, _ tensor.Attrs, x, _ *tensor.Tensor) *tensor.Tensor {
 		return e.Neg(e.Sin(x))
 	})
-	// tanh' = 1 - y²
-	unary("tanh", false, true, func(e *tensor.Engine, _ tensor.Attrs, _, y *tensor.Tensor) *tensor.Tensor {
-		return e.Sub(e.Scalar(1), e.Square(y))
-	})
-	// sigmoid' = y(1 - y)
-	unary("sigmoid", false, true, func(e *tensor.Engine, _ tensor.Attrs, _, y *tensor.Tensor) *tensor.Tensor {
-		return e.Mul(y, e.Sub(e.Scalar(1), y))
-	})
+	// tanh' = 1 - y², sigmoid' = y(1 - y): one op each, from the saved
+	// output.
+	oneOpOfOutput("tanh", (*tensor.Engine).TanhGrad)
+	oneOpOfOutput("sigmoid", (*tensor.Engine).SigmoidGrad)
 	oneOp("gelu", func(e *tensor.Engine, _ tensor.Attrs, x, dy *tensor.Tensor) *tensor.Tensor { return e.GeluGrad(x, dy) })
 	// erf' = 2/√π·e^(−x²), erfc' = −erf'.
 	unary("erf", true, false, func(e *tensor.Engine, _ tensor.Attrs, x, _ *tensor.Tensor) *tensor.Tensor {

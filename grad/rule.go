@@ -72,13 +72,21 @@ func (c *Context) Input(i int) *tensor.Tensor {
 	return widened(c.n.savedIn[i], c.n.in[i])
 }
 
-// saved returns the op's input i as the tape saved it: an autocast tape's
-// narrow copy as it is, for rules whose ops read it so.
+// saved and savedOutput return the op's input or output i as the tape
+// saved it: an autocast tape's narrow copy as it is, for rules whose ops
+// read it so.
 func (c *Context) saved(i int) *tensor.Tensor {
 	if c == nil || c.n == nil || i < 0 || i >= len(c.n.savedIn) {
 		return nil
 	}
 	return c.n.savedIn[i]
+}
+
+func (c *Context) savedOutput(i int) *tensor.Tensor {
+	if c == nil || c.n == nil || i < 0 || i >= len(c.n.savedOut) {
+		return nil
+	}
+	return c.n.savedOut[i]
 }
 
 // Output returns the op's output i as saved by the tape, if listed in

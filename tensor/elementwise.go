@@ -361,6 +361,19 @@ func (e *Engine) LeakyReluGrad(x, dy *Tensor, alpha float32) *Tensor {
 	return e.gradOp(callerSite(), "leaky_relu_grad", "a1 * select(s.x, 1.0, flt_(0.0, a0))", x, dy, alpha, true)
 }
 
+// TanhGrad returns dy·(1 - y²), the gradient of Tanh given its result y,
+// and SigmoidGrad dy·y·(1 - y), Sigmoid's: PyTorch's tanh_backward and
+// sigmoid_backward, the bits of the composed ops (each step rounded on
+// its own). See GeluGrad for the dtypes (y in place of x).
+func (e *Engine) TanhGrad(y, dy *Tensor) *Tensor {
+	return e.gradOp(callerSite(), "tanh_grad", "a1 * opaque_(1.0 - opaque_(a0 * a0))", y, dy, 0, false)
+}
+
+// SigmoidGrad returns dy·y·(1 - y): see TanhGrad.
+func (e *Engine) SigmoidGrad(y, dy *Tensor) *Tensor {
+	return e.gradOp(callerSite(), "sigmoid_grad", "a1 * opaque_(a0 * opaque_(1.0 - a0))", y, dy, 0, false)
+}
+
 // gradOp records the elementwise gradient op name, expr over x (a0) and
 // dy (a1) with the scalar s.x: dy float32, x float32 or half-width; with
 // compares, expr only compares x, which a flushing device does not flush.

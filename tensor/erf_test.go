@@ -250,10 +250,11 @@ func TestGeluGradEdges(t *testing.T) {
 	}
 }
 
-// ReluGrad and LeakyReluGrad give the bits of their composed formulas,
-// dy·where(x > 0, 1, 0 or alpha), over the edge values paired with every
-// dy (NaN, ±Inf, ±0, subnormals); and every gradient op reads a bfloat16
-// or float16 x as its float32 widening does.
+// ReluGrad, LeakyReluGrad, TanhGrad and SigmoidGrad give the bits of
+// their composed formulas (dy·where(x > 0, 1, 0 or alpha), dy·(1 - y²),
+// dy·y·(1 - y)) over the edge values paired with every dy (NaN, ±Inf, ±0,
+// subnormals); and every gradient op reads a bfloat16 or float16 x as its
+// float32 widening does.
 func TestActivationGradOps(t *testing.T) {
 	e := testgpu.Engine(t)
 	ctx := context.Background()
@@ -283,6 +284,15 @@ func TestActivationGradOps(t *testing.T) {
 			return e.Mul(in[1], e.Where(e.Greater(in[0], e.Scalar(0)), e.Scalar(1), e.Scalar(0.125)))
 		})
 
+	check("tanh_grad", func(e *tensor.Engine, in ...*tensor.Tensor) *tensor.Tensor { return e.TanhGrad(in[0], in[1]) },
+		func(e *tensor.Engine, in ...*tensor.Tensor) *tensor.Tensor {
+			return e.Mul(in[1], e.Sub(e.Scalar(1), e.Square(in[0])))
+		})
+	check("sigmoid_grad", func(e *tensor.Engine, in ...*tensor.Tensor) *tensor.Tensor { return e.SigmoidGrad(in[0], in[1]) },
+		func(e *tensor.Engine, in ...*tensor.Tensor) *tensor.Tensor {
+			return e.Mul(in[1], e.Mul(in[0], e.Sub(e.Scalar(1), in[0])))
+		})
+
 	// Narrow x: as its widening.
 	rng := rand.New(rand.NewPCG(8, 23))
 	xs := make([]float32, 4099)
@@ -295,7 +305,7 @@ func TestActivationGradOps(t *testing.T) {
 			xn, g := e.Cast(e.FromFloat32s(xs), d), e.FromFloat32s(ones)
 			wide := e.Cast(xn, tensor.Float32)
 			for name, op := range map[string]func(x, dy *tensor.Tensor) *tensor.Tensor{
-				"gelu_grad": e.GeluGrad, "gelu_erf_grad": e.GeluErfGrad, "relu_grad": e.ReluGrad,
+				"gelu_grad": e.GeluGrad, "gelu_erf_grad": e.GeluErfGrad, "relu_grad": e.ReluGrad, "tanh_grad": e.TanhGrad, "sigmoid_grad": e.SigmoidGrad,
 				"leaky_relu_grad": func(x, dy *tensor.Tensor) *tensor.Tensor { return e.LeakyReluGrad(x, dy, 0.01) },
 			} {
 				got, err := op(xn, g).Float32s(ctx)
