@@ -441,7 +441,7 @@ func TestConv2DErrors(t *testing.T) {
 		run        func() *tensor.Tensor
 	}{
 		{"rank 3 input", "conv2d [5 5 4] [3 3 4 6]: input must be NHWC", tensor.ErrShape, func() *tensor.Tensor { return e.Conv2D(v, f, none) }},
-		{"int32 input", "conv2d [1 5 5 4] [3 3 4 6]: input 0 is int32", tensor.ErrDType, func() *tensor.Tensor { return e.Conv2D(i, f, none) }},
+		{"int32 input", "conv2d [1 5 5 4] [3 3 4 6]: x is int32 and the filter float32", tensor.ErrDType, func() *tensor.Tensor { return e.Conv2D(i, f, none) }},
 		{"channels differ", "filter has 4 input channels", tensor.ErrShape, func() *tensor.Tensor { return e.Conv2D(x, f, tensor.Conv2DOptions{Groups: 2}) }},
 		{"groups do not divide", "not multiples of 3 groups", tensor.ErrShape, func() *tensor.Tensor { return e.Conv2D(x, f, tensor.Conv2DOptions{Groups: 3}) }},
 		{"negative groups", "groups -1 is negative", tensor.ErrArgument, func() *tensor.Tensor { return e.Conv2D(x, f, tensor.Conv2DOptions{Groups: -1}) }},
