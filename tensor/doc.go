@@ -53,12 +53,13 @@
 //
 // Int8 tensors are made by FromInt8s, Cast (which wraps, as C's casts do)
 // and the creation ops, read back by Int8s and Text, and hold quantized
-// weights (Quantize; nn.QuantizeInt8). They take every elementwise op
+// weights (QuantizeInt8; nn.QuantizeInt8). They take every elementwise op
 // (int32 arithmetic, each result wrapped to 8 bits, as Go's int8
 // arithmetic wraps), the views, the copies and Gather, as Float16 does,
-// and MatMul and MatMulT as the right operand of a float32 one: the
-// kernels unpack four weights from each word they load, the Vec4 kernel
-// included, and the result is float32. The other ops fail with ErrDType.
+// MatMul and MatMulT as the right operand of a float32 one, and Conv2D as
+// the filter of a float32 image: the kernels unpack four weights from
+// each word they load, the Vec4 kernels included, and the result is
+// float32. The other ops fail with ErrDType.
 //
 // # Fusion
 //

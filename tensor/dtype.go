@@ -27,7 +27,7 @@ const (
 	// BFloat16 is float32's upper half: float32's range, 7 fraction bits.
 	BFloat16
 	// Int8 is a two's complement byte, -128 to 127: quantized weights
-	// (see MatMul and Quantize). An op's int8 result keeps its value's
+	// (see MatMul and QuantizeInt8). An op's int8 result keeps its value's
 	// low 8 bits, as C's and PyTorch's int8 arithmetic wraps.
 	Int8
 )

@@ -11,7 +11,7 @@ import (
 // more: the last two dimensions multiply, and the dimensions before them
 // are batch dimensions that broadcast. Float16 and bfloat16 operands (both
 // of one dtype) are summed in float32 and the result rounded to their
-// dtype. A float32 a times an int8 b (quantized weights: see Quantize) is
+// dtype. A float32 a times an int8 b (quantized weights: see QuantizeInt8) is
 // the float32 product of a and b's integer values, b read four elements to
 // a word and never widened in memory.
 //
