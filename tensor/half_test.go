@@ -49,6 +49,29 @@ func halfEdges(rng *rand.Rand, n int) []float32 {
 	return v
 }
 
+// randomHalf makes a tensor of h's dtype and shape of normal values of
+// deviation sd, rounded to it.
+func randomHalf(e *tensor.Engine, rng *rand.Rand, dtype tensor.DType, narrow func(float32) uint16, sd float64, shape ...int) *tensor.Tensor {
+	bits := make([]uint16, tensor.Shape(shape).Size())
+	for i := range bits {
+		bits[i] = narrow(float32(rng.NormFloat64() * sd))
+	}
+	return fromBits(e, dtype, bits, shape...)
+}
+
+// narrowConvs are convolutions for the narrow dtypes' tests: the Vec4 kernel
+// (channels by fours), the scalar one reading B by vec4s, the scalar one,
+// groups, strides and padding.
+var narrowConvs = []struct {
+	x, f []int
+	o    tensor.Conv2DOptions
+}{
+	{[]int{2, 7, 6, 4}, []int{3, 3, 4, 8}, tensor.Conv2DOptions{Padding: tensor.Same()}},
+	{[]int{1, 9, 9, 3}, []int{3, 3, 3, 16}, tensor.Conv2DOptions{Stride: [2]int{2, 2}}},
+	{[]int{1, 5, 5, 3}, []int{2, 2, 3, 5}, tensor.Conv2DOptions{}},
+	{[]int{2, 6, 6, 8}, []int{3, 3, 2, 8}, tensor.Conv2DOptions{Groups: 4, Padding: tensor.Same()}},
+}
+
 func TestHalfTensorsRoundTripEveryPattern(t *testing.T) {
 	e := testgpu.Engine(t)
 	ctx := context.Background()
@@ -381,17 +404,7 @@ func TestShapeOpsOnHalfTensors(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, h := range halfDTypes {
-		mk := func(shape ...int) *tensor.Tensor {
-			n := 1
-			for _, d := range shape {
-				n *= d
-			}
-			bits := make([]uint16, n)
-			for i := range bits {
-				bits[i] = h.narrow(float32(rng.NormFloat64() * 100))
-			}
-			return fromBits(e, h.dtype, bits, shape...)
-		}
+		mk := func(shape ...int) *tensor.Tensor { return randomHalf(e, rng, h.dtype, h.narrow, 100, shape...) }
 		err := tidy.Do(e, func() error {
 			x, y, z := mk(3, 5, 7), mk(3, 2, 7), mk(3, 5, 7)
 			for name, op := range map[string]func(f func(*tensor.Tensor) *tensor.Tensor, x, y, z *tensor.Tensor) *tensor.Tensor{
@@ -513,19 +526,8 @@ func TestMatMulOfHalfTensors(t *testing.T) {
 			{[]int{130, 40}, []int{130, 66}, true, false},
 			{[]int{2, 20000}, []int{20000, 3}, false, false},
 		} {
-			mk := func(shape []int) *tensor.Tensor {
-				n := 1
-				for _, d := range shape {
-					n *= d
-				}
-				bits := make([]uint16, n)
-				for i := range bits {
-					bits[i] = h.narrow(float32(rng.NormFloat64()))
-				}
-				return fromBits(e, h.dtype, bits, shape...)
-			}
 			err := tidy.Do(e, func() error {
-				a, b := mk(c.a), mk(c.b)
+				a, b := randomHalf(e, rng, h.dtype, h.narrow, 1, c.a...), randomHalf(e, rng, h.dtype, h.narrow, 1, c.b...)
 				y := e.MatMulT(a, b, c.ta, c.tb)
 				require.Equal(t, h.dtype, y.DType())
 				got, err := y.Uint16s(ctx)
@@ -668,17 +670,7 @@ func TestAttentionOfHalfTensors(t *testing.T) {
 		if h.dtype == tensor.BFloat16 {
 			tol = 0.06
 		}
-		mk := func(shape ...int) *tensor.Tensor {
-			n := 1
-			for _, d := range shape {
-				n *= d
-			}
-			b := make([]uint16, n)
-			for i := range b {
-				b[i] = h.narrow(float32(rng.NormFloat64()))
-			}
-			return fromBits(e, h.dtype, b, shape...)
-		}
+		mk := func(shape ...int) *tensor.Tensor { return randomHalf(e, rng, h.dtype, h.narrow, 1, shape...) }
 		err := tidy.Do(e, func() error {
 			mask := e.FromFloat32s([]float32{0, -1, -2, 0, 0, -0.5, 0, 0, 0}, 3, 3)
 			for name, c := range map[string]struct {
@@ -725,28 +717,9 @@ func TestConv2DOfHalfTensors(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(41, 42))
 	for _, h := range halfDTypes {
-		for _, c := range []struct {
-			x, f []int
-			o    tensor.Conv2DOptions
-		}{
-			{[]int{2, 7, 6, 4}, []int{3, 3, 4, 8}, tensor.Conv2DOptions{Padding: tensor.Same()}},
-			{[]int{1, 9, 9, 3}, []int{3, 3, 3, 16}, tensor.Conv2DOptions{Stride: [2]int{2, 2}}},
-			{[]int{1, 5, 5, 3}, []int{2, 2, 3, 5}, tensor.Conv2DOptions{}},
-			{[]int{2, 6, 6, 8}, []int{3, 3, 2, 8}, tensor.Conv2DOptions{Groups: 4, Padding: tensor.Same()}},
-		} {
-			mk := func(shape []int) *tensor.Tensor {
-				n := 1
-				for _, d := range shape {
-					n *= d
-				}
-				bits := make([]uint16, n)
-				for i := range bits {
-					bits[i] = h.narrow(float32(rng.NormFloat64()))
-				}
-				return fromBits(e, h.dtype, bits, shape...)
-			}
+		for _, c := range narrowConvs {
 			err := tidy.Do(e, func() error {
-				x, f := mk(c.x), mk(c.f)
+				x, f := randomHalf(e, rng, h.dtype, h.narrow, 1, c.x...), randomHalf(e, rng, h.dtype, h.narrow, 1, c.f...)
 				y := e.Conv2D(x, f, c.o)
 				require.NoError(t, y.Err())
 				require.Equal(t, h.dtype, y.DType())

@@ -424,22 +424,8 @@ func TestConv2DWithInt8Filter(t *testing.T) {
 	e := testgpu.Engine(t)
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(39, 40))
-	for _, c := range []struct {
-		x, f []int
-		o    tensor.Conv2DOptions
-	}{
-		{[]int{2, 7, 6, 4}, []int{3, 3, 4, 8}, tensor.Conv2DOptions{Padding: tensor.Same()}},
-		{[]int{1, 9, 9, 3}, []int{3, 3, 3, 16}, tensor.Conv2DOptions{Stride: [2]int{2, 2}}},
-		{[]int{1, 5, 5, 3}, []int{2, 2, 3, 5}, tensor.Conv2DOptions{}},
-		{[]int{2, 6, 6, 8}, []int{3, 3, 2, 8}, tensor.Conv2DOptions{Groups: 4, Padding: tensor.Same()}},
-	} {
-		n := func(s []int) int {
-			p := 1
-			for _, d := range s {
-				p *= d
-			}
-			return p
-		}
+	for _, c := range narrowConvs {
+		n := func(s []int) int { return tensor.Shape(s).Size() }
 		xv := make([]float32, n(c.x))
 		for i := range xv {
 			xv[i] = float32(rng.NormFloat64())

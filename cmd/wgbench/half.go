@@ -23,18 +23,8 @@ var mlpForwardHalf = workload{name: "mlp_forward_half", run: func(ctx context.Co
 	m := newMLP(e, mlpData())
 	defer m.dispose()
 	want := mlpWantLoss()
-	bytesOf := func(d tensor.DType) uint64 {
-		for _, s := range e.ByDType() {
-			if s.DType == d {
-				return s.Bytes
-			}
-		}
-		return 0
-	}
-	var f32 uint64
-	for _, t := range m.params() {
-		f32 += uint64(4 * t.Size())
-	}
+	bytesOf := func(d tensor.DType) uint64 { return dtypeBytes(e, d) }
+	f32 := float32Bytes(m.params())
 	res := Result{Unit: "ms/pass", Ops: mlpForwardBlocks * mlpBlockPasses, Ok: true}
 	for _, dt := range []tensor.DType{tensor.Float16, tensor.BFloat16} {
 		before := bytesOf(dt)
@@ -76,6 +66,25 @@ var mlpForwardHalf = workload{name: "mlp_forward_half", run: func(ctx context.Co
 	res.Extra = append(res.Extra, bytesMetric("weights_float32", f32))
 	return res, nil
 }}
+
+// dtypeBytes is the bytes e's tensors of dtype d hold (Engine.ByDType).
+func dtypeBytes(e *tensor.Engine, d tensor.DType) uint64 {
+	for _, s := range e.ByDType() {
+		if s.DType == d {
+			return s.Bytes
+		}
+	}
+	return 0
+}
+
+// float32Bytes is the bytes ts take as float32.
+func float32Bytes(ts []*tensor.Tensor) uint64 {
+	var n uint64
+	for _, t := range ts {
+		n += uint64(4 * t.Size())
+	}
+	return n
+}
 
 // timePasses times pass, which returns a scalar loss, as the forward
 // workloads do: mlpForwardBlocks blocks of mlpBlockPasses passes after a

@@ -21,26 +21,15 @@ import (
 var mlpForwardInt8 = workload{name: "mlp_forward_int8", run: func(ctx context.Context, e *tensor.Engine) (Result, error) {
 	m := newMLP(e, mlpData())
 	defer m.dispose()
-	bytesOf := func(d tensor.DType) uint64 {
-		for _, s := range e.ByDType() {
-			if s.DType == d {
-				return s.Bytes
-			}
-		}
-		return 0
-	}
-	var f32 uint64
-	for _, t := range m.params() {
-		f32 += uint64(4 * t.Size())
-	}
-	i8, fl := bytesOf(tensor.Int8), bytesOf(tensor.Float32)
+	f32 := float32Bytes(m.params())
+	i8, fl := dtypeBytes(e, tensor.Int8), dtypeBytes(e, tensor.Float32)
 	q1, s1 := e.QuantizeInt8(m.w1, 1) // [in, out]: a column a channel
 	q2, s2 := e.QuantizeInt8(m.w2, 1)
 	defer tidy.Dispose([]*tensor.Tensor{q1, s1, q2, s2})
 	if err := e.Flush(); err != nil {
 		return Result{}, err
 	}
-	weights := bytesOf(tensor.Int8) - i8 + bytesOf(tensor.Float32) - fl + uint64(4*(m.b1.Size()+m.b2.Size()))
+	weights := dtypeBytes(e, tensor.Int8) - i8 + dtypeBytes(e, tensor.Float32) - fl + uint64(4*(m.b1.Size()+m.b2.Size()))
 	perPass, got, err := timePasses(ctx, e, func() (*tensor.Tensor, error) {
 		return tidy.Run(e, func() (*tensor.Tensor, error) {
 			h := e.Relu(e.Add(e.Mul(e.MatMul(m.x, q1), s1), m.b1))
