@@ -95,23 +95,10 @@ func timePasses(ctx context.Context, e *tensor.Engine, pass func() (*tensor.Tens
 	var got float32
 	for b := range 1 + mlpForwardBlocks { // the first block warms up
 		start := time.Now()
-		var l *tensor.Tensor
-		for range mlpBlockPasses {
-			l.Dispose()
-			var err error
-			if l, err = pass(); err == nil {
-				err = e.Flush()
-			}
-			if err != nil {
-				return 0, 0, err
-			}
-		}
-		v, err := l.Float32s(ctx)
-		l.Dispose()
-		if err != nil {
+		var err error
+		if got, err = passBlock(ctx, e, pass); err != nil {
 			return 0, 0, err
 		}
-		got = v[0]
 		if b > 0 {
 			elapsed += time.Since(start)
 		}

@@ -347,6 +347,12 @@ func forwardBlock(ctx context.Context, e *tensor.Engine, m mlp, recording bool) 
 			return l, err
 		})
 	}
+	return passBlock(ctx, e, pass)
+}
+
+// passBlock runs mlpBlockPasses passes of pass, which returns a scalar
+// loss, each flushed, and reads back the last loss.
+func passBlock(ctx context.Context, e *tensor.Engine, pass func() (*tensor.Tensor, error)) (float32, error) {
 	var l *tensor.Tensor
 	defer func() { l.Dispose() }()
 	for range mlpBlockPasses {
