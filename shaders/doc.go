@@ -83,7 +83,7 @@
 //	matmul_tiled.wgsl     matmul/tiled/{TransA}/{TransB}/b{BatchRank}[/sum_a][/sum_b][/{AStorage}|/a_{AStorage}/b_{BStorage}]
 //	matmul_register.wgsl  matmul/register/{TransA}/{TransB}/b{BatchRank}[/sum_a][/sum_b][/{AStorage}|/a_{AStorage}/b_{BStorage}]
 //	matmul_small.wgsl     matmul/small/{TransA}/{TransB}/b{BatchRank}[/sum_a][/sum_b][/{AStorage}|/a_{AStorage}/b_{BStorage}]
-//	(generated)           matmul/vec4/{TransA}/{TransB}/b{BatchRank}[/sum_a][/sum_b][/a_{AStorage}/b_{BStorage}]
+//	(generated)           matmul/vec4/{TransA}/{TransB}/b{BatchRank}[/sum_a][/sum_b][/{AStorage}|/a_{AStorage}/b_{BStorage}]
 //	(generated)           elementwise/{nodes}/{hash}
 //	(the product's)       matmul/{kind}/{TransA}/{TransB}/b{BatchRank}[/sum_a][/sum_b][/{AStorage}|/a_{AStorage}/b_{BStorage}]+elementwise/{nodes}/{hash}/{StoreC}
 //	reduce.wgsl           reduce/{Op}/{In}/{PerThread}/{Segments}/{Indexed}[/{Storage}]

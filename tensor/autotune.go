@@ -519,11 +519,7 @@ func (o *op) matmulChoice(g matmulGeom, bufs []*wgpu.Buffer, count bool) kernels
 	family := e.matMulKernel()
 	_, forced := forcedMatMulKernel()
 	if g.base.AStorage != kernels.Word || g.base.BStorage != kernels.Word {
-		// Packed operands: the templated kernels read them, untuned, and
-		// the Vec4 kernel int8 weights.
-		if family == "vec4" && (g.base.AStorage != kernels.Word || g.base.BStorage != kernels.Int8) {
-			family = "register"
-		}
+		// Packed operands: every kernel reads them, untuned.
 		k := pickMatMul(family, forced, g.base, g.M, g.K, g.N, g.batches)
 		if count {
 			tunerFor(e.dev).count(k)

@@ -40,8 +40,8 @@
 // BroadcastTo: element by element, an element starting mid-word included),
 // the reductions (Sum, Mean, Prod, Max, Min accumulate in float32 and
 // round the result; ArgMax and ArgMin give int32), MatMul and MatMulT
-// (float32 sums of the unpacked operands, rounded: with the templated
-// kernels, never the vec4 one, and untuned), Softmax and LogSoftmax
+// (float32 sums of the operands unpacked in the kernel, the Vec4 one
+// included, rounded; untuned), Softmax and LogSoftmax
 // (float32 arithmetic, rounded), LayerNorm (likewise; x, gamma and beta
 // of one dtype), ScaledDotProductAttention and its packed form (composed
 // of those ops, in the operands' dtype; a float32 additive mask is

@@ -525,6 +525,9 @@ func TestMatMulOfHalfTensors(t *testing.T) {
 			{[]int{2, 65, 33}, []int{33, 70}, false, false},
 			{[]int{130, 40}, []int{130, 66}, true, false},
 			{[]int{2, 20000}, []int{20000, 3}, false, false},
+			{[]int{64, 128}, []int{96, 128}, false, true}, // the Vec4 kernel's shapes
+			{[]int{128, 64}, []int{128, 96}, true, false},
+			{[]int{2, 36, 128}, []int{128, 132}, false, false},
 		} {
 			err := tidy.Do(e, func() error {
 				a, b := randomHalf(e, rng, h.dtype, h.narrow, 1, c.a...), randomHalf(e, rng, h.dtype, h.narrow, 1, c.b...)

@@ -73,10 +73,9 @@ type MatMul struct {
 	SumA, SumB     bool
 	// AStorage and BStorage are how A's and B's elements lie in memory:
 	// they are unpacked as Elementwise unpacks them, and C is float32 all
-	// the same. Half-width ones not with Vec4; none but Word with SumA or
-	// SumB. An Int8 B (weights of int8 values, A float32) is read with
-	// Vec4 as one word for four elements, where a float32 B takes a vec4:
-	// the kernel's indexing is the same, in words.
+	// the same; none but Word with SumA or SumB. With Vec4 a vec4 of an
+	// Int8 operand (weights of int8 values) is one word, of a half-width
+	// one two: the kernel's indexing is the same, in vec4s.
 	AStorage, BStorage Storage
 }
 
@@ -313,10 +312,14 @@ func loader(name, binding string, s Storage) string {
 }
 
 // vec4Load is the Vec4 kernel's load of the vec4 of operand binding at
-// index (a vec4 of f32, or with Int8 storage the word of four int8s).
+// index (counted in vec4s): a vec4 of f32, with Int8 storage the word of
+// four int8s, with a half-width one the two words of four halves.
 func vec4Load(binding string, s Storage, index string) string {
-	if s == Int8 {
+	switch s.PerWord() {
+	case 4:
 		return fmt.Sprintf("vec4<f32>(load4_i8(%s[%s]))", binding, index)
+	case 2:
+		return fmt.Sprintf("%s(%s[2u * (%s)], %s[2u * (%s) + 1u])", s.helper("load4"), binding, index, binding, index)
 	}
 	return fmt.Sprintf("%s[%s]", binding, index)
 }

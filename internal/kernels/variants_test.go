@@ -57,6 +57,10 @@ func variants() []variant {
 			add(fmt.Sprintf("matmul_%s_%s%s%s_b1", kind, st, flag(m.TransA, "_ta"), flag(m.TransB, "_tb")), m, m.params())
 		}
 	}
+	for _, st := range []Storage{Float16, BFloat16} { // half-width operands on the Vec4 kernel
+		m := MatMul{TransA: st == BFloat16, TransB: st == Float16, BatchRank: 1, Vec4: true, AStorage: st, BStorage: st}
+		add(fmt.Sprintf("matmul_vec4_%s%s%s_b1", st, flag(m.TransA, "_ta"), flag(m.TransB, "_tb")), m, m.params())
+	}
 	for _, kind := range []string{"tiled", "register", "small", "vec4"} { // int8 weights
 		for _, tb := range []bool{false, true} {
 			m := MatMul{TransB: tb, Register: kind == "register", Vec4: kind == "vec4", Small: kind == "small", BStorage: Int8}
