@@ -518,18 +518,11 @@ func (o *op) matmulChoice(g matmulGeom, bufs []*wgpu.Buffer, count bool) kernels
 	e := o.e
 	family := e.matMulKernel()
 	_, forced := forcedMatMulKernel()
-	if g.base.AStorage != kernels.Word || g.base.BStorage != kernels.Word {
-		// Packed operands: every kernel reads them, untuned.
-		k := pickMatMul(family, forced, g.base, g.M, g.K, g.N, g.batches)
-		if count {
-			tunerFor(e.dev).count(k)
-		}
-		return k
-	}
+	packed := g.base.AStorage != kernels.Word || g.base.BStorage != kernels.Word // every kernel reads them, untuned
 	heur := pickMatMul(family, forced, g.base, g.M, g.K, g.N, g.batches)
 	t := tunerFor(e.dev)
 	k := heur
-	if !forced {
+	if !forced && !packed {
 		k = t.choose(o, g, heur, family, bufs)
 	}
 	if count {

@@ -397,31 +397,9 @@ func (c Conv2D) Spec() wgpu.KernelSpec {
 	if c.Vec4 {
 		data.ColQuads = quads(4 * sh.cols)
 	}
-	data.AElem, data.LoadA = convLoad("la", "a", c.Input, c.Vec4)
-	data.BElem, data.LoadB = convLoad("lbm", "bm", c.Filter, c.Vec4 || c.B4)
+	data.AElem, data.LoadA = operandElem(c.Input, c.Vec4), loadFunc("la", "a", c.Input, c.Vec4)
+	data.BElem, data.LoadB = operandElem(c.Filter, c.Vec4 || c.B4), loadFunc("lbm", "bm", c.Filter, c.Vec4 || c.B4)
 	data.Lib = storageLib(c.Input, c.Filter)
 	return wgpu.KernelSpec{Name: "conv2d_" + string(c.Op), Key: c.Key(), Source: fill("conv.wgsl", data),
 		Bindings: []wgpu.Access{wgpu.ReadOnly, wgpu.ReadOnly, wgpu.ReadWrite}, Params: true, ParamsSize: paramsSizeOf(p)}
-}
-
-// convLoad is the element type of a Conv2D kernel's binding of storage s
-// and the function name(i) reading its element i as f32, or with wide its
-// vec4 i (four consecutive elements) as vec4<f32>: words unpacked where s
-// packs them (an Int8 vec4 is one word, a half-width one two).
-func convLoad(name, binding string, s Storage, wide bool) (elem, load string) {
-	switch {
-	case s == Word && wide:
-		return "vec4<f32>", fmt.Sprintf("fn %s(i: u32) -> vec4<f32> { return %s[i]; }", name, binding)
-	case s == Word:
-		return "f32", fmt.Sprintf("fn %s(i: u32) -> f32 { return %s[i]; }", name, binding)
-	case s == Int8 && wide:
-		return "u32", fmt.Sprintf("fn %s(i: u32) -> vec4<f32> { return vec4<f32>(load4_i8(%s[i])); }", name, binding)
-	case s == Int8:
-		return "u32", fmt.Sprintf("fn %s(i: u32) -> f32 { return f32(%s); }", name, s.element(binding, "i"))
-	case wide:
-		u := s.unpack()
-		return "u32", fmt.Sprintf("fn %s(i: u32) -> vec4<f32> { let w0 = %s[2u * i]; let w1 = %s[2u * i + 1u]; return vec4<f32>(%s(w0, 0u), %s(w0, 1u), %s(w1, 0u), %s(w1, 1u)); }",
-			name, binding, binding, u, u, u, u)
-	}
-	return "u32", fmt.Sprintf("fn %s(i: u32) -> f32 { return %s; }", name, s.element(binding, "i"))
 }

@@ -262,7 +262,7 @@ func (m MatMul) Spec() wgpu.KernelSpec {
 // Epilogue the caller sets.
 func (m MatMul) source(data matmulKernel) string {
 	data.Elem, data.Tile = "f32", MatMulTileM
-	data.AElem, data.BElem = m.operandElem(m.AStorage), m.operandElem(m.BStorage)
+	data.AElem, data.BElem = operandElem(m.AStorage, false), operandElem(m.BStorage, false)
 	data.LoadA, data.LoadB = loader("la", "a", m.AStorage), loader("lb", "bm", m.BStorage)
 	data.Lib = storageLib(m.AStorage, m.BStorage)
 	var src string
@@ -273,7 +273,7 @@ func (m MatMul) source(data matmulKernel) string {
 		src = fill("matmul_small.wgsl", data)
 	case m.Vec4:
 		data.Elem = "vec4<f32>"
-		data.AElem, data.BElem = m.operandElem(m.AStorage), m.operandElem(m.BStorage)
+		data.AElem, data.BElem = operandElem(m.AStorage, true), operandElem(m.BStorage, true)
 		src = m.vec4Source(data)
 	case m.Register:
 		data.Threads, data.Block, data.StepK = registerThreads, registerBlock, MatMulTileK
@@ -286,23 +286,35 @@ func (m MatMul) source(data matmulKernel) string {
 	return src
 }
 
-// operandElem is the element type of the binding of an operand in
-// storage s: f32 (vec4<f32> with Vec4), or u32 words of packed elements.
-func (m MatMul) operandElem(s Storage) string {
-	switch {
-	case s != Word:
-		return "u32"
-	case m.Vec4:
-		return "vec4<f32>"
-	}
-	return "f32"
-}
-
 // loader is the WGSL function name(i) reading element i of the array
 // binding in storage s as f32, or "" for Word, read directly.
 func loader(name, binding string, s Storage) string {
 	if s == Word {
 		return ""
+	}
+	return loadFunc(name, binding, s, false)
+}
+
+// operandElem is the element type of the binding of an operand in
+// storage s that a product kernel (MatMul, Conv2D, Pool2D) reads: f32
+// (vec4<f32> where wide, reading four at a time), or u32 words of packed
+// elements.
+func operandElem(s Storage, wide bool) string {
+	switch {
+	case s != Word:
+		return "u32"
+	case wide:
+		return "vec4<f32>"
+	}
+	return "f32"
+}
+
+// loadFunc is the WGSL function name(i) reading element i of the array
+// binding in storage s as f32, or where wide its vec4 i (four
+// consecutive elements) as vec4<f32> (see vec4Load).
+func loadFunc(name, binding string, s Storage, wide bool) string {
+	if wide {
+		return fmt.Sprintf("fn %s(i: u32) -> vec4<f32> { return %s; }", name, vec4Load(binding, s, "i"))
 	}
 	v := s.element(binding, "i")
 	if s == Int8 {
@@ -311,9 +323,9 @@ func loader(name, binding string, s Storage) string {
 	return fmt.Sprintf("fn %s(i: u32) -> f32 { return %s; }", name, v)
 }
 
-// vec4Load is the Vec4 kernel's load of the vec4 of operand binding at
-// index (counted in vec4s): a vec4 of f32, with Int8 storage the word of
-// four int8s, with a half-width one the two words of four halves.
+// vec4Load is the load of the vec4 of operand binding at index (counted
+// in vec4s): a vec4 of f32, with Int8 storage the word of four int8s,
+// with a half-width one the two words of four halves.
 func vec4Load(binding string, s Storage, index string) string {
 	switch s.PerWord() {
 	case 4:

@@ -91,7 +91,7 @@ func (k Pool2D) Spec() wgpu.KernelSpec {
 		data["Out"] = data["T"]
 	}
 	if k.Storage != Word {
-		_, data["LoadX"] = convLoad("lx", "x", k.Storage, data["Vec4"] == true)
+		data["LoadX"] = loadFunc("lx", "x", k.Storage, data["Vec4"] == true)
 		data["Lib"] = storageLib(k.Storage)
 	}
 	src := fill("pool.wgsl", data)

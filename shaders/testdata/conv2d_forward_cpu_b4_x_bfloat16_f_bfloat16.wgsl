@@ -104,7 +104,7 @@ fn load4_bf16(a: u32, b: u32) -> vec4<f32> { return vec4<f32>(load_bf16(a, 0u), 
 fn pack_bf16(a: f32, b: f32) -> u32 { return f32_to_bfloat16(a) | (f32_to_bfloat16(b) << 16u); }
 
 fn la(i: u32) -> f32 { return load_bf16(a[i >> 1u], i & 1u); }
-fn lbm(i: u32) -> vec4<f32> { let w0 = bm[2u * i]; let w1 = bm[2u * i + 1u]; return vec4<f32>(load_bf16(w0, 0u), load_bf16(w0, 1u), load_bf16(w1, 0u), load_bf16(w1, 1u)); }
+fn lbm(i: u32) -> vec4<f32> { return load4_bf16(bm[2u * (i)], bm[2u * (i) + 1u]); }
 @compute @workgroup_size(8)
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) li: u32) {
 	let lx = li % 1u; let ly = li / 1u;

@@ -95,7 +95,7 @@ fn load4_f16(a: u32, b: u32) -> vec4<f32> { return vec4<f32>(load_f16(a, 0u), lo
 fn load4_bf16(a: u32, b: u32) -> vec4<f32> { return vec4<f32>(load_bf16(a, 0u), load_bf16(a, 1u), load_bf16(b, 0u), load_bf16(b, 1u)); }
 fn pack_bf16(a: f32, b: f32) -> u32 { return f32_to_bfloat16(a) | (f32_to_bfloat16(b) << 16u); }
 
-fn lx(i: u32) -> vec4<f32> { let w0 = x[2u * i]; let w1 = x[2u * i + 1u]; return vec4<f32>(load_bf16(w0, 0u), load_bf16(w0, 1u), load_bf16(w1, 0u), load_bf16(w1, 1u)); }
+fn lx(i: u32) -> vec4<f32> { return load4_bf16(x[2u * (i)], x[2u * (i) + 1u]); }
 
 // taps is the first position inside [0, size) of the taps start + k·dil,
 // k in [0, kernel), and how many lie inside: the taps before 0 are the
