@@ -66,10 +66,11 @@ func (c *Context) NeedsGradient(i int) bool {
 // Input returns the op's input i as saved by the tape; the rule must list
 // i in Rule.Inputs. It is nil otherwise.
 func (c *Context) Input(i int) *tensor.Tensor {
-	if c == nil || c.n == nil || i < 0 || i >= len(c.n.savedIn) {
+	s := c.saved(i)
+	if s == nil {
 		return nil
 	}
-	return widened(c.n.savedIn[i], c.n.in[i])
+	return widened(s, c.n.in[i])
 }
 
 // saved and savedOutput return the op's input or output i as the tape
@@ -92,10 +93,11 @@ func (c *Context) savedOutput(i int) *tensor.Tensor {
 // Output returns the op's output i as saved by the tape, if listed in
 // Rule.Outputs; nil otherwise.
 func (c *Context) Output(i int) *tensor.Tensor {
-	if c == nil || c.n == nil || i < 0 || i >= len(c.n.savedOut) {
+	s := c.savedOutput(i)
+	if s == nil {
 		return nil
 	}
-	return widened(c.n.savedOut[i], c.n.out[i])
+	return widened(s, c.n.out[i])
 }
 
 // NumInputs returns how many inputs the op had.

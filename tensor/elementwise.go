@@ -470,11 +470,12 @@ var keepsBits = map[string]bool{
 // operand matches an elementwise expression's operand names.
 var operand = regexp.MustCompile(`\ba([0-9])\b`)
 
-// flushExpr wraps expr's float operands in daz_ (float16 and bfloat16
-// ones unpack to float32, and a bfloat16 may unpack to a subnormal) and
-// its result in ftz_, so that the op sees and gives what a flushing
-// device's arithmetic does, also where it reads the bits. Ops are recorded often and their
-// expressions are few: the wrapped ones are remembered.
+// flushExpr wraps expr's operands in floats (bit i for a<i>) in daz_
+// (float16 and bfloat16 ones unpack to float32, and a bfloat16 may unpack
+// to a subnormal) and its result in ftz_, so that the op sees and gives
+// what a flushing device's arithmetic does, also where it reads the bits.
+// Ops are recorded often and their expressions are few: the wrapped ones
+// are remembered.
 func flushExpr(expr string, floats uint64) string {
 	key := flushKey{expr, floats}
 	if w, ok := flushedExprs.Load(key); ok {
