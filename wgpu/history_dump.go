@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"maps"
 	"os"
 	"runtime"
@@ -588,13 +589,17 @@ func (j *historyJSON) history() (*History, error) {
 // handed out twice, released while not live, more reused or returned
 // than the pool held.
 func (h *History) Replay(each func(i int, t HistoryTotals)) (HistoryTotals, error) {
-	r, err := h.replayTo(len(h.Events)-1, each)
+	var after func(int, *replay)
+	if each != nil {
+		after = func(i int, r *replay) { each(i, r.t) }
+	}
+	r, err := h.replayTo(len(h.Events)-1, after)
 	return r.t, err
 }
 
 // replayTo plays h's events up to event last, calling each (when not nil)
-// after every one.
-func (h *History) replayTo(last int, each func(i int, t HistoryTotals)) (*replay, error) {
+// with the state after every one.
+func (h *History) replayTo(last int, each func(i int, r *replay)) (*replay, error) {
 	r := &replay{}
 	r.init()
 	r.t = h.Base.Totals
@@ -609,10 +614,23 @@ func (h *History) replayTo(last int, each func(i int, t HistoryTotals)) (*replay
 			return r, fmt.Errorf("event %d (%s of buffer %d, %d B): %v", i, e.Kind, e.Buffer, e.Bytes, err)
 		}
 		if each != nil {
-			each(i, r.t)
+			each(i, r)
 		}
 	}
 	return r, nil
+}
+
+// LiveEach replays h once and calls each after every event from first on
+// with the event's index and the buffers then live, in no order: what
+// Live(i) gives for each i, without a replay each. live is valid during
+// the call only. It fails as Replay does.
+func (h *History) LiveEach(first int, each func(i int, live iter.Seq[HistoryBuffer])) error {
+	_, err := h.replayTo(len(h.Events)-1, func(i int, r *replay) {
+		if i >= first {
+			each(i, maps.Values(r.live))
+		}
+	})
+	return err
 }
 
 // Live returns the buffers live after event i (before the first event

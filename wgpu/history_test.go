@@ -2,9 +2,12 @@ package wgpu_test
 
 import (
 	"bytes"
+	"cmp"
+	"iter"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -115,6 +118,18 @@ func TestHistoryReplaysToThePoolsFiguresAtEveryStep(t *testing.T) {
 	require.True(t, h.Started.Equal(back.Started))
 	site := h.Sites[h.Events[0].Site]
 	require.Contains(t, site.Frames[site.User].File, "history_test.go")
+
+	// LiveEach's one replay gives what Live gives at every event from
+	// the first asked.
+	first, seen := len(h.Events)/3, 0
+	require.NoError(t, h.LiveEach(first, func(i int, live iter.Seq[wgpu.HistoryBuffer]) {
+		want, err := h.Live(i)
+		require.NoError(t, err)
+		got := slices.SortedFunc(live, func(a, b wgpu.HistoryBuffer) int { return cmp.Compare(a.Buffer, b.Buffer) })
+		require.Equal(t, want, got, "event %d", i)
+		seen++
+	}))
+	require.Equal(t, len(h.Events)-first, seen)
 }
 
 func TestHistoryRingDropsTheOldestAndKeepsItsState(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"iter"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -308,18 +309,14 @@ func mostLive(d *wgpu.Device, mark, dtype string) (uint64, error) {
 		return 0, fmt.Errorf("the memory history has no marker %q (dropped: record more events)", mark)
 	}
 	var most uint64
-	for i := marks[len(marks)-1]; i < len(h.Events); i++ {
-		live, err := h.Live(i)
-		if err != nil {
-			return 0, err
-		}
+	err = h.LiveEach(marks[len(marks)-1], func(_ int, live iter.Seq[wgpu.HistoryBuffer]) {
 		var n uint64
-		for _, b := range live {
+		for b := range live {
 			if b.Tag >= 0 && h.Tags[b.Tag].DType == dtype {
 				n += b.Bytes
 			}
 		}
 		most = max(most, n)
-	}
-	return most, nil
+	})
+	return most, err
 }
