@@ -163,7 +163,8 @@ func (l *MultiheadAttention) Attend(query, key, value *tensor.Tensor, o AttendOp
 		// transpose or merge of their own, forward or backward.
 		var merged *tensor.Tensor
 		if query == key && key == value {
-			merged = e.ScaledDotProductAttentionPacked(project(e, query, l.inW, l.inScale, l.inB), opts) // from [batch, T, 3d]
+			qkv := project(e, query, l.inW, l.inScale, l.inB)
+			merged = consumed(e.ScaledDotProductAttentionPacked(qkv, opts), qkv) // from [batch, T, 3d]
 		} else {
 			// The weights of each projection, split in one op (whose
 			// gradient is one concatenation).
@@ -175,25 +176,20 @@ func (l *MultiheadAttention) Attend(query, key, value *tensor.Tensor, o AttendOp
 			if l.inScale != nil {
 				ss = e.Split(l.inScale, 0, l.d, l.d, l.d)
 			}
-			merged = e.ScaledDotProductAttention(project(e, query, ws[0], ss[0], bs[0]), project(e, key, ws[1], ss[1], bs[1]),
-				project(e, value, ws[2], ss[2], bs[2]), opts)
+			q, k, v := project(e, query, ws[0], ss[0], bs[0]), project(e, key, ws[1], ss[1], bs[1]), project(e, value, ws[2], ss[2], bs[2])
+			merged = e.ScaledDotProductAttention(q, k, v, opts)
+			q.Dispose()
+			k.Dispose()
+			v.Dispose()
 		}
-		y := scaled(e, e.MatMulT(merged, l.outW, false, true), l.outScale)
-		if l.outB != nil {
-			y = e.Add(y, l.outB)
-		}
-		return y
+		return consumed(project(e, merged, l.outW, l.outScale, l.outB), merged)
 	})
 }
 
 // project returns x·wᵀ + b (no bias where b is nil), the product times
-// scale where w is int8.
+// scale where w is int8, freeing the intermediates.
 func project(e *tensor.Engine, x, w, scale, b *tensor.Tensor) *tensor.Tensor {
-	y := scaled(e, e.MatMulT(x, w, false, true), scale)
-	if b != nil {
-		y = e.Add(y, b)
-	}
-	return y
+	return affine(e, e.MatMulT(x, w, false, true), scale, b)
 }
 
 // checkMasks returns a tensor carrying the error of o's masks for

@@ -49,6 +49,43 @@ func scoped(e *tensor.Engine, f func() *tensor.Tensor) *tensor.Tensor {
 	return y
 }
 
+// through runs x through fs in turn and returns the last result, freeing
+// each intermediate result as soon as the next function has used it, so
+// that a chain of layers holds at most two of them at once (a tape keeps
+// what its rules need); x stays the caller's. It stops at the first result
+// that carries an error and returns it with its function's index; the
+// index is -1 when none failed. With no functions it returns x itself.
+func through(x *tensor.Tensor, fs ...func(*tensor.Tensor) *tensor.Tensor) (*tensor.Tensor, int) {
+	h := x
+	for i, f := range fs {
+		y := f(h)
+		if h != x {
+			h.Dispose()
+		}
+		if y.Err() != nil {
+			return y, i
+		}
+		h = y
+	}
+	return h, -1
+}
+
+// chain composes fs (at least one) into one function that runs its input
+// through them (see through).
+func chain(fs ...func(*tensor.Tensor) *tensor.Tensor) func(*tensor.Tensor) *tensor.Tensor {
+	return func(x *tensor.Tensor) *tensor.Tensor {
+		y, _ := through(x, fs...)
+		return y
+	}
+}
+
+// plus returns x + f(x), freeing f's result once it is added.
+func plus(e *tensor.Engine, x *tensor.Tensor, f func(*tensor.Tensor) *tensor.Tensor) *tensor.Tensor {
+	r := f(x)
+	defer r.Dispose()
+	return e.Add(x, r)
+}
+
 // unrecorded runs f with no tape recording e's ops, as torch.no_grad does:
 // for updates that are not part of the function a tape differentiates
 // (BatchNorm's running statistics).

@@ -69,11 +69,7 @@ func (l *Conv2D) Forward(x *tensor.Tensor) *tensor.Tensor {
 	}
 	e := engineFor(x)
 	return scoped(e, func() *tensor.Tensor {
-		y := scaled(e, e.Conv2D(x, l.weight, l.opts), l.scale)
-		if l.bias == nil {
-			return y
-		}
-		return e.Add(y, l.bias)
+		return affine(e, e.Conv2D(x, l.weight, l.opts), l.scale, l.bias)
 	})
 }
 

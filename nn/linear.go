@@ -56,10 +56,6 @@ func (l *Linear) Forward(x *tensor.Tensor) *tensor.Tensor {
 		if x.Rank() == 1 {
 			return e.Reshape(l.Forward(e.Reshape(x, 1, l.in)), l.out)
 		}
-		y := scaled(e, e.MatMulT(x, l.weight, false, true), l.scale)
-		if l.bias == nil {
-			return y
-		}
-		return e.Add(y, l.bias)
+		return affine(e, e.MatMulT(x, l.weight, false, true), l.scale, l.bias)
 	})
 }

@@ -155,3 +155,32 @@ func TestTrainingModeStepsLeaveNothing(t *testing.T) {
 	}
 	assert.Equal(t, base.Tensors+2*len(m.Params()), afterFirst.Tensors, "Adam's state and nothing else")
 }
+
+// A transformer layer frees each intermediate as soon as the next op has
+// used it, as PyTorch's reference counting does: in either norm placement
+// its forward pass holds at most two [batch, T, FeedForward] results of
+// the feed-forward block at once (the activation's input and output) and
+// eight of the stream's width. Holding each sublayer's results until the
+// layer returned took ten of the stream's width.
+func TestTransformerLayerFreesIntermediatesAsItGoes(t *testing.T) {
+	e := testgpu.Engine(t)
+	const batch, T, D, F = 2, 16, 32, 512
+	wide, narrow := uint64(4*batch*T*F), uint64(4*batch*T*D)
+	for _, normFirst := range []bool{false, true} {
+		b := nn.NewBuilder(e, 5)
+		l := b.TransformerLayer(nn.TransformerConfig{D: D, Heads: 4, FeedForward: F, NormFirst: normFirst, Activation: nn.GELU()})
+		require.NoError(t, b.Err())
+		x := e.RandNormal(7, 0, 1, batch, T, D)
+		require.NoError(t, e.Flush())
+		pool := e.Device().Pool()
+		pool.ResetPeaks()
+		base := pool.Stats().LiveBytes
+		y := l.Forward(x)
+		require.NoError(t, y.Err())
+		peak := pool.Stats().PeakLiveBytes - base
+		t.Logf("normFirst %v: peak %d B over the inputs: %.2f wide results", normFirst, peak, float64(peak)/float64(wide))
+		assert.LessOrEqual(t, peak, 2*wide+8*narrow, "normFirst %v", normFirst)
+		tidy.Dispose([]*tensor.Tensor{x, y})
+		l.Dispose()
+	}
+}

@@ -200,13 +200,25 @@ func weightDType(w *tensor.Tensor) tensor.DType {
 	return tensor.Float32
 }
 
-// scaled is y times scale, where scale is not nil: a quantized layer's
-// product times its channels' scales.
-func scaled(e *tensor.Engine, y, scale *tensor.Tensor) *tensor.Tensor {
-	if scale == nil {
-		return y
+// affine returns y·scale + bias, where scale (a quantized layer's channel
+// scales) and bias are not nil, and frees y and every intermediate: a
+// layer's raw product, consumed as it is made. In a fused group the
+// product's own result is then never written (see tensor's fusion).
+func affine(e *tensor.Engine, y, scale, bias *tensor.Tensor) *tensor.Tensor {
+	if scale != nil {
+		y = consumed(e.Mul(y, scale), y)
 	}
-	return e.Mul(y, scale)
+	if bias != nil {
+		y = consumed(e.Add(y, bias), y)
+	}
+	return y
+}
+
+// consumed returns r after freeing used, the intermediate r was computed
+// from (a tape keeps what its rules need).
+func consumed(r, used *tensor.Tensor) *tensor.Tensor {
+	used.Dispose()
+	return r
 }
 
 func (l *Linear) int8Weights() []int8Weight {

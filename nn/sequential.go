@@ -46,24 +46,23 @@ func (s *Sequential) Forward(x *tensor.Tensor) *tensor.Tensor {
 	if len(s.layers) == 0 {
 		return engineFor(x).Clone(x)
 	}
-	h := x
+	fs := make([]func(*tensor.Tensor) *tensor.Tensor, len(s.layers))
 	for i, l := range s.layers {
-		var y *tensor.Tensor
 		if l == nil {
-			y = engineFor(x).Failed(fmt.Errorf("nil module: %w", tensor.ErrArgument))
+			fs[i] = func(*tensor.Tensor) *tensor.Tensor {
+				return engineFor(x).Failed(fmt.Errorf("nil module: %w", tensor.ErrArgument))
+			}
 		} else {
-			y = l.Forward(h)
+			fs[i] = l.Forward
 		}
-		if h != x {
-			h.Dispose()
-		}
-		if err := y.Err(); err != nil {
-			y.Dispose()
-			return engineFor(x).Failed(fmt.Errorf("nn: Sequential: module %d: %w", i, err))
-		}
-		h = y
 	}
-	return h
+	y, i := through(x, fs...)
+	if i >= 0 {
+		err := y.Err()
+		y.Dispose()
+		return engineFor(x).Failed(fmt.Errorf("nn: Sequential: module %d: %w", i, err))
+	}
+	return y
 }
 
 // Params lists the modules' parameters, named "<index>.<name>", each

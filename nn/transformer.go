@@ -126,19 +126,22 @@ func (l *TransformerLayer) ForwardMasked(x *tensor.Tensor, o AttendOptions) *ten
 		return refuse(x, l.what, tensor.ErrShape, "want [batch, T, %d]", l.c.D)
 	}
 	e := engineFor(x)
+	// Each intermediate is freed as soon as it is used (chain, plus): the
+	// layer holds at most the residual stream and two results of a
+	// sublayer at once, besides what a tape saves.
 	return scoped(e, func() *tensor.Tensor {
-		attn := func(h *tensor.Tensor) *tensor.Tensor {
-			return l.Dropout1.Forward(l.SelfAttn.Attend(h, h, h, o))
-		}
-		ff := func(h *tensor.Tensor) *tensor.Tensor {
-			return l.Dropout2.Forward(l.Linear2.Forward(l.Dropout.Forward(l.Activation.Forward(l.Linear1.Forward(h)))))
+		attend := func(h *tensor.Tensor) *tensor.Tensor { return l.SelfAttn.Attend(h, h, h, o) }
+		attn := chain(attend, l.Dropout1.Forward)
+		ff := chain(l.Linear1.Forward, l.Activation.Forward, l.Dropout.Forward, l.Linear2.Forward, l.Dropout2.Forward)
+		residual := func(f func(*tensor.Tensor) *tensor.Tensor) func(*tensor.Tensor) *tensor.Tensor {
+			return func(h *tensor.Tensor) *tensor.Tensor { return plus(e, h, f) }
 		}
 		if l.c.NormFirst {
-			x = e.Add(x, attn(l.Norm1.Forward(x)))
-			return e.Add(x, ff(l.Norm2.Forward(x)))
+			x1 := plus(e, x, chain(l.Norm1.Forward, attn))
+			return consumed(plus(e, x1, chain(l.Norm2.Forward, ff)), x1)
 		}
-		x = l.Norm1.Forward(e.Add(x, attn(x)))
-		return l.Norm2.Forward(e.Add(x, ff(x)))
+		x1 := chain(residual(attn), l.Norm1.Forward)(x)
+		return consumed(chain(residual(ff), l.Norm2.Forward)(x1), x1)
 	})
 }
 

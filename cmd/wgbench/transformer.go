@@ -174,19 +174,34 @@ func (m *gptModel) loss(e *tensor.Engine) (*tensor.Tensor, error) {
 	})
 }
 
-// forward is the block's output for x, [gptN, gptD].
+// forward is the block's output for x, [gptN, gptD]. Each intermediate is
+// freed as soon as the next op has used it, as nn's layers free theirs (a
+// tape keeps what it saves): a scope alone would hold them all until the
+// block ends. x stays the caller's.
 func (b gptBlockParams) forward(e *tensor.Engine, x *tensor.Tensor) *tensor.Tensor {
+	// then returns r after freeing used, which r was computed from.
+	then := func(r *tensor.Tensor, used ...*tensor.Tensor) *tensor.Tensor {
+		tidy.Dispose(used)
+		return r
+	}
+	linear := func(h, w, bias *tensor.Tensor) *tensor.Tensor {
+		p := e.MatMul(h, w)
+		return then(e.Add(p, bias), p)
+	}
 	h := e.LayerNorm(x, b.ln1g, b.ln1b, 1e-5)
-	qkv := e.Add(e.MatMul(h, b.wqkv), b.bqkv) // [N, 3D]: q, k and v, each with its heads side by side
+	qkv := then(linear(h, b.wqkv, b.bqkv), h) // [N, 3D]: q, k and v, each with its heads side by side
 	// Causal attention per sequence and head, read from the projection as
 	// it is and written with the heads merged.
-	o := e.ScaledDotProductAttentionPacked(e.Reshape(qkv, gptBatch, gptContext, 3*gptD),
-		tensor.AttentionOptions{Causal: true, Heads: gptHeads})
-	o = e.Reshape(o, gptN, gptD)
-	x = e.Add(x, e.Add(e.MatMul(o, b.wo), b.bo))                             // attention's residual
-	h = e.LayerNorm(x, b.ln2g, b.ln2b, 1e-5)                                 //
-	f := e.Add(e.MatMul(e.Gelu(e.Add(e.MatMul(h, b.w1), b.b1)), b.w2), b.b2) // the MLP
-	return e.Add(x, f)
+	qkv3 := e.Reshape(qkv, gptBatch, gptContext, 3*gptD)
+	o := then(e.ScaledDotProductAttentionPacked(qkv3, tensor.AttentionOptions{Causal: true, Heads: gptHeads}), qkv3, qkv)
+	o2 := e.Reshape(o, gptN, gptD)
+	a := then(linear(o2, b.wo, b.bo), o2, o)
+	x1 := then(e.Add(x, a), a) // attention's residual
+	h = e.LayerNorm(x1, b.ln2g, b.ln2b, 1e-5)
+	u := then(linear(h, b.w1, b.b1), h) // the MLP
+	g := then(e.Gelu(u), u)
+	f := then(linear(g, b.w2, b.b2), g)
+	return then(e.Add(x1, f), x1, f)
 }
 
 // newGPTTrainer returns a trainer of AdamW on the decoder; its want is
