@@ -12,25 +12,30 @@ import (
 // are. With BFloat16, each float32 activation an op's rule needs (an op's
 // result, not a parameter, buffer, optimizer state or user tensor) of at
 // least AutocastMinElements elements is saved as a bfloat16 copy, made
-// by a Cast as the op is recorded, and the float32 one is no longer held
+// as the op is recorded, and the float32 one is no longer held
 // by the tape: it is freed when the forward pass lets it go. A rule reads
 // the copy widened to float32 (Context.Input, Context.Output), so the
 // gradients are float32, computed from activations rounded to bfloat16
 // (8 significant bits): parameters, optimizer state and gradients stay
 // float32, as under PyTorch's autocast. Ops whose rules compare or divide
 // by what they save keep it exact: max, min, maximum, minimum, clip, prod,
-// max pooling, top-k, the losses and Cast; so does attention, whose rule
-// rebuilds the weights from q and k and the forward's log-sum-exp (q and
-// k rounded, those weights no longer sum to 1: 5% off in a test).
+// max pooling, top-k, the losses and Cast. Attention saves q, k and v
+// narrow and not its output and log-sum-exp: its rule recomputes those
+// from the rounded q, k and v (one more attention pass in the backward),
+// since weights rebuilt from rounded q and k against the exact
+// log-sum-exp no longer sum to 1 (5% off in a test; see Rule.Recompute).
 //
 // What it saves is the saved activations' half: in a 4-layer MLP the bytes
 // held between the passes fall to 54%. It lowers a step's peak only as
-// far as those make it: wgbench's CNN peaks at 12.6 MiB with autocast
-// against 13.9 without (90%), its two-block transformer at 28.4 against
-// 27.4, its peak being a block's forward intermediates; the casts cost
-// the transformer 41 dispatches a step (7% of its time). The activation
-// gradients that read what is saved (ReLU, GELU, tanh, sigmoid) read the
-// narrow copies as they are, without widening them into float32 first.
+// far as those make it: on lavapipe wgbench's CNN peaks at 12.6 MiB with
+// autocast against 13.9 without (90%), its two-block transformer at 17.9
+// against 23.7 (75%); parameters, optimizer state and the forward pass's
+// working set do not shrink. The copies are made beside the ops held back
+// for fusion (tensor.OpRecord.SaveAs), so a product keeps its epilogue;
+// they and attention's recomputation cost the transformer 46 dispatches a
+// step (13% of its time). The activation gradients that read what is
+// saved (ReLU, GELU, tanh, sigmoid) read the narrow copies as they are,
+// without widening them into float32 first.
 //
 // bfloat16 keeps float32's range, so no loss scaling is needed; float16
 // is refused (its range would need one). SetAutocast fails with
@@ -65,22 +70,23 @@ var minNarrow = AutocastMinElements
 // exactSaves names the ops whose saved tensors autocast keeps as they
 // are: their rules compare saved values (a max's position, a bound),
 // divide by them (prod) or need them consistent with one another (a
-// loss's logits, attention's inputs and log-sum-exp).
+// loss's logits). Attention's need the same, and its rule recomputes its
+// outputs instead (Rule.Recompute).
 var exactSaves = map[string]bool{
 	"max": true, "min": true, "maximum": true, "minimum": true, "clip": true, "cast": true, "prod": true,
 	"max_pool2d": true, "top_k": true,
 	"softmax_cross_entropy": true, "softmax_cross_entropy_mean": true, "softmax_cross_entropy_weighted_sum": true,
-	"sigmoid_cross_entropy":        true,
-	"scaled_dot_product_attention": true, "scaled_dot_product_attention_packed": true,
+	"sigmoid_cross_entropy": true,
 }
 
-// narrowed returns the narrow copy t saves of x, an input or output of op,
-// or nil where it saves x as it is.
-func (t *Tape) narrowed(op string, x *tensor.Tensor) *tensor.Tensor {
+// narrowed returns the narrow copy t saves of x, an input or output of the
+// op r records, or nil where it saves x as it is. The copy is made beside
+// the ops the engine holds back for fusion (OpRecord.SaveAs).
+func (t *Tape) narrowed(r *tensor.OpRecord, x *tensor.Tensor) *tensor.Tensor {
 	t.mu.Lock()
 	d := t.saveAs
 	t.mu.Unlock()
-	if d == tensor.Float32 || exactSaves[op] || x == nil || x.Err() != nil || x.DType() != tensor.Float32 ||
+	if d == tensor.Float32 || exactSaves[r.Name] || x == nil || x.Err() != nil || x.DType() != tensor.Float32 ||
 		x.Size() < minNarrow || tensor.CategoryOf(x) != tensor.CategoryActivation {
 		return nil
 	}
@@ -88,20 +94,20 @@ func (t *Tape) narrowed(op string, x *tensor.Tensor) *tensor.Tensor {
 	t.mu.Lock()
 	prev := t.copies[key]
 	t.mu.Unlock()
-	t.narrowing.Store(true)
 	var c *tensor.Tensor
 	if prev != nil && !prev.IsDisposed() {
+		t.narrowing.Store(true)
 		c = t.e.Reshape(prev, x.Shape()...) // a second op saves x: the same copy
+		t.narrowing.Store(false)
+		c.Keep() // the tape's, not the caller's scope's
+		tensor.SetCategory(c, tensor.CategorySaved)
 	} else {
-		c = t.e.Cast(x, d)
+		c = r.SaveAs(x, d)
 	}
-	t.narrowing.Store(false)
 	if c.Err() != nil {
 		c.Dispose()
 		return nil // saved as it is: the op's own error shows elsewhere
 	}
-	c.Keep() // the tape's, not the caller's scope's
-	tensor.SetCategory(c, tensor.CategorySaved)
 	t.mu.Lock()
 	if t.copies == nil {
 		t.copies = map[copyKey]*tensor.Tensor{}

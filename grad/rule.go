@@ -33,6 +33,14 @@ type Rule struct {
 	// that adding up one input's gradient never frees or changes what
 	// another's still reads.
 	Backward func(c *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, error)
+	// Recompute says that Backward can compute the Outputs it reads from
+	// its Inputs: where an autocast tape (Tape.SetAutocast) saved one of
+	// those inputs as a narrow copy, it saves none of the outputs, and
+	// Backward, finding Context.Output nil, recomputes them from the
+	// inputs as saved, so that the gradient is the op's at the rounded
+	// inputs, consistent with itself (attention's weights, rebuilt from
+	// rounded q and k, sum to 1 only against their own log-sum-exp).
+	Recompute bool
 	// NoGrad, when set, says why the op has no gradient ("comparisons
 	// return uint32"): asking for a gradient through it is an error that
 	// says so. Backward is then unused.

@@ -11,7 +11,9 @@ import (
 // which recompute the weights from q, k and the forward's logsumexp (its
 // second output) and regenerate dropout's mask from the seed; a float
 // mask's gradient, the gradient of the scores summed to the mask's shape,
-// is composed only when asked for. Wide heads, which tensor composes of
+// is composed only when asked for. Under autocast the output and
+// logsumexp are recomputed from the rounded operands (Rule.Recompute).
+// Wide heads, which tensor composes of
 // ordinary ops, are differentiated through those ops. Attention over
 // merged heads (AttentionOptions.Heads) and over a packed qkv differ only
 // in layout: the same kernels write the gradients in the operands'
@@ -19,8 +21,8 @@ import (
 // pass the gradient where they kept x; MaskedFill where it did not fill.
 
 func init() {
-	Register("scaled_dot_product_attention", Rule{Inputs: []int{0, 1, 2, 3, 4}, Outputs: []int{0, 1}, Backward: attentionGrad})
-	Register("scaled_dot_product_attention_packed", Rule{Inputs: []int{0, 1, 2}, Outputs: []int{0, 1}, Backward: attentionPackedGrad})
+	Register("scaled_dot_product_attention", Rule{Inputs: []int{0, 1, 2, 3, 4}, Outputs: []int{0, 1}, Recompute: true, Backward: attentionGrad})
+	Register("scaled_dot_product_attention_packed", Rule{Inputs: []int{0, 1, 2}, Outputs: []int{0, 1}, Recompute: true, Backward: attentionPackedGrad})
 	for _, op := range []string{"scaled_dot_product_attention_grad", "scaled_dot_product_attention_packed_grad",
 		"scaled_dot_product_attention_mask_grad"} {
 		Register(op, Rule{NoGrad: "second derivatives of attention are not implemented"})
@@ -46,6 +48,9 @@ func attentionGrad(c *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, error) {
 	}
 	e := c.E
 	q, k, v, out, lse := c.Input(0), c.Input(1), c.Input(2), c.Output(0), c.Output(1)
+	if out == nil {
+		out, lse = e.ScaledDotProductAttentionLSE(q, k, v, opt)
+	}
 	dq, dk, dv := e.ScaledDotProductAttentionGrad(q, k, v, out, lse, dy[0], opt)
 	if err := firstErr(dq, dk, dv); err != nil {
 		return nil, err
@@ -96,6 +101,9 @@ func attentionPackedGrad(c *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, err
 	}
 	e := c.E
 	qkv, out, lse := c.Input(0), c.Output(0), c.Output(1)
+	if out == nil {
+		out, lse = e.ScaledDotProductAttentionPackedLSE(qkv, opt)
+	}
 	d := e.ScaledDotProductAttentionPackedGrad(qkv, out, lse, dy[0], opt)
 	if err := d.Err(); err != nil {
 		return nil, err

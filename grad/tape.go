@@ -59,8 +59,8 @@ type Tape struct {
 
 	// saveAs is the dtype the tape saves activations in (SetAutocast):
 	// Float32 (the zero value) keeps them as they are. narrowing is set
-	// while the tape makes such a copy, so that it does not record its
-	// own cast.
+	// while the tape views such a copy for a second op that saves it, so
+	// that it does not record its own reshape.
 	saveAs    tensor.DType
 	narrowing atomic.Bool
 	copies    map[copyKey]*tensor.Tensor // narrow copies made, by source (under mu)
@@ -172,7 +172,11 @@ func (t *Tape) RecordOp(r *tensor.OpRecord) {
 	n := &node{op: r.Name, attrs: r.Attrs, rule: ruleFor(r.Name), in: refs(r.Inputs, t.e), out: refs(r.Outputs, nil)}
 	if n.rule != nil && n.rule.NoGrad == "" {
 		n.savedIn = n.save(t, r, r.Inputs, n.rule.Inputs)
-		n.savedOut = n.save(t, r, r.Outputs, n.rule.Outputs)
+		if n.rule.Recompute && narrowedAny(n.savedIn, r.Inputs) {
+			n.savedOut = make([]*tensor.Tensor, len(r.Outputs)) // the rule recomputes them
+		} else {
+			n.savedOut = n.save(t, r, r.Outputs, n.rule.Outputs)
+		}
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -190,13 +194,23 @@ func (n *node) save(t *Tape, r *tensor.OpRecord, ts []*tensor.Tensor, which []in
 	saved := make([]*tensor.Tensor, len(ts))
 	for _, i := range which {
 		if i >= 0 && i < len(ts) && saved[i] == nil {
-			if saved[i] = t.narrowed(r.Name, ts[i]); saved[i] == nil {
+			if saved[i] = t.narrowed(r, ts[i]); saved[i] == nil {
 				saved[i] = r.Save(ts[i])
 			}
 			n.versions = append(n.versions, savedVersion{saved[i], versionOf(saved[i])})
 		}
 	}
 	return saved
+}
+
+// narrowedAny reports whether a tensor saved of ts is a narrow copy.
+func narrowedAny(saved, ts []*tensor.Tensor) bool {
+	for i, s := range saved {
+		if s != nil && s.DType() != ts[i].DType() {
+			return true
+		}
+	}
+	return false
 }
 
 // free disposes n's saved tensors.

@@ -204,6 +204,24 @@ func (e *Engine) Cast(x *Tensor, dtype DType) *Tensor {
 	return o.mapOp("cast", castExpr(x.dtype, dtype), dtype, []*Tensor{x}, [4]float32{})
 }
 
+// castAside is Cast for OpRecord.SaveAs: at site, seen by no recorder,
+// tracked by no scope, dispatched aside (see Engine.recordAside).
+func (e *Engine) castAside(x *Tensor, dtype DType, site stack) *Tensor {
+	o, bad := e.beginLazy("cast", site, x)
+	if bad != nil {
+		return bad
+	}
+	o.rec, o.aside = nil, true
+	defer o.end()
+	if !dtype.valid() {
+		return o.fail(ErrDType, "to %v", dtype)
+	}
+	c := o.mapOp("cast", castExpr(x.dtype, dtype), dtype, []*Tensor{x}, [4]float32{})
+	o.made = nil // the recorder's, as Save's result is: no scope tracks it
+	SetCategory(c, CategorySaved)
+	return c
+}
+
 // castExpr is the WGSL that converts a0 of type from to type to, in the
 // types kernels compute them in: the half-width dtypes are f32 values and
 // int8 i32 values, rounded (or wrapped) to their width as they are stored.

@@ -250,6 +250,10 @@ type op struct {
 	rec    *recorderBox // the recorder listening when it began, usually none
 	outs   []*Tensor    // the tensors it made, while rec listens
 	attrs  *Attrs       // its arguments: for rec, or the engine's scratch
+	// aside dispatches the op's kernel at once, beside the fused ops the
+	// engine holds back, where it reads none of their results (see
+	// Engine.recordAside): a recorder's saved copy.
+	aside bool
 }
 
 // tracked is a tensor an op made and the tracker to tell about it.
@@ -493,6 +497,9 @@ func (o *op) record(res *Tensor, n kernels.Node, params kernels.NodeParams, in [
 		if b := t.st.buf.BindingSize(); b > lim.MaxStorageBufferBindingSize {
 			return opErr(o.name, o.shapes(), wgpu.ErrLimit, "a tensor of %d B, the device binds at most %d B", b, lim.MaxStorageBufferBindingSize)
 		}
+	}
+	if o.aside {
+		return o.e.recordAside(res, n, params, in)
 	}
 	return o.e.record(res, n, params, in)
 }

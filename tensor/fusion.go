@@ -135,15 +135,52 @@ func (e *Engine) Flush() error {
 // only if an input's dispatch failed; dispatching earlier ops may fail
 // too, but that error is recorded on their results, not on this op.
 func (e *Engine) record(res *Tensor, n kernels.Node, params kernels.NodeParams, in []*Tensor) error {
-	// Results pending in another engine's group are dispatched first, before
-	// this engine's lock is taken: two engines never wait on each other.
+	e.materializeForeign(in)
+	e.fuseMu.Lock()
+	defer e.fuseMu.Unlock()
+	return e.recordLocked(res, n, params, in)
+}
+
+// recordAside is record for an op that the group e holds back does not
+// need and that needs none of the group's results: a copy a recorder saves
+// (OpRecord.SaveAs). It dispatches the op at once in a kernel of its own
+// and leaves the group pending, so that saving a product's operand does
+// not end the product's epilogue, nor make its bias's sum read the
+// product from memory. Where an input is one of the group's results it
+// records the op as record does.
+func (e *Engine) recordAside(res *Tensor, n kernels.Node, params kernels.NodeParams, in []*Tensor) error {
+	e.materializeForeign(in)
+	e.fuseMu.Lock()
+	defer e.fuseMu.Unlock()
+	held := e.group
+	if held == nil || !e.fuse || slices.ContainsFunc(in, func(t *Tensor) bool {
+		p := t.st.pending.Load()
+		return p != nil && p.g == held
+	}) {
+		return e.recordLocked(res, n, params, in)
+	}
+	e.group = nil
+	defer func() { e.group = held }()
+	if err := e.recordLocked(res, n, params, in); err != nil {
+		return err
+	}
+	_ = e.flushGroupLocked() // a failure is recorded on res
+	return nil
+}
+
+// materializeForeign dispatches the results of in pending in another
+// engine's group, before e's lock is taken: two engines never wait on
+// each other.
+func (e *Engine) materializeForeign(in []*Tensor) {
 	for _, t := range in {
 		if p := t.st.pending.Load(); p != nil && p.g.e != e {
 			t.st.materialize()
 		}
 	}
-	e.fuseMu.Lock()
-	defer e.fuseMu.Unlock()
+}
+
+// recordLocked is record's body, under e.fuseMu.
+func (e *Engine) recordLocked(res *Tensor, n kernels.Node, params kernels.NodeParams, in []*Tensor) error {
 	if g := e.group; g != nil && (!g.shape.Equal(res.shape) || g.head != nil && !e.epilogueTakes(g, n, in) || g.head == nil && g.sum != nil) {
 		_ = e.flushGroupLocked()
 	}

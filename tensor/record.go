@@ -111,6 +111,22 @@ func (r *OpRecord) Save(t *Tensor) *Tensor {
 	return s
 }
 
+// SaveAs is Save of a copy of t converted to dtype as Cast converts it: a
+// tape's activations kept at half width. The copy is made at once, in a
+// kernel of its own beside the elementwise ops the engine holds back for
+// fusion (unless it reads one of their results), so that saving an
+// operand of a matrix product does not end the product's epilogue. No
+// recorder sees the conversion. With t's own dtype it is Save. The copy is
+// counted as Save's result is, and its failure is carried by the result.
+func (r *OpRecord) SaveAs(t *Tensor, dtype DType) *Tensor {
+	s := r.Save(t) // checks r and t, and holds t's storage while it is copied
+	if s.Err() != nil || dtype == t.dtype {
+		return s
+	}
+	defer s.Dispose()
+	return r.eng.castAside(s, dtype, r.site)
+}
+
 // recorderBox holds the innermost recorder for an atomic pointer.
 type recorderBox struct{ r Recorder }
 
