@@ -154,36 +154,34 @@ func (m *gptModel) dispose() {
 }
 
 // loss is the forward pass to the mean next-token cross-entropy. Only the
-// loss outlives it; each block's intermediates are freed as the block
-// ends, as a layer's are (what a tape saves it keeps).
+// loss outlives it: each intermediate is freed as soon as the next op has
+// used it, as nn's layers free theirs (what a tape saves it keeps), where
+// a scope alone would hold them all until the pass ends.
 func (m *gptModel) loss(e *tensor.Engine) (*tensor.Tensor, error) {
 	return tidy.Run(e, func() (*tensor.Tensor, error) {
-		x := e.Add(e.Reshape(e.Gather(m.tokEmb, m.inputs, 0), gptBatch, gptContext, gptD), m.posEmb)
-		x = e.Reshape(x, gptN, gptD)
+		tok := e.Gather(m.tokEmb, m.inputs, 0)
+		tok3 := e.Reshape(tok, gptBatch, gptContext, gptD)
+		x3 := then(e.Add(tok3, m.posEmb), tok3, tok)
+		x := then(e.Reshape(x3, gptN, gptD), x3)
 		for _, b := range m.blocks {
-			y, err := tidy.Run(e, func() (*tensor.Tensor, error) { return b.forward(e, x), nil })
-			if err != nil {
-				return nil, err
-			}
-			x.Dispose()
-			x = y
+			x = then(b.forward(e, x), x)
 		}
-		logits := e.MatMul(e.LayerNorm(x, m.lnfg, m.lnfb, 1e-5), m.wout)
-		l := loss.SoftmaxCrossEntropy(e, logits, m.targets, loss.Mean)
+		h := then(e.LayerNorm(x, m.lnfg, m.lnfb, 1e-5), x)
+		logits := then(e.MatMul(h, m.wout), h)
+		l := then(loss.SoftmaxCrossEntropy(e, logits, m.targets, loss.Mean), logits)
 		return l, l.Err()
 	})
 }
 
-// forward is the block's output for x, [gptN, gptD]. Each intermediate is
-// freed as soon as the next op has used it, as nn's layers free theirs (a
-// tape keeps what it saves): a scope alone would hold them all until the
-// block ends. x stays the caller's.
+// then returns r after freeing used, which r was computed from.
+func then(r *tensor.Tensor, used ...*tensor.Tensor) *tensor.Tensor {
+	tidy.Dispose(used)
+	return r
+}
+
+// forward is the block's output for x, [gptN, gptD], freeing its
+// intermediates as loss does. x stays the caller's.
 func (b gptBlockParams) forward(e *tensor.Engine, x *tensor.Tensor) *tensor.Tensor {
-	// then returns r after freeing used, which r was computed from.
-	then := func(r *tensor.Tensor, used ...*tensor.Tensor) *tensor.Tensor {
-		tidy.Dispose(used)
-		return r
-	}
 	linear := func(h, w, bias *tensor.Tensor) *tensor.Tensor {
 		p := e.MatMul(h, w)
 		return then(e.Add(p, bias), p)
