@@ -46,6 +46,16 @@ type Options struct {
 	// in (Tape.SetAutocast): tensor.BFloat16, or Float32 (the zero value)
 	// to save them as they are. Gradients ignores it.
 	Autocast tensor.DType
+	// Ready, when set, is called during the backward pass as soon as the
+	// gradient of wrt[i] is final, before the rest of the pass runs, with
+	// i and the gradient: data-parallel training starts exchanging a
+	// bucket of gradients while backward computes the next (package
+	// dist). It runs on the goroutine that called Gradients, which holds
+	// no lock, and may run ops on the engine and read g back; g is valid
+	// during the call only (Gradients returns a view of it) and must not
+	// be disposed or written. It is not called for a tensor no gradient
+	// reaches through the recorded ops (see NoPath), nor after an error.
+	Ready func(i int, g *tensor.Tensor)
 }
 
 // Gradients returns the gradient of y with respect to each of wrt, by a
@@ -231,6 +241,10 @@ func (b *backward) run(y *tensor.Tensor, wrt []*tensor.Tensor, opts *Options) ([
 		return nil, err
 	}
 	b.grads[y.ID()] = seed
+	var final map[int][]int
+	if opts.Ready != nil {
+		final = b.finalAfter(wrt)
+	}
 	for i := len(b.nodes) - 1; i >= 0; i-- {
 		if !active[i] {
 			continue
@@ -238,8 +252,37 @@ func (b *backward) run(y *tensor.Tensor, wrt []*tensor.Tensor, opts *Options) ([
 		if err := b.step(b.nodes[i]); err != nil {
 			return nil, err
 		}
+		for _, w := range final[i] {
+			if g := b.grads[wrt[w].ID()]; g != nil {
+				opts.Ready(w, g)
+			}
+		}
 	}
 	return b.results(wrt, opts.NoPath)
+}
+
+// finalAfter returns, by node index, the indices of wrt whose gradients
+// are final once that node's rule has run: the last active node, in the
+// backward's order, that reads the tensor.
+func (b *backward) finalAfter(wrt []*tensor.Tensor) map[int][]int {
+	last := map[uint64]int{}
+	for j, n := range b.nodes {
+		if !b.active[j] {
+			continue
+		}
+		for _, in := range n.in {
+			if _, seen := last[in.id]; !seen {
+				last[in.id] = j
+			}
+		}
+	}
+	final := map[int][]int{}
+	for i, w := range wrt {
+		if j, ok := last[w.ID()]; ok {
+			final[j] = append(final[j], i)
+		}
+	}
+	return final
 }
 
 // paths marks the nodes on a path from a tensor of wrt to y. Gradients flow through float32
