@@ -86,6 +86,21 @@ func Torch(t testing.TB) string {
 	return ""
 }
 
+// MPIRun returns the path of mpirun, for the tests of package dist that
+// start ranks. Without it the test is skipped, or fails when
+// WGT_REQUIRE_MPI=1, as in CI, whose scripts/mpi.sh installs Open MPI.
+func MPIRun(t testing.TB) string {
+	t.Helper()
+	if p, err := exec.LookPath("mpirun"); err == nil {
+		return p
+	}
+	if os.Getenv("WGT_REQUIRE_MPI") == "1" {
+		t.Fatalf("WGT_REQUIRE_MPI=1 and mpirun is not on PATH: bash scripts/mpi.sh installs Open MPI")
+	}
+	t.Skipf("mpirun is not on PATH: apt-get install openmpi-bin libopenmpi-dev (bash scripts/mpi.sh) to run this test")
+	return ""
+}
+
 // Open opens the test device with DefaultOptions and registers its leak
 // check and Close with t.Cleanup.
 func Open(t testing.TB) *wgpu.Device {

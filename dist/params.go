@@ -1,0 +1,105 @@
+package dist
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/wgtensor/wgtensor/optim"
+	"github.com/wgtensor/wgtensor/tensor"
+)
+
+// describe lists ps, one line each: name, dtype and shape, what every
+// rank's model must agree on.
+func describe(ps []optim.Param) string {
+	var b strings.Builder
+	for _, p := range ps {
+		fmt.Fprintf(&b, "%q %s %v\n", p.Name, p.T.DType(), p.T.Shape())
+	}
+	return b.String()
+}
+
+// CheckSame fails with ErrMismatch, on every rank, if the ranks' ps
+// differ in number, names, dtypes or shapes, naming the first rank that
+// differs from rank 0 and its first difference. Every rank calls it with
+// its own list.
+func (c *Comm) CheckSame(ctx context.Context, ps []optim.Param) error {
+	all, err := c.AllGatherVar(ctx, []byte(describe(ps)))
+	if err != nil {
+		return err
+	}
+	ref := strings.Split(string(all[0]), "\n")
+	for r := 1; r < len(all); r++ {
+		lines := strings.Split(string(all[r]), "\n")
+		for i := range max(len(ref), len(lines)) {
+			a, b := lineOr(ref, i), lineOr(lines, i)
+			if a != b {
+				return fmt.Errorf("%w: rank %d's model differs from rank 0's at parameter %d: rank 0 has %s, rank %d has %s", ErrMismatch, r, i, a, r, b)
+			}
+		}
+	}
+	return nil
+}
+
+// lineOr returns lines[i], or "none" past the last parameter.
+func lineOr(lines []string, i int) string {
+	if i < len(lines)-1 { // the last is empty: each line ends in \n
+		return lines[i]
+	}
+	return "none"
+}
+
+// BroadcastTensors copies root's values of ts into every rank's ts, in
+// place (Engine.WriteBytes), chunk by chunk of at most chunk bytes (0:
+// 25 MiB), so that no rank holds more than a chunk on the host. Every
+// rank passes tensors of the same dtypes and shapes (CheckSame). It runs
+// ops on e: call it on e's goroutine.
+func (c *Comm) BroadcastTensors(ctx context.Context, e *tensor.Engine, ts []*tensor.Tensor, root, chunk int) error {
+	if chunk <= 0 {
+		chunk = DefaultBucketBytes
+	}
+	chunk &^= 3 // whole words
+	buf := make([]byte, min(chunk, maxBytes(ts)))
+	for _, t := range ts {
+		n := tensorBytes(t)
+		for off := 0; off < n; off += len(buf) {
+			piece := buf[:min(len(buf), n-off)]
+			if c.Rank() == root {
+				if err := t.ReadBytes(ctx, off, piece); err != nil {
+					return err
+				}
+			}
+			if err := c.Broadcast(ctx, piece, root); err != nil {
+				return err
+			}
+			if c.Rank() != root {
+				if err := e.WriteBytes(t, off, piece); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// tensorBytes is the size of t's storage: whole words.
+func tensorBytes(t *tensor.Tensor) int {
+	var n int
+	switch t.DType() {
+	case tensor.Float16, tensor.BFloat16:
+		n = 2 * t.Size()
+	case tensor.Int8:
+		n = t.Size()
+	default:
+		n = 4 * t.Size()
+	}
+	return (n + 3) &^ 3
+}
+
+func maxBytes(ts []*tensor.Tensor) int {
+	most := 4
+	for _, t := range ts {
+		most = max(most, tensorBytes(t))
+	}
+	return most
+}

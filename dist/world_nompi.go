@@ -1,0 +1,13 @@
+//go:build !mpi
+
+package dist
+
+import (
+	"fmt"
+
+	"github.com/wgtensor/wgtensor/dist/internal/mpi"
+)
+
+func openWorld() (world, error) {
+	return nil, fmt.Errorf("%w: %w", ErrNoMPI, mpi.ErrNotBuilt)
+}
