@@ -1,5 +1,5 @@
 // Command cnn trains a small convolutional network to read digits drawn in
-// Go (drawDigits: a 5×7 font, scaled, moved, with ragged strokes on a
+// Go (digits.Draw: a 5×7 font, scaled, moved, with ragged strokes on a
 // noisy background), saves it as a safetensors file, reloads the file
 // into a model built afresh from another seed on a new engine, and reads
 // the test digits again, then once more with its weights quantized to
@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/wgtensor/wgtensor/checkpoint"
+	"github.com/wgtensor/wgtensor/examples/internal/digits"
 	"github.com/wgtensor/wgtensor/grad"
 	"github.com/wgtensor/wgtensor/loss"
 	"github.com/wgtensor/wgtensor/nn"
@@ -69,7 +70,7 @@ func run() error {
 	}
 	defer d.Close()
 	fmt.Printf("device: %s\n", d.Info())
-	test := drawDigits(testImages, 1)
+	test := digits.Draw(testImages, 1)
 	path := filepath.Join(os.TempDir(), fmt.Sprintf("wgtensor-cnn-%d.safetensors", os.Getpid()))
 	defer os.Remove(path)
 
@@ -92,9 +93,9 @@ func run() error {
 	if n := e2.NumTensors(); n != 0 {
 		return fmt.Errorf("%d tensors live after the reload", n)
 	}
-	acc, acc8 := accuracy(before, test.labels), accuracy(quantized, test.labels)
+	acc, acc8 := digits.Accuracy(before, test.Labels), digits.Accuracy(quantized, test.Labels)
 	fmt.Printf("test accuracy: %.1f%% trained, %.1f%% reloaded, %.1f%% with int8 weights (%d of %d digits read otherwise)\n",
-		100*acc, 100*accuracy(after, test.labels), 100*acc8, differ(after, quantized), len(after))
+		100*acc, 100*digits.Accuracy(after, test.Labels), 100*acc8, differ(after, quantized), len(after))
 	switch {
 	case acc < minAccuracy:
 		return fmt.Errorf("accuracy %.1f%% is below %.0f%%", 100*acc, 100*minAccuracy)
@@ -113,7 +114,7 @@ func run() error {
 	if n := e3.NumTensors(); n != 0 {
 		return fmt.Errorf("%d tensors live after the bfloat16 activations' run", n)
 	}
-	acc16, tail, tail16 := accuracy(narrow, test.labels), lastMean(curve), lastMean(curve16)
+	acc16, tail, tail16 := digits.Accuracy(narrow, test.Labels), lastMean(curve), lastMean(curve16)
 	fmt.Printf("bfloat16 activations: test accuracy %.1f%%, loss over the last 80 steps %.4f (float32 %.4f)\n", 100*acc16, tail16, tail)
 	switch {
 	case acc16 < minAccuracy:
@@ -124,24 +125,14 @@ func run() error {
 	return nil
 }
 
-// newCNN builds the network on b's engine.
-func newCNN(b *nn.Builder) *nn.Sequential {
-	he := nn.WeightInit(nn.HeUniform)
-	pool := tensor.Pool2DOptions{Window: [2]int{2, 2}}
-	return nn.NewSequential(
-		b.Conv2D(1, 16, [2]int{3, 3}, nn.Pad(tensor.Same()), he), nn.ReLU(), nn.MaxPool2D(pool),
-		b.Conv2D(16, 32, [2]int{3, 3}, nn.Pad(tensor.Same()), he), nn.ReLU(), nn.MaxPool2D(pool),
-		nn.NewFlatten(), b.Linear(7*7*32, 10, he))
-}
-
 // trainAndSave trains a new network on batches of digits drawn afresh
 // for each step (so that it learns the font, not a set of images), its
 // tapes saving activations in autocast, saves it at path (unless "") and
 // returns its predictions on test and the loss of every step. It disposes
 // everything it made.
-func trainAndSave(ctx context.Context, e *tensor.Engine, test digits, path string, autocast tensor.DType) ([]int32, []float32, error) {
+func trainAndSave(ctx context.Context, e *tensor.Engine, test digits.Set, path string, autocast tensor.DType) ([]int32, []float32, error) {
 	b := nn.NewBuilder(e, 7)
-	model := newCNN(b)
+	model := digits.NewCNN(b)
 	defer model.Dispose()
 	if err := b.Err(); err != nil {
 		return nil, nil, err
@@ -157,7 +148,7 @@ func trainAndSave(ctx context.Context, e *tensor.Engine, test digits, path strin
 		if step == steps*3/4 {
 			opt.LR = learningRate / 4 // the last quarter at a smaller step
 		}
-		l, err := trainStep(e, model, opt, drawDigits(batch, uint64(2+step)), autocast)
+		l, err := trainStep(e, model, opt, digits.Draw(batch, uint64(2+step)), autocast)
 		if err != nil {
 			return nil, nil, fmt.Errorf("step %d: %w", step, err)
 		}
@@ -178,7 +169,7 @@ func trainAndSave(ctx context.Context, e *tensor.Engine, test digits, path strin
 		return nil, nil, err
 	}
 	model.SetTraining(false)
-	pred, err := predict(ctx, e, model, test)
+	pred, err := digits.Predict(ctx, e, model, test, batch)
 	if err != nil || path == "" {
 		return pred, curve, err
 	}
@@ -197,10 +188,10 @@ func lastMean(losses []float32) float64 {
 
 // trainStep runs one Adam step on the digits of d, one batch, and returns
 // the batch's loss before the step, which the caller owns.
-func trainStep(e *tensor.Engine, model *nn.Sequential, opt *optim.Adam, d digits, autocast tensor.DType) (*tensor.Tensor, error) {
+func trainStep(e *tensor.Engine, model *nn.Sequential, opt *optim.Adam, d digits.Set, autocast tensor.DType) (*tensor.Tensor, error) {
 	return tidy.Run(e, func() (*tensor.Tensor, error) {
-		px, labels := d.batch(0, batch)
-		x, y := e.FromFloat32s(px, batch, side, side, 1), e.FromInt32s(labels, batch)
+		px, labels := d.Batch(0, batch)
+		x, y := e.FromFloat32s(px, batch, digits.Side, digits.Side, 1), e.FromInt32s(labels, batch)
 		l, gs, err := grad.ValueAndGrad(e, func([]*tensor.Tensor) (*tensor.Tensor, error) {
 			l := loss.SoftmaxCrossEntropy(e, model.Forward(x), y, loss.Mean)
 			return l, l.Err()
@@ -215,9 +206,9 @@ func trainStep(e *tensor.Engine, model *nn.Sequential, opt *optim.Adam, d digits
 // reload builds the network from another seed on e, loads the file at
 // path into it and returns its predictions on test, then those of the
 // model with its weights quantized to int8.
-func reload(ctx context.Context, e *tensor.Engine, test digits, path string) (float32s, int8s []int32, err error) {
+func reload(ctx context.Context, e *tensor.Engine, test digits.Set, path string) (float32s, int8s []int32, err error) {
 	b := nn.NewBuilder(e, 99)
-	model := newCNN(b)
+	model := digits.NewCNN(b)
 	defer model.Dispose()
 	if err := b.Err(); err != nil {
 		return nil, nil, err
@@ -226,33 +217,14 @@ func reload(ctx context.Context, e *tensor.Engine, test digits, path string) (fl
 		return nil, nil, err
 	}
 	model.SetTraining(false)
-	if float32s, err = predict(ctx, e, model, test); err != nil {
+	if float32s, err = digits.Predict(ctx, e, model, test, batch); err != nil {
 		return nil, nil, err
 	}
 	if err := nn.QuantizeInt8(model); err != nil {
 		return nil, nil, err
 	}
-	int8s, err = predict(ctx, e, model, test)
+	int8s, err = digits.Predict(ctx, e, model, test, batch)
 	return float32s, int8s, err
-}
-
-// predict returns the digit model reads in each image of d, a batch at a
-// time, each batch's tensors freed by its scope.
-func predict(ctx context.Context, e *tensor.Engine, model nn.Module, d digits) ([]int32, error) {
-	var out []int32
-	for from := 0; from < d.n; from += batch {
-		n := min(batch, d.n-from)
-		px, _ := d.batch(from, n)
-		p, err := tidy.Run(e, func() ([]int32, error) {
-			logits := model.Forward(e.FromFloat32s(px, n, side, side, 1))
-			return e.ArgMax(logits, 1).Int32s(ctx)
-		})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p...)
-	}
-	return out, nil
 }
 
 // differ counts the digits a and b read otherwise.
@@ -264,15 +236,4 @@ func differ(a, b []int32) int {
 		}
 	}
 	return n
-}
-
-// accuracy is the fraction of pred equal to labels.
-func accuracy(pred, labels []int32) float64 {
-	right := 0
-	for i, p := range pred {
-		if p == labels[i] {
-			right++
-		}
-	}
-	return float64(right) / float64(len(labels))
 }

@@ -1,4 +1,4 @@
-package main
+package digits
 
 import (
 	"testing"
@@ -16,21 +16,21 @@ func TestDrawDigits(t *testing.T) {
 			require.Len(t, row, 5, "digit %d", d)
 		}
 	}
-	a, b := drawDigits(200, 3), drawDigits(200, 3)
+	a, b := Draw(200, 3), Draw(200, 3)
 	assert.Equal(t, a, b, "the same seed draws the same digits")
-	assert.NotEqual(t, a.pixels, drawDigits(200, 4).pixels, "another seed draws others")
+	assert.NotEqual(t, a.Pixels, Draw(200, 4).Pixels, "another seed draws others")
 	seen := map[int32]int{}
-	for i, l := range a.labels {
+	for i, l := range a.Labels {
 		require.True(t, l >= 0 && l < 10, "label %d", l)
 		seen[l]++
 		var ink float32
-		for _, v := range a.pixels[i*side*side : (i+1)*side*side] {
+		for _, v := range a.Pixels[i*Side*Side : (i+1)*Side*Side] {
 			ink += v
 		}
 		assert.Greater(t, ink, float32(10), "image %d has its digit's ink", i)
 	}
 	assert.Len(t, seen, 10, "every digit is drawn")
-	px, ls := a.batch(10, 5)
-	assert.Equal(t, a.pixels[10*side*side:15*side*side], px)
-	assert.Equal(t, a.labels[10:15], ls)
+	px, ls := a.Batch(10, 5)
+	assert.Equal(t, a.Pixels[10*Side*Side:15*Side*Side], px)
+	assert.Equal(t, a.Labels[10:15], ls)
 }
