@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -58,6 +59,10 @@ type Comm struct {
 	broken error // the fault that broke it; nil while usable
 	closed bool
 }
+
+// MPIBuiltIn reports whether this binary was built with the MPI binding
+// (the build tag mpi), without initialising MPI: whether Init can work.
+func MPIBuiltIn() bool { return mpiBuiltIn }
 
 // Init initialises MPI and returns this process's Comm. MPI initialises
 // once per process: call Init once, and Close before exiting. In a binary
@@ -178,7 +183,7 @@ func (c *Comm) begin(what string, start func() (request, error)) (*pending, erro
 func (p *pending) wait(ctx context.Context) error {
 	c := p.c
 	deadline := p.start.Add(c.timeout)
-	sleep := 5 * time.Microsecond
+	var sleep time.Duration // none for the first spinTime: a small collective ends in microseconds
 	for {
 		done, err := p.r.Test()
 		switch {
@@ -188,13 +193,24 @@ func (p *pending) wait(ctx context.Context) error {
 			return nil
 		case ctx.Err() != nil:
 			return c.fail(fmt.Errorf("%w: rank %d: %s abandoned in flight: %w", ErrFault, c.Rank(), p.what, context.Cause(ctx)))
-		case time.Now().After(deadline):
+		}
+		now := time.Now()
+		if now.After(deadline) {
 			return c.fail(fmt.Errorf("%w: rank %d: %s did not complete within %v: a rank died, stalls, or called another collective", ErrTimeout, c.Rank(), p.what, c.timeout))
 		}
+		if now.Sub(p.start) < spinTime {
+			runtime.Gosched()
+			continue
+		}
+		sleep = min(max(2*sleep, 20*time.Microsecond), time.Millisecond)
 		time.Sleep(sleep)
-		sleep = min(2*sleep, time.Millisecond)
 	}
 }
+
+// spinTime is how long wait polls a collective without sleeping: MPI moves
+// a collective on only inside its calls, and a sleep costs tens of
+// microseconds at least.
+const spinTime = 200 * time.Microsecond
 
 // run starts a collective and waits for it.
 func (c *Comm) run(ctx context.Context, what string, start func() (request, error)) error {

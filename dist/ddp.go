@@ -3,6 +3,7 @@ package dist
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 	"unsafe"
@@ -81,10 +82,13 @@ type Stats struct {
 	Buckets int   // buckets a step exchanges
 	Bytes   int64 // gradient bytes a step exchanges (each rank's)
 	// Exchange is the time buckets took, summed over buckets and steps,
-	// from their readback's start to their average on the host; Hidden
-	// is the part of it before Step was called, while backward still ran
-	// (Hidden/Exchange: how much of the exchange overlaps backward).
-	Exchange, Hidden time.Duration
+	// from their readback's start (which waits for the device to compute
+	// the gradients) to their average on the host. Collective is the part
+	// of it in MPI's collectives, from their start to their end (waiting
+	// for the slowest rank included); Hidden is the part of Collective
+	// before the device had computed the step's last gradients (the last
+	// readback in): the communication that backward hides.
+	Exchange, Collective, Hidden time.Duration
 	// Waited is the time Step waited for the exchange to end: what data
 	// parallelism added to the step on the engine's goroutine.
 	Waited time.Duration
@@ -101,6 +105,8 @@ type exchange struct {
 	done     []chan error            // by bucket: its exchange's outcome
 	started  []time.Time             // by bucket: its first readback's start
 	finished []time.Time             // by bucket: when its average was ready
+	read     []time.Time             // by bucket: when its readbacks were in
+	comm     []time.Duration         // by bucket: its collective's time
 }
 
 // NewDataParallel checks that every rank's optimizer holds the same
@@ -174,8 +180,8 @@ func (d *DataParallel) Stats() Stats { return d.stats }
 // gradient i and, once a bucket's gradients are all final, its exchange
 // with the other ranks, while backward goes on.
 func (d *DataParallel) Ready(i int, g *tensor.Tensor) {
-	if i < 0 || i >= len(d.params) {
-		return // not one of the parameters: Step reports the mismatch
+	if i < 0 || i >= len(d.params) || d.c.Size() == 1 {
+		return // not one of the parameters (Step reports the mismatch), or nothing to exchange
 	}
 	x := d.exchangeFor()
 	if x.reads[i] != nil || x.zero[i] {
@@ -194,7 +200,7 @@ func (d *DataParallel) exchangeFor() *exchange {
 	nb := len(d.b)
 	x := &exchange{reads: make([]*wgpu.Promise[[]byte], len(d.params)), zero: make([]bool, len(d.params)),
 		pending: make([]int, nb), full: make([]chan struct{}, nb), done: make([]chan error, nb),
-		started: make([]time.Time, nb), finished: make([]time.Time, nb)}
+		started: make([]time.Time, nb), finished: make([]time.Time, nb), read: make([]time.Time, nb), comm: make([]time.Duration, nb)}
 	x.ctx, x.cancel = context.WithCancel(context.Background())
 	for k, b := range d.b {
 		x.pending[k] = len(b.params)
@@ -239,11 +245,13 @@ func (d *DataParallel) exchangeBuckets(x *exchange) {
 			x.done[k] <- err
 			continue
 		}
+		x.read[k] = p.start
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			err := p.wait(x.ctx)
 			if err == nil {
+				x.comm[k] = time.Since(p.start)
 				d.average(b)
 				x.finished[k] = time.Now()
 			}
@@ -263,8 +271,8 @@ func (d *DataParallel) startBucket(x *exchange, b *bucket) (*pending, error) {
 			continue
 		}
 		v, err := x.reads[i].Await(x.ctx)
-		if err != nil {
-			return nil, fmt.Errorf("dist: reading back the gradient of %q: %w", d.params[i].Name, err)
+		if err != nil { // the other ranks will wait for this bucket in vain
+			return nil, d.c.fail(fmt.Errorf("%w: rank %d: reading back the gradient of %q: %w", ErrFault, d.c.Rank(), d.params[i].Name, err))
 		}
 		copy(dst, v)
 	}
@@ -305,12 +313,22 @@ func (d *DataParallel) average(b *bucket) {
 // steps the optimizer with them. grads are the gradients of the
 // optimizer's parameters, in its order; a nil one (a parameter this
 // rank's batch did not reach) is exchanged as zeros and replaced by a new
-// tensor of the average, which the caller owns. On a fault or timeout of
+// tensor of the average, which the caller owns. On one rank it steps the
+// optimizer at once: the mean is the gradient. On a fault or timeout of
 // the exchange it returns the error (ErrTimeout, ErrFault) and does not
 // step: the Comm is broken, and the process should exit.
 func (d *DataParallel) Step(ctx context.Context, grads []*tensor.Tensor) error {
 	if len(grads) != len(d.params) {
 		return fmt.Errorf("%w: %d gradients for %d parameters", ErrArgument, len(grads), len(d.params))
+	}
+	if d.c.Size() == 1 { // the mean is the gradient itself
+		for i, g := range grads {
+			if g == nil {
+				grads[i] = d.e.Zeros(tensor.Float32, d.params[i].T.Shape()...)
+			}
+		}
+		d.stats.Steps++
+		return d.opt.Step(grads)
 	}
 	called := time.Now()
 	x := d.exchangeFor()
@@ -341,11 +359,9 @@ func (d *DataParallel) Step(ctx context.Context, grads []*tensor.Tensor) error {
 	}
 	for k, b := range d.b {
 		d.stats.Exchange += x.finished[k].Sub(x.started[k])
-		if end := x.finished[k]; called.After(x.started[k]) {
-			if called.Before(end) {
-				end = called
-			}
-			d.stats.Hidden += end.Sub(x.started[k])
+		d.stats.Collective += x.comm[k]
+		if lastRead := slices.MaxFunc(x.read, time.Time.Compare); lastRead.After(x.read[k]) {
+			d.stats.Hidden += min(x.comm[k], lastRead.Sub(x.read[k]))
 		}
 		for j, i := range b.params {
 			if grads[i] == nil {

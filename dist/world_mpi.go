@@ -33,3 +33,6 @@ func wrap(r *mpi.Request, err error) (request, error) {
 	}
 	return r, nil
 }
+
+// mpiBuiltIn: the binding is built in.
+const mpiBuiltIn = true

@@ -11,3 +11,6 @@ import (
 func openWorld() (world, error) {
 	return nil, fmt.Errorf("%w: %w", ErrNoMPI, mpi.ErrNotBuilt)
 }
+
+// mpiBuiltIn: the binding is not built in.
+const mpiBuiltIn = false

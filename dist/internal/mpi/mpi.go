@@ -94,6 +94,10 @@ type World struct {
 	mu                           sync.Mutex
 	rank, size, local, localSize int
 	done                         bool // finalised
+	// inflight holds the requests not yet complete: one abandoned by its
+	// caller (a timeout) stays here, its buffers pinned and reachable,
+	// since MPI may still write into them.
+	inflight map[*Request]struct{}
 }
 
 // Open initialises MPI (MPI_Init_thread at MPI_THREAD_SERIALIZED, errors
@@ -110,7 +114,7 @@ func Open() (*World, error) {
 	if rc := C.wg_init(&provided); rc != C.MPI_SUCCESS {
 		return nil, mpiErr("MPI_Init_thread", rc)
 	}
-	w := &World{}
+	w := &World{inflight: map[*Request]struct{}{}}
 	if provided < C.wg_thread_serialized() {
 		C.wg_finalize()
 		return nil, fmt.Errorf("mpi: the library provides thread level %d, below MPI_THREAD_SERIALIZED", int(provided))
@@ -167,6 +171,7 @@ func (w *World) start(op string, n int, bufs []unsafe.Pointer, call func(r *C.MP
 		r.pin.Unpin()
 		return nil, mpiErr(op, rc)
 	}
+	w.inflight[r] = struct{}{}
 	return r, nil
 }
 
@@ -208,15 +213,15 @@ func (w *World) Barrier() (*Request, error) {
 // error, r's buffers are the caller's again.
 func (r *Request) Test() (bool, error) {
 	r.w.mu.Lock()
+	defer r.w.mu.Unlock()
 	var done C.int
 	rc := C.wg_test(r.req, &done)
-	r.w.mu.Unlock()
-	if rc != C.MPI_SUCCESS {
+	if rc != C.MPI_SUCCESS || done != 0 {
 		r.pin.Unpin()
-		return false, mpiErr(r.op, rc)
+		delete(r.w.inflight, r)
 	}
-	if done != 0 {
-		r.pin.Unpin()
+	if rc != C.MPI_SUCCESS {
+		return false, mpiErr(r.op, rc)
 	}
 	return done != 0, nil
 }
