@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/wgtensor/wgtensor/checkpoint"
+	"github.com/wgtensor/wgtensor/dist"
 	"github.com/wgtensor/wgtensor/frame"
 	"github.com/wgtensor/wgtensor/grad"
 	"github.com/wgtensor/wgtensor/loss"
@@ -40,6 +41,7 @@ func main() {
 		{"tensors", tensors},
 		{"training", training},
 		{"checkpoints", checkpoints},
+		{"past one machine", pastOneMachine},
 		{"memory", memory},
 		{"memory history", memoryHistory},
 		{"runtime", usingTheRuntime},
@@ -182,6 +184,51 @@ func checkpoints(ctx context.Context) error {
 			}
 			return nil
 		}()
+	})
+}
+
+// pastOneMachine is README's "Past one machine" snippet, on one rank (this
+// program is built without MPI).
+func pastOneMachine(ctx context.Context) error {
+	return withDevice(ctx, func(d *wgpu.Device) error {
+		e := tensor.New(d)
+		w := e.FromFloat32s([]float32{1, 2}, 2)
+		defer w.Dispose()
+		params := []*tensor.Tensor{w}
+		opt, err := optim.NewSGD(e, []optim.Param{{Name: "w", T: w}}, optim.SGDConfig{LR: 0.5})
+		if err != nil {
+			return err
+		}
+		defer opt.Dispose()
+		forward := func(p []*tensor.Tensor) (*tensor.Tensor, error) { // Σ w², whose gradient is 2w
+			l := e.Sum(e.Square(p[0]), false)
+			return l, l.Err()
+		}
+		// readme:begin
+		c, err := dist.Init(dist.Options{Timeout: time.Minute})
+		if errors.Is(err, dist.ErrNoMPI) {
+			c = dist.Local() // built without -tags mpi: the same code on one rank
+		}
+		ddp, err := dist.NewDataParallel(ctx, c, e, opt, nil) // checks the ranks' models agree, copies rank 0's weights
+		loss, grads, err := grad.ValueAndGrad(e, forward, params, &grad.Options{Ready: ddp.Ready})
+		err = ddp.Step(ctx, grads) // the ranks' mean gradient, then opt.Step
+		// readme:end
+		tidy.Dispose(append(grads, loss))
+		ddp.Close()
+		if err != nil {
+			return err
+		}
+		if err := c.Close(); err != nil {
+			return err
+		}
+		v, err := w.Float32s(ctx)
+		if err != nil {
+			return err
+		}
+		if v[0] != 0 || v[1] != 0 {
+			return fmt.Errorf("w = %v after a step of 0.5·2w, want 0", v)
+		}
+		return nil
 	})
 }
 
