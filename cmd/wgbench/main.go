@@ -103,6 +103,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return compareCmd(args[1:], stdout)
 	case "plot":
 		return plotCmd(args[1:], stdout)
+	case "ddp-rank": // one rank of a ddp_train_step job, which mpirun starts (ddp.go)
+		return ddpRankCmd(args[1:], stdout)
 	}
 	return usagef(usage, "unknown command %q", args[0])
 }

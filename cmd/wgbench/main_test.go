@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wgtensor/wgtensor/dist"
 	"github.com/wgtensor/wgtensor/wgpu"
 )
 
@@ -119,7 +120,11 @@ func TestRunPicksWorkloadsByName(t *testing.T) {
 	for _, w := range c.workloads {
 		names = append(names, w.name)
 	}
-	assert.Equal(t, []string{"small_ops_1k", "mlp_train_step", "cnn_train_step", "cnn_train_step_autocast", "mlp_forward", "mlp_forward_half", "mlp_forward_int8", "transformer_train_step", "transformer_train_step_autocast"}, names)
+	want := []string{"small_ops_1k", "mlp_train_step", "cnn_train_step", "cnn_train_step_autocast", "mlp_forward", "mlp_forward_half", "mlp_forward_int8", "transformer_train_step", "transformer_train_step_autocast"}
+	if dist.MPIBuiltIn() { // built with -tags mpi
+		want = append(want, "ddp_train_step_1", "ddp_train_step_2", "ddp_train_step_4")
+	}
+	assert.Equal(t, want, names)
 }
 
 // -memory-history writes the run's memory history, with a marker at each

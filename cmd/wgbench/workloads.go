@@ -453,15 +453,15 @@ func randF32(r *rand.Rand, n int) []float32 {
 func suite(name string) ([]workload, int, error) {
 	switch name {
 	case "smoke":
-		return []workload{matmul(256), ewChain, smallOps, readback4KB, churn(200), asyncDispose, mlpTrainStep(mlpSmokeSteps)}, 1, nil
+		return append([]workload{matmul(256), ewChain, smallOps, readback4KB, churn(200), asyncDispose, mlpTrainStep(mlpSmokeSteps)}, ddpWorkloads()...), 1, nil
 	case "quick":
-		return []workload{matmul(256), matmul(512), matmul(1024), matmul(2048), ewChain, smallOps, readback4KB,
+		return append([]workload{matmul(256), matmul(512), matmul(1024), matmul(2048), ewChain, smallOps, readback4KB,
 			readback64MB, upload64MB, churn(10000), asyncDispose, mlpTrainStep(mlpSteps), cnnTrainStep, cnnTrainStepAutocast, mlpForward, mlpForwardHalf, mlpForwardInt8, conv2D3x3, modelReload, modelReloadHalf,
-			transformerTrainStep, transformerTrainStepAutocast}, 6, nil
+			transformerTrainStep, transformerTrainStepAutocast}, ddpWorkloads()...), 6, nil
 	case "full":
-		return []workload{matmul(256), matmul(512), matmul(1024), matmul(2048), matmul(4096), ewChain, smallOps, readback4KB,
+		return append([]workload{matmul(256), matmul(512), matmul(1024), matmul(2048), matmul(4096), ewChain, smallOps, readback4KB,
 			readback64MB, upload64MB, churn(10000), asyncDispose, mlpTrainStep(mlpSteps), cnnTrainStep, cnnTrainStepAutocast, mlpForward, mlpForwardHalf, mlpForwardInt8, conv2D3x3, modelReload, modelReloadHalf,
-			transformerTrainStep, transformerTrainStepAutocast}, 10, nil
+			transformerTrainStep, transformerTrainStepAutocast}, ddpWorkloads()...), 10, nil
 	}
 	return nil, 0, fmt.Errorf("unknown suite %q (smoke, quick, full)", name)
 }
