@@ -11,7 +11,7 @@
 //
 //	c, err := dist.Init(dist.Options{Timeout: time.Minute})
 //	defer c.Close()
-//	d, err := wgpu.Open(ctx, wgpu.Options{Adapter: myAdapters[c.LocalRank()]}) // where a machine has several
+//	d, err := wgpu.Open(ctx, dist.AdapterFor(c, wgpu.Options{})) // the machine's GPUs shared among its ranks
 //	e := tensor.New(d)
 //	// ... build the model and its optimizer from the same seed on every rank
 //	ddp, err := dist.NewDataParallel(ctx, c, e, opt, nil) // checks the models agree, copies rank 0's weights

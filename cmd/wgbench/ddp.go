@@ -169,7 +169,7 @@ func ddpRank(c *dist.Comm) (ddpResult, error) {
 	if cnnBatch%c.Size() != 0 {
 		return ddpResult{}, fmt.Errorf("%d ranks do not share a batch of %d", c.Size(), cnnBatch)
 	}
-	d, err := wgpu.Open(ctx, wgpu.Options{})
+	d, err := wgpu.Open(ctx, dist.AdapterFor(c, wgpu.Options{})) // the parent's adapter, through WGT_ADAPTER
 	if err != nil {
 		return ddpResult{}, err
 	}

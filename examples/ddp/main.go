@@ -75,7 +75,7 @@ func run(c *dist.Comm) error {
 		return fmt.Errorf("%d ranks do not share a batch of %d evenly", c.Size(), batch)
 	}
 	share := batch / c.Size()
-	d, err := wgpu.Open(ctx, wgpu.Options{})
+	d, err := wgpu.Open(ctx, dist.AdapterFor(c, wgpu.Options{})) // on a machine of several GPUs, one per rank in turn
 	if err != nil {
 		return err
 	}
