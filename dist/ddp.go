@@ -28,8 +28,9 @@ type DataParallelOptions struct {
 	// (an all-gather, then ((g0 + g1) + g2) + ... in float32), so that a
 	// run's parameters are the same bit for bit from run to run and equal
 	// those of one process that sums the same micro-batches' gradients in
-	// that order; it moves Size times the bytes of the default, an
-	// all-reduce in the order MPI chooses.
+	// that order. It moves, and holds on the host, Size times the bytes of
+	// the default, an all-reduce in the order MPI chooses: for tests and
+	// small jobs.
 	FixedOrder bool
 }
 
@@ -64,8 +65,9 @@ type DataParallel struct {
 	b      []*bucket
 	owner  []int // by parameter: its bucket
 
-	cur   *exchange // the step whose gradients are being exchanged; nil between steps
-	stats Stats
+	cur    *exchange // the step whose gradients are being exchanged; nil between steps
+	stats  Stats
+	closed bool
 }
 
 // bucket is a run of parameters whose gradients are exchanged together.
@@ -159,9 +161,10 @@ func NewDataParallel(ctx context.Context, c *Comm, e *tensor.Engine, opt optim.O
 		cur.offsets = append(cur.offsets, size)
 		size += n
 		d.owner[i] = len(d.b) - 1
-		cur.host = make([]float32, size) // grown as parameters join: its final size
 	}
 	for _, b := range d.b {
+		last := b.params[len(b.params)-1]
+		b.host = make([]float32, b.offsets[len(b.offsets)-1]+ps[last].T.Size())
 		if d.fixed {
 			b.gather = make([]byte, 4*len(b.host)*c.Size())
 		}
@@ -180,8 +183,11 @@ func (d *DataParallel) Stats() Stats { return d.stats }
 // gradient i and, once a bucket's gradients are all final, its exchange
 // with the other ranks, while backward goes on.
 func (d *DataParallel) Ready(i int, g *tensor.Tensor) {
-	if i < 0 || i >= len(d.params) || d.c.Size() == 1 {
-		return // not one of the parameters (Step reports the mismatch), or nothing to exchange
+	if d.closed || i < 0 || i >= len(d.params) || d.c.Size() == 1 {
+		return // closed, not one of the parameters (Step reports the mismatch), or nothing to exchange
+	}
+	if !g.Shape().Equal(d.params[i].T.Shape()) {
+		return // Step refuses it, naming the parameter
 	}
 	x := d.exchangeFor()
 	if x.reads[i] != nil || x.zero[i] {
@@ -318,8 +324,22 @@ func (d *DataParallel) average(b *bucket) {
 // the exchange it returns the error (ErrTimeout, ErrFault) and does not
 // step: the Comm is broken, and the process should exit.
 func (d *DataParallel) Step(ctx context.Context, grads []*tensor.Tensor) error {
+	if d.closed {
+		return fmt.Errorf("%w: Step after Close", ErrArgument)
+	}
 	if len(grads) != len(d.params) {
 		return fmt.Errorf("%w: %d gradients for %d parameters", ErrArgument, len(grads), len(d.params))
+	}
+	for i, g := range grads {
+		if g != nil && (g.DType() != tensor.Float32 || !g.Shape().Equal(d.params[i].T.Shape())) {
+			err := fmt.Errorf("%w: gradient %d is %s %v, parameter %q float32 %v: give the gradients in the optimizer's order", ErrArgument, i, g.DType(), g.Shape(), d.params[i].Name, d.params[i].T.Shape())
+			if d.cur != nil { // its exchange has begun: the ranks no longer match
+				d.cur.cancel()
+				d.cur = nil
+				return d.c.fail(err)
+			}
+			return err
+		}
 	}
 	if d.c.Size() == 1 { // the mean is the gradient itself
 		for i, g := range grads {
@@ -378,14 +398,15 @@ func (d *DataParallel) Step(ctx context.Context, grads []*tensor.Tensor) error {
 }
 
 // Close abandons an exchange in flight (a step whose gradients were
-// never stepped) and lets go of the host buffers. The optimizer and the
-// Comm stay the caller's.
+// never stepped: the Comm is broken then, since the other ranks' exchange
+// will not be matched) and lets go of the host buffers; Step fails
+// afterwards. The optimizer and the Comm stay the caller's.
 func (d *DataParallel) Close() {
 	if d.cur != nil {
 		d.cur.cancel()
 		d.cur = nil
 	}
-	d.b = nil
+	d.b, d.closed = nil, true
 }
 
 // floatBytes views f as its little-endian bytes (WebGPU's byte order).

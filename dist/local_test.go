@@ -107,6 +107,13 @@ func TestDataParallelOnOneRankIsPlainTraining(t *testing.T) {
 	require.NoError(t, err)
 	defer ddp.Close()
 	assert.ErrorIs(t, ddp.Step(ctx, nil), dist.ErrArgument, "no gradients for three parameters")
+	swapped := []*tensor.Tensor{e.Zeros(tensor.Float32, 7), e.Zeros(tensor.Float32, 5, 7), e.Zeros(tensor.Float32, 7, 3)}
+	defer tidy.Dispose(swapped)
+	err = ddp.Step(ctx, swapped)
+	assert.ErrorIs(t, err, dist.ErrArgument)
+	assert.ErrorContains(t, err, `parameter "w1" float32 [5 7]`)
+	ddp.Close()
+	assert.ErrorIs(t, ddp.Step(ctx, swapped), dist.ErrArgument, "after Close")
 	assert.ErrorIs(t, c.Broadcast(ctx, []byte{1}, 1), dist.ErrArgument, "rank 1 of 1")
 	require.NoError(t, c.Close())
 	assert.ErrorIs(t, c.Barrier(ctx), dist.ErrFault, "after Close")
