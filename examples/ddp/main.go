@@ -110,8 +110,14 @@ func run(c *dist.Comm) error {
 		if err != nil {
 			return fmt.Errorf("step %d: %w", step, err)
 		}
-		if c.Rank() == 0 && (step%40 == 0 || step == steps-1) {
-			fmt.Printf("step %3d: loss %.4f (rank 0's share)\n", step, l)
+		if step%40 == 0 || step == steps-1 { // the batch's loss: the mean of the ranks' shares'
+			mean := []float32{l / float32(c.Size())}
+			if err := c.AllReduceSum(ctx, mean); err != nil {
+				return err
+			}
+			if c.Rank() == 0 {
+				fmt.Printf("step %3d: loss %.4f\n", step, mean[0])
+			}
 		}
 	}
 	if s := ddp.Stats(); c.Size() > 1 {
