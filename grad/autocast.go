@@ -28,14 +28,14 @@ import (
 // What it saves is the saved activations' half: in a 4-layer MLP the bytes
 // held between the passes fall to 54%. It lowers a step's peak only as
 // far as those make it: on lavapipe wgbench's CNN peaks at 12.6 MiB with
-// autocast against 13.9 without (90%), its two-block transformer at 17.9
-// against 23.7 (75%); parameters, optimizer state and the forward pass's
+// autocast against 13.9 without (90%), its two-block transformer at 16.9
+// against 23.7 (71%); parameters, optimizer state and the forward pass's
 // working set do not shrink. The copies are made beside the ops held back
 // for fusion (tensor.OpRecord.SaveAs), so a product keeps its epilogue;
-// they and attention's recomputation cost the transformer 46 dispatches a
-// step (13% of its time). The activation gradients that read what is
-// saved (ReLU, GELU, tanh, sigmoid) read the narrow copies as they are,
-// without widening them into float32 first.
+// they and attention's recomputation cost the transformer 29 dispatches a
+// step (7% of its time). The gradients of products (a float32 × bfloat16
+// product) and of the activations (ReLU, GELU, tanh, sigmoid) read the
+// narrow copies as they are, without widening them into float32 first.
 //
 // bfloat16 keeps float32's range, so no loss scaling is needed; float16
 // is refused (its range would need one). SetAutocast fails with

@@ -21,9 +21,11 @@ func init() {
 // product is not computed. B's gradient (a weight's, mostly) is computed
 // first: A's is mostly an activation's, which the next rule takes at once,
 // and a product its elementwise ops follow runs them in its own kernel
-// (see tensor.Engine.MatMul).
+// (see tensor.Engine.MatMul). Each product multiplies dC by one operand,
+// so an operand an autocast tape saved in bfloat16 is read as it is (a
+// mixed product): no widened float32 copy, no dispatch to make one.
 func matmulGrad(c *Context, dy []*tensor.Tensor) ([]*tensor.Tensor, error) {
-	e, a, b, dc := c.E, c.Input(0), c.Input(1), dy[0]
+	e, a, b, dc := c.E, c.saved(0), c.saved(1), dy[0]
 	var da, db func() *tensor.Tensor
 	switch ta, tb := c.Attrs.TransA, c.Attrs.TransB; {
 	case !ta && !tb:

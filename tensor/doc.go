@@ -23,9 +23,11 @@
 //
 // An op's result has its inputs' dtype, but comparisons (Uint32) and Cast
 // (the dtype asked for). There is no promotion: a binary op whose inputs'
-// dtypes differ fails with ErrDType naming both (Cast one first). The one
-// mixed pair is MatMul's float32 times int8 (quantized weights), whose
-// result is float32. Rounding
+// dtypes differ fails with ErrDType naming both (Cast one first). The
+// mixed pairs are MatMul's: float32 times int8 (quantized weights), and
+// float32 times float16 or bfloat16 on either side (what a backward pass
+// multiplies activations saved at half width by); their result is
+// float32. Rounding
 // to float16 and bfloat16 is to nearest, ties to even, as IEEE 754 and
 // PyTorch round; a float16 past ±65,504 is ±Inf, and NaN stays NaN
 // (Float16Bits and BFloat16Bits round the same way on the host). On a

@@ -265,7 +265,7 @@ func TestHalfTensorsRefusedWhereNotTaken(t *testing.T) {
 	idx := e.FromInt32s([]int32{1, 0})
 	defer idx.Dispose()
 	for name, y := range map[string]*tensor.Tensor{
-		"matmul": e.MatMul(x, f),
+		"matmul": e.MatMul(x, bf),
 		"cumsum": e.Cumsum(x, 0, false, false),
 	} {
 		require.ErrorIs(t, y.Err(), tensor.ErrDType, name)
@@ -775,4 +775,66 @@ func TestPoolingOfHalfTensors(t *testing.T) {
 			require.NoError(t, err)
 		}
 	}
+}
+
+// A float32 operand times a half one, either side, is the float32 product
+// of their values, bit for bit: every transpose, odd shapes, the Vec4
+// kernel's, a batch, an inner dimension summed over several dispatches,
+// and with an epilogue.
+func TestMatMulOfFloat32AndHalf(t *testing.T) {
+	e := testgpu.Engine(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, h := range halfDTypes {
+		for _, c := range []struct {
+			a, b   []int
+			ta, tb bool
+		}{
+			{[]int{3, 5}, []int{5, 7}, false, false},
+			{[]int{5, 3}, []int{7, 5}, true, true},
+			{[]int{2, 65, 33}, []int{33, 70}, false, false},
+			{[]int{130, 40}, []int{130, 66}, true, false},
+			{[]int{64, 128}, []int{96, 128}, false, true},
+			{[]int{128, 64}, []int{128, 96}, true, false},
+			{[]int{2, 20000}, []int{20000, 3}, false, false},
+		} {
+			for _, narrowA := range []bool{true, false} {
+				err := tidy.Do(e, func() error {
+					a, b := randomHalf(e, rng, h.dtype, h.narrow, 1, c.a...), randomHalf(e, rng, h.dtype, h.narrow, 1, c.b...)
+					a32, b32 := e.Cast(a, tensor.Float32), e.Cast(b, tensor.Float32)
+					x, y := a, b32
+					if !narrowA {
+						x, y = a32, b
+					}
+					p := e.MatMulT(x, y, c.ta, c.tb)
+					require.Equal(t, tensor.Float32, p.DType())
+					got, err := p.Float32s(ctx)
+					require.NoError(t, err)
+					want, err := e.MatMulT(a32, b32, c.ta, c.tb).Float32s(ctx)
+					require.NoError(t, err)
+					require.Equal(t, want, got, "%s %v·%v, the narrow one A: %v", h.dtype, c.a, c.b, narrowA)
+					bias := e.Cast(randomHalf(e, rng, h.dtype, h.narrow, 1, p.Shape()[p.Rank()-1]), tensor.Float32)
+					got, err = e.Relu(e.Add(e.MatMulT(x, y, c.ta, c.tb), bias)).Float32s(ctx)
+					require.NoError(t, err)
+					want, err = e.Relu(e.Add(e.MatMulT(a32, b32, c.ta, c.tb), bias)).Float32s(ctx)
+					require.NoError(t, err)
+					require.Equal(t, want, got, "with an epilogue: %s %v·%v", h.dtype, c.a, c.b)
+					return nil
+				})
+				require.NoError(t, err)
+			}
+		}
+	}
+	// The pairs it does not take, named.
+	err := tidy.Do(e, func() error {
+		f16, bf16 := e.Zeros(tensor.Float16, 2, 2), e.Zeros(tensor.BFloat16, 2, 2)
+		q := e.FromInt8s([]int8{1, 2, 3, 4}, 2, 2)
+		for _, pair := range [][2]*tensor.Tensor{{f16, bf16}, {f16, q}, {q, e.Zeros(tensor.Float32, 2, 2)}} {
+			err := e.MatMul(pair[0], pair[1]).Err()
+			require.ErrorIs(t, err, tensor.ErrDType)
+			assert.ErrorContains(t, err, fmt.Sprintf("got %s and %s", pair[0].DType(), pair[1].DType()))
+		}
+		return nil
+	})
+	require.NoError(t, err)
 }

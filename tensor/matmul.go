@@ -11,9 +11,12 @@ import (
 // more: the last two dimensions multiply, and the dimensions before them
 // are batch dimensions that broadcast. Float16 and bfloat16 operands (both
 // of one dtype) are summed in float32 and the result rounded to their
-// dtype. A float32 a times an int8 b (quantized weights: see QuantizeInt8) is
-// the float32 product of a and b's integer values, b read four elements to
-// a word and never widened in memory.
+// dtype. A float32 operand times a float16 or bfloat16 one (either side:
+// an activation saved at half width times a gradient) is the float32
+// product of their values, the narrow one read as it lies and never
+// widened in memory. A float32 a times an int8 b (quantized weights: see
+// QuantizeInt8) is the float32 product of a and b's integer values, b
+// read four elements to a word.
 //
 // The kernel is chosen per product: by a heuristic of the adapter's type
 // and the shapes, or, where the autotuner is on (SetAutotune), by timing
@@ -51,17 +54,17 @@ func (e *Engine) matmul(site stack, a, b *Tensor, ta, tb bool) *Tensor {
 	defer o.end()
 	o.attrs.TransA, o.attrs.TransB = ta, tb
 	switch {
-	case a.dtype == Float32 && b.dtype == Int8:
+	case a.dtype == Float32 && b.dtype == Int8, a.dtype == Float32 && b.dtype.half(), a.dtype.half() && b.dtype == Float32:
 		return o.product(a, b, ta, tb)
 	case a.dtype != b.dtype || !a.dtype.IsFloat():
-		return o.fail(ErrDType, "matmul takes two float32, float16 or bfloat16 tensors, or float32 and int8, got %s and %s", a.dtype, b.dtype)
+		return o.fail(ErrDType, "matmul takes two float32, float16 or bfloat16 tensors, float32 and float16 or bfloat16 (either side), or float32 and int8, got %s and %s", a.dtype, b.dtype)
 	}
 	return o.roundedTo(a.dtype, o.product(a, b, ta, tb))
 }
 
 // product records a·b (with the transposes) of float32, float16 or
-// bfloat16 operands of one dtype, or of float32 and int8, and returns the
-// float32 result.
+// bfloat16 operands of one dtype, of float32 and one of those, or of
+// float32 and int8, and returns the float32 result.
 func (o *op) product(a, b *Tensor, ta, tb bool) *Tensor {
 	e := o.e
 	if a.Rank() < 2 || b.Rank() < 2 {
