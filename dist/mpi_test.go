@@ -165,6 +165,32 @@ func (m *model) loss(e *tensor.Engine, p []*tensor.Tensor, lo, hi int) (*tensor.
 	return l, l.Err()
 }
 
+// trainStep trains one data-parallel step on this rank's share of the
+// batch.
+func (m *model) trainStep(t *testing.T, e *tensor.Engine, c *dist.Comm, ddp *dist.DataParallel) {
+	share := batch / c.Size()
+	l, gs, err := grad.ValueAndGrad(e, func(p []*tensor.Tensor) (*tensor.Tensor, error) {
+		return m.loss(e, p, c.Rank()*share, (c.Rank()+1)*share)
+	}, m.tensors(), &grad.Options{Ready: ddp.Ready})
+	require.NoError(t, err)
+	require.NoError(t, ddp.Step(context.Background(), gs))
+	tidy.Dispose(append(gs, l))
+}
+
+// sameOnEveryRank fails t unless every rank's values are rank 0's, bit
+// for bit.
+func sameOnEveryRank(t *testing.T, c *dist.Comm, values [][]float32) {
+	var raw []byte
+	for _, v := range values {
+		raw = append(raw, floatsBytes(v)...)
+	}
+	all, err := c.AllGather(context.Background(), raw)
+	require.NoError(t, err)
+	for r := 1; r < c.Size(); r++ {
+		require.Equal(t, raw, all[r*len(raw):(r+1)*len(raw)], "rank %d's parameters are rank 0's, bit for bit", r)
+	}
+}
+
 func (m *model) values(t *testing.T) [][]float32 {
 	var vs [][]float32
 	for _, p := range m.params {
@@ -191,7 +217,6 @@ func rankEquivalence(t *testing.T, c *dist.Comm, e *tensor.Engine, fixed bool) {
 	ctx := context.Background()
 	const steps = 5
 	n := c.Size()
-	share := batch / n
 	// Every rank starts from its own random values: NewDataParallel
 	// copies rank 0's.
 	m := newModel(e, uint64(10+100*c.Rank()))
@@ -202,23 +227,10 @@ func rankEquivalence(t *testing.T, c *dist.Comm, e *tensor.Engine, fixed bool) {
 	require.NoError(t, err)
 	defer ddp.Close()
 	for range steps {
-		l, gs, err := grad.ValueAndGrad(e, func(p []*tensor.Tensor) (*tensor.Tensor, error) {
-			return m.loss(e, p, c.Rank()*share, (c.Rank()+1)*share)
-		}, m.tensors(), &grad.Options{Ready: ddp.Ready})
-		require.NoError(t, err)
-		require.NoError(t, ddp.Step(ctx, gs))
-		tidy.Dispose(append(gs, l))
+		m.trainStep(t, e, c, ddp)
 	}
 	got := m.values(t)
-	var raw []byte
-	for _, v := range got {
-		raw = append(raw, floatsBytes(v)...)
-	}
-	all, err := c.AllGather(ctx, raw)
-	require.NoError(t, err)
-	for r := 1; r < n; r++ {
-		require.Equal(t, raw, all[r*len(raw):(r+1)*len(raw)], "rank %d's parameters are rank 0's, bit for bit", r)
-	}
+	sameOnEveryRank(t, c, got)
 	s := ddp.Stats()
 	assert.Equal(t, steps, s.Steps)
 	assert.Equal(t, 2, s.Buckets, "w2 and b2 and b1 in one, w1 in the other")
@@ -378,15 +390,9 @@ func rankFlat(t *testing.T, c *dist.Comm, e *tensor.Engine) {
 	ddp, err := dist.NewDataParallel(ctx, c, e, opt, &dist.DataParallelOptions{BucketBytes: 256})
 	require.NoError(t, err)
 	defer ddp.Close()
-	share := batch / c.Size()
 	var at10 tensor.Memory
 	for step := 1; step <= 1000; step++ {
-		l, gs, err := grad.ValueAndGrad(e, func(p []*tensor.Tensor) (*tensor.Tensor, error) {
-			return m.loss(e, p, c.Rank()*share, (c.Rank()+1)*share)
-		}, m.tensors(), &grad.Options{Ready: ddp.Ready})
-		require.NoError(t, err)
-		require.NoError(t, ddp.Step(ctx, gs))
-		tidy.Dispose(append(gs, l))
+		m.trainStep(t, e, c, ddp)
 		if step == 10 {
 			require.NoError(t, e.Flush())
 			at10 = e.Memory()
@@ -409,15 +415,7 @@ func rankFlat(t *testing.T, c *dist.Comm, e *tensor.Engine) {
 	require.NoError(t, err)
 	mine := loaded.values(t)
 	assert.Equal(t, m.values(t), mine)
-	var raw []byte
-	for _, v := range mine {
-		raw = append(raw, floatsBytes(v)...)
-	}
-	all, err := c.AllGather(ctx, raw)
-	require.NoError(t, err)
-	for r := 1; r < c.Size(); r++ {
-		assert.Equal(t, all[:len(raw)], all[r*len(raw):(r+1)*len(raw)], "rank %d's parameters", r)
-	}
+	sameOnEveryRank(t, c, mine)
 	report(c, "ok", true, "bytes", end.Bytes)
 }
 

@@ -507,6 +507,23 @@ func TestReductionsOfHalfTensors(t *testing.T) {
 	}
 }
 
+// halfProducts are the products the half tests take: transposes, a batch,
+// small and large shapes, the Vec4 kernel's shapes, and an inner
+// dimension summed over several dispatches.
+var halfProducts = []struct {
+	a, b   []int
+	ta, tb bool
+}{
+	{[]int{3, 5}, []int{5, 7}, false, false},
+	{[]int{5, 3}, []int{7, 5}, true, true},
+	{[]int{2, 65, 33}, []int{33, 70}, false, false},
+	{[]int{130, 40}, []int{130, 66}, true, false},
+	{[]int{2, 20000}, []int{20000, 3}, false, false},
+	{[]int{64, 128}, []int{96, 128}, false, true}, // the Vec4 kernel's shapes
+	{[]int{128, 64}, []int{128, 96}, true, false},
+	{[]int{2, 36, 128}, []int{128, 132}, false, false},
+}
+
 // Products of half tensors sum in float32 and round the result: the bits
 // of the product of the float32 values, rounded; transposes, a batch,
 // small and large shapes, and an inner dimension summed over several
@@ -516,19 +533,7 @@ func TestMatMulOfHalfTensors(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(15, 16))
 	for _, h := range halfDTypes {
-		for _, c := range []struct {
-			a, b   []int
-			ta, tb bool
-		}{
-			{[]int{3, 5}, []int{5, 7}, false, false},
-			{[]int{5, 3}, []int{7, 5}, true, true},
-			{[]int{2, 65, 33}, []int{33, 70}, false, false},
-			{[]int{130, 40}, []int{130, 66}, true, false},
-			{[]int{2, 20000}, []int{20000, 3}, false, false},
-			{[]int{64, 128}, []int{96, 128}, false, true}, // the Vec4 kernel's shapes
-			{[]int{128, 64}, []int{128, 96}, true, false},
-			{[]int{2, 36, 128}, []int{128, 132}, false, false},
-		} {
+		for _, c := range halfProducts {
 			err := tidy.Do(e, func() error {
 				a, b := randomHalf(e, rng, h.dtype, h.narrow, 1, c.a...), randomHalf(e, rng, h.dtype, h.narrow, 1, c.b...)
 				y := e.MatMulT(a, b, c.ta, c.tb)
@@ -786,18 +791,7 @@ func TestMatMulOfFloat32AndHalf(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(21, 22))
 	for _, h := range halfDTypes {
-		for _, c := range []struct {
-			a, b   []int
-			ta, tb bool
-		}{
-			{[]int{3, 5}, []int{5, 7}, false, false},
-			{[]int{5, 3}, []int{7, 5}, true, true},
-			{[]int{2, 65, 33}, []int{33, 70}, false, false},
-			{[]int{130, 40}, []int{130, 66}, true, false},
-			{[]int{64, 128}, []int{96, 128}, false, true},
-			{[]int{128, 64}, []int{128, 96}, true, false},
-			{[]int{2, 20000}, []int{20000, 3}, false, false},
-		} {
+		for _, c := range halfProducts {
 			for _, narrowA := range []bool{true, false} {
 				err := tidy.Do(e, func() error {
 					a, b := randomHalf(e, rng, h.dtype, h.narrow, 1, c.a...), randomHalf(e, rng, h.dtype, h.narrow, 1, c.b...)
