@@ -59,7 +59,7 @@ func through(x *tensor.Tensor, fs ...func(*tensor.Tensor) *tensor.Tensor) (*tens
 	h := x
 	for i, f := range fs {
 		y := f(h)
-		if h != x {
+		if h != x && h != y { // a function that returns its input keeps it
 			h.Dispose()
 		}
 		if y.Err() != nil {
@@ -79,10 +79,13 @@ func chain(fs ...func(*tensor.Tensor) *tensor.Tensor) func(*tensor.Tensor) *tens
 	}
 }
 
-// plus returns x + f(x), freeing f's result once it is added.
+// plus returns x + f(x), freeing f's result once it is added (unless f
+// returned x itself).
 func plus(e *tensor.Engine, x *tensor.Tensor, f func(*tensor.Tensor) *tensor.Tensor) *tensor.Tensor {
 	r := f(x)
-	defer r.Dispose()
+	if r != x {
+		defer r.Dispose()
+	}
 	return e.Add(x, r)
 }
 
