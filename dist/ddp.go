@@ -377,10 +377,11 @@ func (d *DataParallel) Step(ctx context.Context, grads []*tensor.Tensor) error {
 	if first != nil {
 		return first
 	}
+	lastRead := slices.MaxFunc(x.read, time.Time.Compare) // the device had computed every gradient
 	for k, b := range d.b {
 		d.stats.Exchange += x.finished[k].Sub(x.started[k])
 		d.stats.Collective += x.comm[k]
-		if lastRead := slices.MaxFunc(x.read, time.Time.Compare); lastRead.After(x.read[k]) {
+		if lastRead.After(x.read[k]) {
 			d.stats.Hidden += min(x.comm[k], lastRead.Sub(x.read[k]))
 		}
 		for j, i := range b.params {
