@@ -84,16 +84,7 @@ func (c *Comm) BroadcastTensors(ctx context.Context, e *tensor.Engine, ts []*ten
 
 // tensorBytes is the size of t's storage: whole words.
 func tensorBytes(t *tensor.Tensor) int {
-	var n int
-	switch t.DType() {
-	case tensor.Float16, tensor.BFloat16:
-		n = 2 * t.Size()
-	case tensor.Int8:
-		n = t.Size()
-	default:
-		n = 4 * t.Size()
-	}
-	return (n + 3) &^ 3
+	return (t.DType().Size()*t.Size() + 3) &^ 3
 }
 
 func maxBytes(ts []*tensor.Tensor) int {
