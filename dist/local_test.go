@@ -27,6 +27,11 @@ func TestDataParallelOnOneRankIsPlainTraining(t *testing.T) {
 	c := dist.Local()
 	assert.Equal(t, 0, c.Rank())
 	assert.Equal(t, 1, c.Size())
+	odd := e.Zeros(tensor.Float16, 3) // half a word past its last element
+	defer odd.Dispose()
+	r, err := c.Differs(ctx, []*tensor.Tensor{odd})
+	require.NoError(t, err)
+	assert.Equal(t, -1, r, "one rank agrees with itself")
 	x := e.RandNormal(1, 0, 1, 12, 5)
 	y := e.RandNormal(2, 0, 1, 12, 3)
 	defer tidy.Dispose([]*tensor.Tensor{x, y})

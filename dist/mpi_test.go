@@ -231,6 +231,18 @@ func rankEquivalence(t *testing.T, c *dist.Comm, e *tensor.Engine, fixed bool) {
 	}
 	got := m.values(t)
 	sameOnEveryRank(t, c, got)
+	r, err := c.Differs(ctx, m.tensors())
+	require.NoError(t, err)
+	assert.Equal(t, -1, r, "Differs finds none")
+	if c.Rank() == n-1 { // one bit of one element on the last rank
+		require.NoError(t, e.WriteBytes(m.params[1].T, 4, floatsBytes([]float32{math.Nextafter32(got[1][1], 1)})))
+	}
+	r, err = c.Differs(ctx, m.tensors())
+	require.NoError(t, err)
+	assert.Equal(t, n-1, r, "Differs names the last rank")
+	if c.Rank() == n-1 {
+		require.NoError(t, e.WriteBytes(m.params[1].T, 4, floatsBytes(got[1][1:2])))
+	}
 	s := ddp.Stats()
 	assert.Equal(t, steps, s.Steps)
 	assert.Equal(t, 2, s.Buckets, "w2 and b2 and b1 in one, w1 in the other")
